@@ -1,0 +1,168 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { planGateChanges } from "../src/core/observation.js";
+import { copyTree } from "../src/workspace/copy-tree.js";
+import { buildGateEnvironment } from "../src/workspace/gate-environment.js";
+import { WorkspaceObserver } from "../src/workspace/observer.js";
+import type { BenchResult } from "./bench-result.js";
+
+const FILES = 20_000;
+const RUNS = 5;
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same tree. */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 20,000 files in 1,110 directories (10 × 10 × 10 plus their parents), sizes mostly 100 B–8 KiB, a few 64 KiB. */
+function generateTree(root: string): string[] {
+  const rand = rng(42);
+  const files: string[] = [];
+  const line = "export const value = computeSomethingReasonablyLong(alpha, beta, gamma);\n";
+  const past = Date.now() / 1000 - 3600;
+  for (let i = 0; i < 10; i++) {
+    for (let j = 0; j < 10; j++) {
+      for (let k = 0; k < 10; k++) {
+        const dir = `pkg${i}/mod${j}/part${k}`;
+        mkdirSync(path.join(root, dir), { recursive: true });
+        for (let f = 0; f < FILES / 1000; f++) {
+          const size = rand() < 0.01 ? 65_536 : Math.floor(100 + rand() ** 2 * 8000);
+          const rel = `${dir}/file${f}.${f % 3 === 0 ? "ts" : f % 3 === 1 ? "js" : "md"}`;
+          const body = `// ${rel}\n${line.repeat(Math.ceil(size / line.length))}`.slice(0, size);
+          writeFileSync(path.join(root, rel), body);
+          utimesSync(path.join(root, rel), past, past);
+          files.push(rel);
+        }
+      }
+    }
+  }
+  return files;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? Number.NaN;
+}
+
+async function time(fn: () => unknown): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+function result(metric: string, loopgate: number, baseline: number, maxRatio: number | undefined, note?: string) {
+  const ratio = loopgate / baseline;
+  const r: BenchResult = {
+    metric,
+    unit: "ms",
+    loopgate: Math.round(loopgate * 10) / 10,
+    baseline: Math.round(baseline * 10) / 10,
+    ratio: Math.round(ratio * 100) / 100,
+    target: maxRatio === undefined ? "info" : `≤ ${maxRatio}×`,
+    met: maxRatio === undefined ? true : ratio <= maxRatio,
+  };
+  if (note) r.note = note;
+  return r;
+}
+
+/** Measures observation and gate-environment building on a 20,000-file tree against git status and cp -a. */
+export async function benchWorkspace(): Promise<BenchResult[]> {
+  const base = mkdtempSync(path.join(tmpdir(), "loopgate-wsbench-"));
+  try {
+    const tree = path.join(base, "tree");
+    mkdirSync(tree);
+    const files = generateTree(tree);
+    const generatedAt = Date.now();
+    // The git directory lives outside the tree, so both sides see the same 20,000 files.
+    const gitDir = path.join(base, "git");
+    const git = (...args: string[]) =>
+      execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${tree}`, ...args], {
+        cwd: tree,
+        stdio: ["ignore", "pipe", "pipe"],
+        maxBuffer: 64 << 20,
+      });
+    execFileSync("git", ["init", "-q", `--separate-git-dir=${gitDir}`, tree]);
+    unlinkSync(path.join(tree, ".git"));
+    git("add", "-A");
+    git("-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "tree");
+    git("update-index", "--refresh");
+
+    const results: BenchResult[] = [];
+    const firstObs: number[] = [];
+    const firstGit: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      firstGit.push(await time(() => git("status", "--porcelain")));
+      firstObs.push(await time(() => new WorkspaceObserver(tree).observe()));
+    }
+    results.push(result("first observation (no cache)", median(firstObs), median(firstGit), undefined));
+
+    // Files changed within the racy window are never trusted from the cache; wait it out once, as a real tree would have.
+    await new Promise((r) => setTimeout(r, Math.max(0, 2100 - (Date.now() - generatedAt))));
+    const observer = new WorkspaceObserver(tree);
+    await observer.observe();
+    const repeatObs: number[] = [];
+    const repeatGit: number[] = [];
+    const touch = (run: number) => {
+      const now = Date.now() / 1000;
+      for (let k = 0; k < 10; k++) {
+        const rel = files[(run * 997 + k * 1999) % files.length] as string;
+        utimesSync(path.join(tree, rel), now, now);
+      }
+    };
+    for (let i = 0; i < RUNS; i++) {
+      touch(i);
+      repeatGit.push(await time(() => git("status", "--porcelain")));
+      touch(i + RUNS);
+      repeatObs.push(await time(() => observer.observe()));
+    }
+    results.push(
+      result("repeat observation after touching 10 files", median(repeatObs), median(repeatGit), 2, "in-memory stat cache"),
+    );
+
+    // Gate environment: a run workspace with a few changes, a small held-out overlay.
+    const pristine = await new WorkspaceObserver(tree).observe();
+    const work = path.join(base, "work");
+    await copyTree(tree, work);
+    for (let k = 0; k < 5; k++) writeFileSync(path.join(work, files[k * 3001] as string), `changed ${k}\n`);
+    for (let k = 0; k < 3; k++) writeFileSync(path.join(work, `pkg${k}/added${k}.ts`), `export const added = ${k};\n`);
+    rmSync(path.join(work, files[7] as string));
+    const workspace = await new WorkspaceObserver(work).observe();
+    const plan = planGateChanges(pristine, workspace, { deliverables: [], protected: ["pkg9/**"] });
+    const heldout = path.join(base, "heldout");
+    mkdirSync(path.join(heldout, "hidden"), { recursive: true });
+    for (let k = 0; k < 5; k++) writeFileSync(path.join(heldout, "hidden", `t${k}.test.ts`), `test ${k}\n`);
+    let n = 0;
+    const env = (mode: "link" | "copy") => async () => {
+      const destDir = path.join(base, `env${n++}`);
+      await buildGateEnvironment({ pristineDir: tree, pristine, workspaceDir: work, workspace, plan, heldoutDir: heldout, destDir, mode });
+    };
+    const linkT: number[] = [];
+    const copyT: number[] = [];
+    const cpT: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      cpT.push(await time(() => execFileSync("cp", ["-a", tree, path.join(base, `cp${i}`)])));
+      linkT.push(await time(env("link")));
+      copyT.push(await time(env("copy")));
+    }
+    results.push(result("gate environment, link mode", median(linkT), median(cpT), 1, "baseline: cp -a"));
+    results.push(result("gate environment, copy mode", median(copyT), median(cpT), undefined, "baseline: cp -a"));
+    return results;
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const results = await benchWorkspace();
+  console.table(results);
+  if (results.some((r) => !r.met)) process.exitCode = 1;
+}

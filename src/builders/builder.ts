@@ -1,0 +1,38 @@
+import type { SandboxMode } from "../sandbox/bubblewrap.js";
+
+/** Everything one builder pass gets. The builder sees the run workspace and nothing of the task's held-out side. */
+export interface BuilderContext {
+  runId: string;
+  attempt: number;
+  /** Absolute path of the run's own workspace: the only writable place. */
+  workspace: string;
+  prompt: string;
+  /** Absolute path of a read-only file holding the prompt (and the required fix, when there is one). */
+  promptFile: string;
+  /** The templated fix from the previous failed attempt; null on the first attempt. */
+  requiredFix: string | null;
+  sandbox: SandboxMode;
+  /** Names of the caller's environment variables that may pass through (e.g. ANTHROPIC_API_KEY). */
+  allowEnv: readonly string[];
+  /** Extra read-only mounts the user granted (e.g. the agent's own install or config). */
+  mounts: readonly string[];
+  network: boolean;
+  timeoutMs: number;
+  onOutput?: (chunk: string) => void;
+}
+
+/** What one builder pass did. `infrastructure` is set when the builder could not run at all. */
+export interface BuilderResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  output: string;
+  infrastructure: string | null;
+}
+
+/** Anything that changes the run workspace in one pass: an external agent, the oracle, or nothing. */
+export interface Builder {
+  descriptor: { kind: "command" | "oracle" | "noop" | "workspace"; command?: string };
+  run(ctx: BuilderContext): Promise<BuilderResult>;
+}

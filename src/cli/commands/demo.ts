@@ -1,0 +1,80 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Builder } from "../../builders/builder.js";
+import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import { loadTask } from "../../runner/load-task.js";
+import type { CommandIO } from "../io.js";
+import { executeRun, type RunFlags } from "./run.js";
+
+/** The package's root folder (where package.json names loopgate). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (dir !== "/") {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "loopgate") return dir;
+    dir = dirname(dir);
+  }
+  throw new Error("cannot find loopgate's package.json above the CLI");
+}
+
+interface DemoCase {
+  builder: string;
+  make: (taskDir: string, oracle: string | null) => Builder | null;
+  expect: "SUCCESS" | "not SUCCESS";
+  attempts?: number;
+}
+
+const quote = (p: string) => `'${p.replace(/'/g, "'\\''")}'`;
+const cases: DemoCase[] = [
+  { builder: "oracle", make: (_d, o) => (o ? oracleBuilder(o) : null), expect: "SUCCESS" },
+  { builder: "forger", make: (d) => commandBuilder(quote(join(d, "builders/forger.sh"))), expect: "not SUCCESS" },
+  { builder: "test-editor", make: (d) => commandBuilder(quote(join(d, "builders/test-editor.sh"))), expect: "not SUCCESS" },
+  {
+    builder: "honest (needs one fix)",
+    make: (d) => commandBuilder(`${quote(join(d, "builders/honest.sh"))} {required_fix}`),
+    expect: "SUCCESS",
+    attempts: 2,
+  },
+];
+
+/** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
+export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
+  const examples = join(packageRoot(), "examples");
+  const tasks = readdirSync(examples)
+    .filter((d) => existsSync(join(examples, d, "task.yaml")))
+    .sort();
+  const store = flags.store ?? (await mkdtemp(join(tmpdir(), "loopgate-demo-")));
+  const runFlags: RunFlags = { ...flags, store };
+  io.err(`loopgate demo: ${tasks.length} example tasks × ${cases.length} builders; event log in ${store}\n`);
+  const rows: { task: string; builder: string; expected: string; status: string; attempts: number; why: string; ok: boolean; run_id: string }[] = [];
+  for (const name of tasks) {
+    const loaded = loadTask(join(examples, name, "task.yaml"));
+    for (const c of cases) {
+      const builder = c.make(loaded.dir, loaded.oracle);
+      if (!builder) continue;
+      io.err(`  ${loaded.task.id} · ${c.builder} …\n`);
+      const env = await executeRun(io, loaded, builder, runFlags, { quiet: true });
+      const ok =
+        (c.expect === "SUCCESS" ? env.status === "SUCCESS" : env.status !== "SUCCESS") &&
+        (c.attempts === undefined || env.attempts === c.attempts);
+      const blocking = env.findings.filter((f) => f.severity === "blocking" && f.attempt === env.attempts);
+      const why = blocking.length ? `${env.reason}` : env.reason;
+      rows.push({ task: loaded.task.id, builder: c.builder, expected: c.expect, status: env.status, attempts: env.attempts, why, ok, run_id: env.run_id });
+    }
+  }
+  if (flags.json) {
+    io.out(`${JSON.stringify({ store, rows }, null, 2)}\n`);
+  } else {
+    const w = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
+    io.out(`\n${w("task", 14)} ${w("builder", 24)} ${w("expected", 12)} ${w("got", 12)} att  why\n`);
+    for (const r of rows)
+      io.out(`${w(r.task, 14)} ${w(r.builder, 24)} ${w(r.expected, 12)} ${w(r.status, 12)} ${String(r.attempts).padStart(3)}  ${r.ok ? "" : "UNEXPECTED "}${w(r.why, 90)}\n`);
+    const bad = rows.filter((r) => !r.ok).length;
+    io.out(`\n${rows.length - bad}/${rows.length} runs ended as expected. Forged "done" claims were refused by held-out gates, not by reading the claim.\n`);
+    io.out(`Inspect one: loopgate events ${rows[1]?.run_id ?? "RUN"} --store ${store}\n`);
+  }
+  return rows.every((r) => r.ok) ? 0 : 1;
+}

@@ -1,0 +1,74 @@
+import { projectEnvelope } from "../../core/envelope.js";
+import { foldRun, verdict } from "../../core/run-decider.js";
+import { openStore, readRun, storeDirFrom } from "../context.js";
+import { formatEnvelope, formatEvent } from "../format.js";
+import type { CommandIO } from "../io.js";
+
+/** `loopgate runs`: recent runs, one line each. */
+export async function runsCommand(io: CommandIO, flags: { store?: string; json?: boolean; limit?: string }): Promise<number> {
+  const dir = storeDirFrom(flags.store, ".loopgate");
+  const store = openStore(dir, false);
+  try {
+    const limit = Number(flags.limit ?? 20);
+    const streams = await store.listStreams({ prefix: "run-", limit: Number.isFinite(limit) && limit > 0 ? limit : 20 });
+    const rows = [];
+    for (const s of streams) {
+      const runId = s.stream.slice(4);
+      const events = await store.readStream(s.stream);
+      const state = foldRun(events);
+      const env = projectEnvelope(runId, events);
+      rows.push({
+        run_id: runId,
+        task_id: state.taskId,
+        status: env ? env.status : "RUNNING",
+        attempts: state.attempts.length,
+        started_at: s.firstAt,
+        reason: env ? env.reason : "",
+      });
+    }
+    if (flags.json) io.out(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
+    else for (const r of rows) io.out(`${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${r.reason}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `loopgate status RUN`: the envelope (or progress so far) of one run. */
+export async function statusCommand(io: CommandIO, runId: string, flags: { store?: string; json?: boolean }): Promise<number> {
+  const dir = storeDirFrom(flags.store, ".loopgate");
+  const store = openStore(dir, false);
+  try {
+    const events = await readRun(store, dir, runId);
+    const env = projectEnvelope(runId, events);
+    if (!env) {
+      const state = foldRun(events);
+      const info = { run_id: runId, task_id: state.taskId, status: "RUNNING", attempts: state.attempts.length };
+      io.out(flags.json ? `${JSON.stringify(info, null, 2)}\n` : `RUNNING · run ${runId} · attempt ${info.attempts}\n`);
+      return 0;
+    }
+    io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
+    return exitCodeOf(verdict(foldRun(events)).status);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `loopgate events RUN`: the audit trail, readable or as JSON lines. */
+export async function eventsCommand(io: CommandIO, runId: string, flags: { store?: string; json?: boolean }): Promise<number> {
+  const dir = storeDirFrom(flags.store, ".loopgate");
+  const store = openStore(dir, false);
+  try {
+    const events = await readRun(store, dir, runId);
+    for (const e of events) io.out(flags.json ? `${JSON.stringify(e)}\n` : `${formatEvent(e)}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Exit codes of DESIGN.md: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE. */
+export function exitCodeOf(status: string): number {
+  return status === "SUCCESS" ? 0 : status === "ESCALATED" ? 1 : 2;
+}

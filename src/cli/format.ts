@@ -1,0 +1,48 @@
+import type { Envelope } from "../core/envelope.js";
+import type { RecordedEvent } from "../core/events.js";
+
+/** One readable line per event, for `loopgate events`. */
+export function formatEvent(e: RecordedEvent): string {
+  const d = e.data as Record<string, unknown>;
+  const head = `${String(e.revision).padStart(4)} ${e.meta.at.slice(11, 23)} ${e.type.padEnd(20)}`;
+  switch (e.type) {
+    case "run_started":
+      return `${head} task ${e.data.task_id}, builder ${e.data.builder.kind}${e.data.builder.command ? ` (${e.data.builder.command})` : ""}, ${e.data.max_attempts} attempts max, sandbox ${e.data.sandbox}`;
+    case "attempt_started":
+      return `${head} attempt ${e.data.attempt}${e.data.required_fix ? " with a required fix" : ""}`;
+    case "builder_finished":
+      return `${head} exit ${e.data.exit_code ?? e.data.signal}${e.data.timed_out ? " (timed out)" : ""} in ${e.data.duration_ms} ms`;
+    case "workspace_observed":
+      return `${head} ${e.data.phase}: ${e.data.entries} entries, ${e.data.observation_id.slice(0, 12)} (${e.data.duration_ms} ms)`;
+    case "workspace_changed":
+      return `${head} +${e.data.added.total} ~${e.data.modified.total} -${e.data.removed.total} type:${e.data.type_changed.total}`;
+    case "finding_recorded":
+      return `${head} ${e.data.severity} ${e.data.code}${e.data.path ? ` ${e.data.path}` : ""}: ${e.data.detail}`;
+    case "claim_recorded":
+      return `${head} (claim, not evidence${e.data.hedged ? ", hedged" : ""}) ${JSON.stringify(e.data.text.slice(-120))}`;
+    case "gate_run_finished":
+      return `${head} ${e.data.gate_id}: ${e.data.passed ? "passed" : "NOT passed"} (${e.data.summary}) in ${e.data.duration_ms} ms`;
+    case "attempt_finished":
+      return `${head} attempt ${e.data.attempt} ${e.data.passed ? "passed" : "did not pass"}`;
+    case "required_fix_issued":
+      return `${head} ${JSON.stringify(e.data.text.split("\n")[1] ?? "")}`;
+    case "infrastructure_failed":
+      return `${head} ${e.data.reason}`;
+    case "run_finished":
+      return `${head} ${e.data.status}: ${e.data.reason}`;
+    default:
+      return `${head} ${JSON.stringify(d)}`;
+  }
+}
+
+/** A short human summary of an envelope. */
+export function formatEnvelope(e: Envelope): string {
+  const lines = [`${e.status} · run ${e.run_id} · task ${e.task_id} · ${e.attempts} attempt(s)`, `reason: ${e.reason}`];
+  const last = e.gates.filter((g) => g.attempt === e.attempts);
+  for (const g of last) lines.push(`  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}`);
+  const blocking = e.findings.filter((f) => f.severity === "blocking");
+  if (blocking.length) lines.push(`blocking findings: ${blocking.map((f) => `${f.code} ${f.path ?? ""}`.trim()).join(", ")}`);
+  if (e.audit.hedge_warning) lines.push("hedge warning: the builder's last message hedged while claiming completion");
+  if (e.sandbox === "none") lines.push("WARNING: ran without a sandbox (--unsafe-no-sandbox)");
+  return lines.join("\n");
+}

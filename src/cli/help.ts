@@ -1,0 +1,29 @@
+/** The text of `loopgate --help`; the README's command reference mirrors it. */
+export const HELP = `loopgate — the model may suggest it finished; only external evidence may declare DONE.
+
+Usage:
+  loopgate run TASK (--builder CMD | --oracle | --noop) [options]
+      Run a builder on a task until its held-out gates pass or the attempt cap is reached.
+      CMD is an argv line (no shell) with {prompt}, {prompt_file}, {required_fix}, {workspace}.
+  loopgate verify TASK --workspace DIR [--json]
+      Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.
+  loopgate task check TASK [--json]
+      The oracle must reach SUCCESS and the no-op builder must not; otherwise the gates do not discriminate.
+  loopgate runs [--store DIR] [--limit N] [--json]      Recent runs, one line each.
+  loopgate status RUN [--store DIR] [--json]            One run's envelope.
+  loopgate events RUN [--store DIR] [--json]            One run's audit trail.
+  loopgate demo [--store DIR] [--json]                  Run the bundled examples with honest and forging builders.
+
+Options:
+  --json                 print only the envelope (or the command's result) as JSON on stdout
+  --store DIR            where the event log lives (default: .loopgate/ beside the task; for runs/status/events:
+                         $LOOPGATE_STORE or ./.loopgate)
+  --builder-env NAME     let the caller's variable NAME reach the builder (repeatable); nothing else passes
+  --builder-mount PATH   mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install
+  --network              allow the builder network access (external agents need their API)
+  --max-attempts N       override the task's budget.attempts
+  --unsafe-no-sandbox    run builders and gates without bubblewrap; recorded in the envelope
+  -h, --help             this text;  --version  the version
+
+Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input.
+`;

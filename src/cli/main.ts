@@ -1,0 +1,78 @@
+import { parseArgs } from "node:util";
+import { LoopgateError } from "../core/errors.js";
+import { demoCommand, packageRoot } from "./commands/demo.js";
+import { eventsCommand, runsCommand, statusCommand } from "./commands/inspect.js";
+import { type RunFlags, runCommand, taskCheckCommand, verifyCommand } from "./commands/run.js";
+import { HELP } from "./help.js";
+import { type CommandIO, processIO } from "./io.js";
+
+const options = {
+  builder: { type: "string" },
+  oracle: { type: "boolean" },
+  noop: { type: "boolean" },
+  json: { type: "boolean" },
+  store: { type: "string" },
+  workspace: { type: "string" },
+  "builder-env": { type: "string", multiple: true },
+  "builder-mount": { type: "string", multiple: true },
+  network: { type: "boolean" },
+  "max-attempts": { type: "string" },
+  "unsafe-no-sandbox": { type: "boolean" },
+  limit: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+/** The CLI entry: parses argv, runs one command, maps every error to a message and an exit code. */
+export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const flags = values as RunFlags & { limit?: string; help?: boolean; version?: boolean };
+    const [command, ...rest] = positionals;
+    if (flags.version) {
+      const { readFileSync } = await import("node:fs");
+      io.out(`${JSON.parse(readFileSync(`${packageRoot()}/package.json`, "utf8")).version}\n`);
+      return 0;
+    }
+    if (!command || flags.help || command === "help") {
+      io.out(HELP);
+      return command || flags.help ? 0 : 2;
+    }
+    const need = (what: string) => {
+      const v = rest[0];
+      if (!v) throw new LoopgateError("bad_input", `loopgate ${command}: missing ${what}; see loopgate --help`);
+      return v;
+    };
+    switch (command) {
+      case "run":
+        return await runCommand(io, need("TASK"), flags);
+      case "verify":
+        return await verifyCommand(io, need("TASK"), flags);
+      case "task":
+        if (rest[0] !== "check") throw new LoopgateError("bad_input", "loopgate task: the only subcommand is `check TASK`");
+        rest.shift();
+        return await taskCheckCommand(io, need("TASK"), flags);
+      case "runs":
+        return await runsCommand(io, flags);
+      case "status":
+        return await statusCommand(io, need("RUN"), flags);
+      case "events":
+        return await eventsCommand(io, need("RUN"), flags);
+      case "demo":
+        return await demoCommand(io, flags);
+      default:
+        throw new LoopgateError("bad_input", `unknown command ${command}; see loopgate --help`);
+    }
+  } catch (e) {
+    if (e instanceof LoopgateError) {
+      io.err(`loopgate: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof TypeError && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
+      io.err(`loopgate: ${e.message}; see loopgate --help\n`);
+      return 2;
+    }
+    io.err(`loopgate: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { Finding, type LoopgateEvent, RunStatus } from "./events.js";
+import { foldRun, verdict } from "./run-decider.js";
+
+/** The typed delivery record of DESIGN.md; `loopgate run --json` prints it. */
+export const Envelope = z.object({
+  run_id: z.string(),
+  task_id: z.string(),
+  status: RunStatus,
+  reason: z.string(),
+  attempts: z.number().int().nonnegative(),
+  gates: z.array(
+    z.object({
+      id: z.string(),
+      attempt: z.number().int(),
+      passed: z.boolean(),
+      exit_code: z.number().int().nullable(),
+      timed_out: z.boolean(),
+      error: z.string().nullable(),
+      duration_ms: z.number(),
+      log_excerpt: z.string(),
+    }),
+  ),
+  findings: z.array(Finding),
+  claims: z.array(z.object({ attempt: z.number().int(), text: z.string(), hedged: z.boolean() })),
+  sandbox: z.enum(["bubblewrap", "none"]),
+  audit: z.object({
+    self_correction_count: z.number().int().nonnegative(),
+    latency_ms: z.number().nonnegative(),
+    hedge_warning: z.boolean(),
+    cost: z.number().nullable(),
+    tokens: z.number().nullable(),
+    event_count: z.number().int().nonnegative(),
+  }),
+});
+export type Envelope = z.infer<typeof Envelope>;
+
+/**
+ * Projects a run's events into its envelope. Pure: the status comes from the decider's verdict over the
+ * events, never from a stored field. Returns null while the run has not finished.
+ */
+export function projectEnvelope(runId: string, events: readonly LoopgateEvent[]): Envelope | null {
+  const finished = events.some((e) => e.type === "run_finished");
+  if (!finished) return null;
+  const state = foldRun(events);
+  const { status, reason } = verdict(state);
+  const gates: Envelope["gates"] = [];
+  const findings: Envelope["findings"] = [];
+  const claims: Envelope["claims"] = [];
+  let sandbox: Envelope["sandbox"] = "none";
+  for (const e of events) {
+    if (e.type === "run_started") sandbox = e.data.sandbox;
+    else if (e.type === "gate_run_finished")
+      gates.push({
+        id: e.data.gate_id,
+        attempt: e.data.attempt,
+        passed: e.data.passed,
+        exit_code: e.data.exit_code,
+        timed_out: e.data.timed_out,
+        error: e.data.error,
+        duration_ms: e.data.duration_ms,
+        log_excerpt: e.data.log_excerpt,
+      });
+    else if (e.type === "finding_recorded") findings.push(e.data);
+    else if (e.type === "claim_recorded")
+      claims.push({ attempt: e.data.attempt, text: e.data.text, hedged: e.data.hedged });
+  }
+  const attempts = state.attempts.length;
+  const first = events[0]?.meta.at;
+  const last = events[events.length - 1]?.meta.at;
+  const latency = first && last ? Math.max(0, Date.parse(last) - Date.parse(first)) : 0;
+  return {
+    run_id: runId,
+    task_id: state.taskId,
+    status,
+    reason,
+    attempts,
+    gates,
+    findings,
+    claims,
+    sandbox,
+    audit: {
+      self_correction_count: Math.max(0, attempts - 1),
+      latency_ms: latency,
+      hedge_warning: claims.some((c) => c.attempt === attempts && c.hedged),
+      cost: null,
+      tokens: null,
+      event_count: events.length,
+    },
+  };
+}

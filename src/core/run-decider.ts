@@ -1,0 +1,232 @@
+import { DomainError } from "./errors.js";
+import type { EventData, GateError, LoopgateEvent, RunStatus } from "./events.js";
+
+/** An event as a decider emits it: the caller adds `id` and `meta`. */
+export type EventBody = LoopgateEvent extends infer E ? (E extends LoopgateEvent ? Pick<E, "type" | "data"> : never) : never;
+
+/** The commands the run decider accepts. */
+export type RunCommand =
+  | { type: "start_run"; data: EventData<"run_started"> }
+  | { type: "start_attempt"; requiredFix: string | null }
+  | { type: "record_builder"; data: EventData<"builder_finished"> }
+  | { type: "record_observation"; data: EventData<"workspace_observed"> }
+  | { type: "record_changes"; data: EventData<"workspace_changed"> }
+  | { type: "record_finding"; data: EventData<"finding_recorded"> }
+  | { type: "record_claim"; data: EventData<"claim_recorded"> }
+  | { type: "record_gate"; data: EventData<"gate_run_finished"> }
+  | { type: "finish_attempt" }
+  | { type: "issue_required_fix"; text: string }
+  | { type: "fail_infrastructure"; reason: string }
+  | { type: "finish_run" };
+
+/** What one gate run decided, as the verdict needs it. */
+export interface GateOutcome {
+  passed: boolean;
+  error: GateError | null;
+  exitCode: number | null;
+}
+
+/** One attempt as folded from its events. */
+export interface AttemptState {
+  closed: boolean;
+}
+
+/** The run as folded from its events. Derived facts (status) are computed by `verdict`, never stored. */
+export interface RunState {
+  started: boolean;
+  taskId: string;
+  maxAttempts: number;
+  gateIds: string[];
+  attempts: AttemptState[];
+  /** Gate outcomes by attempt number, then gate id. Kept by number even if a log holds them out of order. */
+  gateRuns: Map<number, Map<string, GateOutcome[]>>;
+  /** Blocking findings by attempt number. */
+  blocking: Map<number, string[]>;
+  infrastructure: string | null;
+  finished: { status: RunStatus; reason: string } | null;
+}
+
+/** The state before any event. */
+export function initialState(): RunState {
+  return {
+    started: false,
+    taskId: "",
+    maxAttempts: 0,
+    gateIds: [],
+    attempts: [],
+    gateRuns: new Map(),
+    blocking: new Map(),
+    infrastructure: null,
+    finished: null,
+  };
+}
+
+const current = (s: RunState): AttemptState | undefined => s.attempts[s.attempts.length - 1];
+
+/** Folds one event into the state. Total: it never throws, so any stored log can be read back. */
+export function evolve(state: RunState, event: EventBody): RunState {
+  switch (event.type) {
+    case "run_started":
+      return {
+        ...state,
+        started: true,
+        taskId: event.data.task_id,
+        maxAttempts: event.data.max_attempts,
+        gateIds: event.data.gates.map((g) => g.id),
+      };
+    case "attempt_started":
+      return { ...state, attempts: [...state.attempts, { closed: false }] };
+    case "gate_run_finished": {
+      const outcome = { passed: event.data.passed, error: event.data.error, exitCode: event.data.exit_code };
+      const gates = new Map(state.gateRuns.get(event.data.attempt));
+      gates.set(event.data.gate_id, [...(gates.get(event.data.gate_id) ?? []), outcome]);
+      const gateRuns = new Map(state.gateRuns);
+      gateRuns.set(event.data.attempt, gates);
+      return { ...state, gateRuns };
+    }
+    case "finding_recorded": {
+      if (event.data.severity !== "blocking") return state;
+      // Kept by attempt number even if it arrives out of order: a blocking fact is never dropped.
+      const label = event.data.path ? `${event.data.code} (${event.data.path})` : event.data.code;
+      const blocking = new Map(state.blocking);
+      blocking.set(event.data.attempt, [...(blocking.get(event.data.attempt) ?? []), label]);
+      return { ...state, blocking };
+    }
+    case "attempt_finished": {
+      const a = state.attempts[event.data.attempt - 1];
+      return a ? replaceAttempt(state, event.data.attempt, { ...a, closed: true }) : state;
+    }
+    case "infrastructure_failed":
+      return { ...state, infrastructure: state.infrastructure ?? event.data.reason };
+    case "run_finished":
+      return { ...state, finished: { status: event.data.status, reason: event.data.reason } };
+    case "workspace_observed":
+    case "builder_finished":
+    case "workspace_changed":
+    case "claim_recorded":
+    case "required_fix_issued":
+      return state;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+function replaceAttempt(state: RunState, n: number, a: AttemptState): RunState {
+  const attempts = state.attempts.slice();
+  attempts[n - 1] = a;
+  return { ...state, attempts };
+}
+
+/** True when every declared gate ran on attempt `n`, every run of it passed, and nothing blocking was found. */
+export function attemptPassed(state: RunState, n: number): boolean {
+  const a = state.attempts[n - 1];
+  if (!a || state.gateIds.length === 0 || (state.blocking.get(n)?.length ?? 0) > 0) return false;
+  const gates = state.gateRuns.get(n);
+  return state.gateIds.every((id) => {
+    const runs = gates?.get(id);
+    return runs !== undefined && runs.length > 0 && runs.every((r) => r.passed);
+  });
+}
+
+/** Why attempt `n` did not pass, in one line. */
+export function attemptFailureReason(state: RunState, n: number): string {
+  const a = state.attempts[n - 1];
+  if (!a) return `attempt ${n} never ran`;
+  const parts: string[] = [];
+  for (const id of state.gateIds) {
+    const runs = state.gateRuns.get(n)?.get(id);
+    if (!runs || runs.length === 0) parts.push(`gate ${id} did not run`);
+    else {
+      const bad = runs.find((r) => !r.passed);
+      if (bad)
+        parts.push(
+          `gate ${id} failed${bad.error ? ` (${bad.error})` : bad.exitCode !== null ? ` (exit ${bad.exitCode})` : ""}`,
+        );
+    }
+  }
+  const blocking = state.blocking.get(n) ?? [];
+  if (blocking.length) parts.push(`blocking findings: ${blocking.slice(0, 5).join(", ")}`);
+  return parts.join("; ") || "no gate passed";
+}
+
+/** The derived verdict: SUCCESS only when the final attempt's own gate runs all passed. */
+export function verdict(state: RunState): { status: RunStatus; reason: string } {
+  if (state.infrastructure !== null) return { status: "TOOL_FAILURE", reason: state.infrastructure };
+  const n = state.attempts.length;
+  if (n === 0) return { status: "ESCALATED", reason: "no attempt ran" };
+  if (attemptPassed(state, n))
+    return { status: "SUCCESS", reason: `all ${state.gateIds.length} gates passed on attempt ${n}` };
+  const why = attemptFailureReason(state, n);
+  if (n >= state.maxAttempts)
+    return { status: "ESCALATED", reason: `attempt cap reached (${n} of ${state.maxAttempts}); attempt ${n}: ${why}` };
+  return { status: "ESCALATED", reason: `stopped after attempt ${n} of ${state.maxAttempts}; attempt ${n}: ${why}` };
+}
+
+/** Decides which events a command produces in the given state; refuses out-of-order commands. */
+export function decide(command: RunCommand, state: RunState): EventBody[] {
+  if (command.type === "start_run") {
+    if (state.started) throw new DomainError("the run has already started");
+    return [{ type: "run_started", data: command.data }];
+  }
+  if (!state.started) throw new DomainError(`${command.type}: the run has not started`);
+  if (state.finished) throw new DomainError(`${command.type}: the run has finished (${state.finished.status})`);
+  const open = current(state);
+  const n = state.attempts.length;
+  const needOpen = (attempt: number) => {
+    if (!open || open.closed) throw new DomainError(`${command.type}: no attempt is open`);
+    if (attempt !== n) throw new DomainError(`${command.type}: attempt ${attempt} is not the open attempt ${n}`);
+  };
+  switch (command.type) {
+    case "start_attempt":
+      if (state.infrastructure) throw new DomainError("start_attempt: the run hit an infrastructure failure");
+      if (open && !open.closed) throw new DomainError(`start_attempt: attempt ${n} is still open`);
+      if (n >= state.maxAttempts)
+        throw new DomainError(`start_attempt: the attempt cap (${state.maxAttempts}) is reached`);
+      return [{ type: "attempt_started", data: { attempt: n + 1, required_fix: command.requiredFix } }];
+    case "record_builder":
+      needOpen(command.data.attempt);
+      return [{ type: "builder_finished", data: command.data }];
+    case "record_observation":
+      if (command.data.attempt !== 0) needOpen(command.data.attempt);
+      return [{ type: "workspace_observed", data: command.data }];
+    case "record_changes":
+      needOpen(command.data.attempt);
+      return [{ type: "workspace_changed", data: command.data }];
+    case "record_finding":
+      needOpen(command.data.attempt);
+      return [{ type: "finding_recorded", data: command.data }];
+    case "record_claim":
+      needOpen(command.data.attempt);
+      return [{ type: "claim_recorded", data: command.data }];
+    case "record_gate":
+      needOpen(command.data.attempt);
+      if (!state.gateIds.includes(command.data.gate_id))
+        throw new DomainError(`record_gate: gate ${command.data.gate_id} is not declared by the task`);
+      return [{ type: "gate_run_finished", data: command.data }];
+    case "finish_attempt":
+      needOpen(n);
+      return [{ type: "attempt_finished", data: { attempt: n, passed: attemptPassed(state, n) } }];
+    case "issue_required_fix":
+      if (!open || !open.closed) throw new DomainError("issue_required_fix: the attempt has not finished");
+      if (attemptPassed(state, n)) throw new DomainError("issue_required_fix: the attempt passed");
+      return [{ type: "required_fix_issued", data: { attempt: n, text: command.text } }];
+    case "fail_infrastructure":
+      return [{ type: "infrastructure_failed", data: { attempt: n, reason: command.reason } }];
+    case "finish_run": {
+      if (open && !open.closed && !state.infrastructure)
+        throw new DomainError(`finish_run: attempt ${n} is still open`);
+      return [{ type: "run_finished", data: verdict(state) }];
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+/** Folds a whole event list. */
+export function foldRun(events: readonly EventBody[]): RunState {
+  return events.reduce(evolve, initialState());
+}

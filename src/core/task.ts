@@ -1,0 +1,206 @@
+import picomatch from "picomatch";
+import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+import { formatPath, InputError } from "./errors.js";
+import { gateTemplateParams, templateNames } from "./template.js";
+
+const duration = z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, {
+  message: 'expected a duration such as "30s", "500ms", "5m" or a number of seconds',
+});
+const glob = z
+  .string()
+  .min(1)
+  .refine((g) => !g.startsWith("/") && !g.split("/").includes(".."), {
+    message: "a glob is relative to the workspace root: no leading / and no ..",
+  })
+  .refine(
+    (g) => {
+      try {
+        picomatch.makeRe(g);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "not a valid glob" },
+  );
+const relPath = z.string().min(1);
+const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
+const feedback = z.enum(["none", "summary", "log"]);
+
+const knownParams = new Set<string>(gateTemplateParams);
+const argv = z
+  .array(z.string())
+  .min(1, "run needs at least the program to start")
+  .superRefine((args, ctx) => {
+    args.forEach((arg, i) => {
+      for (const name of templateNames(arg))
+        if (!knownParams.has(name))
+          ctx.addIssue({
+            code: "custom",
+            path: [i],
+            message: `unknown parameter \${${name}}; known: ${[...knownParams].map((p) => `\${${p}}`).join(", ")}`,
+          });
+    });
+  });
+
+const staticCheck = z
+  .object({
+    path: relPath,
+    match: z.string().optional(),
+    not_match: z.string().optional(),
+    exists: z.literal(true).optional(),
+    absent: z.literal(true).optional(),
+    json_pointer: z.string().optional(),
+    equals: z.unknown().optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits")
+      .optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const kinds = ["match", "not_match", "exists", "absent", "json_pointer", "sha256"].filter(
+      (k) => s[k as keyof typeof s] !== undefined,
+    );
+    if (kinds.length !== 1)
+      ctx.addIssue({
+        code: "custom",
+        message: `a static gate declares exactly one check (match, not_match, exists, absent, json_pointer + equals, sha256); found ${kinds.length ? kinds.join(", ") : "none"}`,
+      });
+    if (s.json_pointer !== undefined && !("equals" in s))
+      ctx.addIssue({ code: "custom", path: ["equals"], message: "json_pointer needs an equals value" });
+    if (s.json_pointer !== undefined && s.json_pointer !== "" && !s.json_pointer.startsWith("/"))
+      ctx.addIssue({ code: "custom", path: ["json_pointer"], message: 'a JSON pointer starts with "/"' });
+    for (const key of ["match", "not_match"] as const) {
+      const re = s[key];
+      if (re === undefined) continue;
+      try {
+        new RegExp(re, "m");
+      } catch (e) {
+        ctx.addIssue({ code: "custom", path: [key], message: `invalid regular expression: ${(e as Error).message}` });
+      }
+    }
+  });
+
+const subprocessGate = z
+  .object({
+    id: gateId,
+    run: argv,
+    heldout: relPath.optional(),
+    timeout: duration.default("60s"),
+    feedback: feedback.default("summary"),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
+    writable: z.boolean().default(false),
+  })
+  .strict();
+const staticGate = z
+  .object({ id: gateId, static: staticCheck, feedback: feedback.default("summary") })
+  .strict();
+
+/** The task file contract of DESIGN.md, as zod. */
+export const TaskSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lower-case letters, digits, '.', '-' and '_' only"),
+    prompt: z.string().min(1),
+    workspace: relPath,
+    deliverables: z.array(glob).default([]),
+    protected: z.array(glob).default([]),
+    gates: z
+      .array(z.union([subprocessGate, staticGate]))
+      .min(1, "a task needs at least one gate: without one nothing can declare it done"),
+    judge: z.unknown().optional(),
+    budget: z
+      .object({
+        attempts: z.number().int().min(1).max(100).default(3),
+        turns: z.number().int().positive().optional(),
+        repairs: z.number().int().nonnegative().optional(),
+        step_checks: z.number().int().nonnegative().optional(),
+        cost_usd: z.number().positive().optional(),
+      })
+      .strict()
+      .default({ attempts: 3 }),
+    builder: z
+      .object({ timeout: duration.default("10m"), network: z.boolean().default(false) })
+      .strict()
+      .default({ timeout: "10m", network: false }),
+    oracle: relPath.optional(),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const seen = new Set<string>();
+    t.gates.forEach((g, i) => {
+      if (seen.has(g.id)) ctx.addIssue({ code: "custom", path: ["gates", i, "id"], message: `duplicate gate id ${g.id}` });
+      seen.add(g.id);
+    });
+    if (t.judge !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge"],
+        message: "this version of loopgate has no judge yet; remove the judge section (a judge that cannot run must not be silently skipped)",
+      });
+  });
+
+export type Task = z.infer<typeof TaskSchema>;
+export type GateSpec = Task["gates"][number];
+export type SubprocessGateSpec = Extract<GateSpec, { run: unknown }>;
+export type StaticGateSpec = Extract<GateSpec, { static: unknown }>;
+
+/** True for a gate that runs a program. */
+export function isSubprocessGate(g: GateSpec): g is SubprocessGateSpec {
+  return "run" in g;
+}
+
+/**
+ * Parses a task file's text (YAML or JSON). Errors name the file, the line and the field:
+ * `task.yaml:7: gates[1].timeout: expected a duration ...`.
+ */
+export function parseTask(text: string, file: string): Task {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const line = lineCounter.linePos(firstError.pos[0]).line;
+    throw new InputError(`not valid YAML: ${firstError.message.split("\n")[0]}`, `${file}:${line}`);
+  }
+  const raw: unknown = doc.toJS();
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new InputError("a task file is a mapping with id, prompt, workspace and gates", file);
+  const result = TaskSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const messages = result.error.issues.slice(0, 5).map((issue) => {
+    const line = lineOf(doc, issue.path, lineCounter);
+    const where = line ? `${file}:${line}` : file;
+    return `${where}: ${formatPath(issue.path)}: ${issue.message}`;
+  });
+  const more = result.error.issues.length > 5 ? `\n(and ${result.error.issues.length - 5} more)` : "";
+  throw new InputError(`invalid task file\n${messages.join("\n")}${more}`);
+}
+
+/** The 1-based line of the deepest node on `path` that exists in the document. */
+function lineOf(
+  doc: ReturnType<typeof parseDocument>,
+  path: readonly PropertyKey[],
+  counter: LineCounter,
+): number | null {
+  let node: unknown = doc.contents;
+  let best: number | null = null;
+  const lineAt = (n: unknown) => {
+    const range = (n as { range?: [number, number, number] } | null)?.range;
+    return range ? counter.linePos(range[0]).line : null;
+  };
+  best = lineAt(node);
+  for (const key of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key);
+      if (!pair) break;
+      node = pair.value ?? pair.key;
+      best = lineAt(pair.value ?? pair.key) ?? best;
+    } else if (isSeq(node) && typeof key === "number") {
+      node = node.items[key];
+      best = lineAt(node) ?? best;
+    } else break;
+  }
+  return best;
+}

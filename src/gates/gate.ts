@@ -1,0 +1,51 @@
+import type { EventData } from "../core/events.js";
+import type { Feedback } from "../core/required-fix.js";
+import type { SandboxMode } from "../sandbox/bubblewrap.js";
+
+/** Where and for whom one gate run happens. The gate environment is fresh for this run only. */
+export interface GateContext {
+  gateEnv: string;
+  runId: string;
+  attempt: number;
+  taskId: string;
+  sandbox: SandboxMode;
+  /** True when the gate environment holds hard links to pristine files and must be mounted read-only. */
+  readOnly: boolean;
+}
+
+/** One gate's outcome: the event payload, plus whether loopgate itself (not the work) failed. */
+export type GateResult = Omit<EventData<"gate_run_finished">, "attempt" | "gate_id"> & {
+  /** Set when the gate could not run because of the machine or the task, not the builder's work. */
+  infrastructure: string | null;
+};
+
+/** A gate from the registry: declared in the task, run fresh on every attempt. */
+export interface Gate {
+  id: string;
+  kind: "subprocess" | "static";
+  feedback: Feedback;
+  /** Absolute path of the held-out overlay, if any. */
+  heldout: string | null;
+  /** Whether the gate needs a writable environment (a real copy rather than links). */
+  writable: boolean;
+  run(ctx: GateContext): Promise<GateResult>;
+}
+
+/** A not-passed result for a gate that could not decide. */
+export function undecided(
+  error: NonNullable<GateResult["error"]>,
+  summary: string,
+  durationMs: number,
+  infrastructure: string | null = null,
+): GateResult {
+  return {
+    passed: false,
+    exit_code: null,
+    timed_out: error === "timeout",
+    error,
+    duration_ms: durationMs,
+    log_excerpt: summary,
+    summary,
+    infrastructure,
+  };
+}

@@ -1,0 +1,14 @@
+import { resolve } from "node:path";
+import { isSubprocessGate, type Task } from "../core/task.js";
+import type { Gate } from "./gate.js";
+import { staticGate } from "./static-gate.js";
+import { subprocessGate } from "./subprocess-gate.js";
+
+/** Builds the task's gates, in declaration order; held-out paths are resolved against the task's folder. */
+export function buildGateRegistry(task: Task, taskDir: string): Gate[] {
+  return task.gates.map((spec) =>
+    isSubprocessGate(spec)
+      ? subprocessGate(spec, spec.heldout ? resolve(taskDir, spec.heldout) : null)
+      : staticGate(spec),
+  );
+}

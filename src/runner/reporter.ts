@@ -1,0 +1,15 @@
+import type { Envelope } from "../core/envelope.js";
+import type { GateResult } from "../gates/gate.js";
+
+/** Progress callbacks of a run; the CLI renders them for a terminal or as plain lines. */
+export interface RunReporter {
+  runStarted?(info: { runId: string; taskId: string; maxAttempts: number; gates: string[] }): void;
+  attemptStarted?(attempt: number, maxAttempts: number): void;
+  builderStarted?(attempt: number, description: string): void;
+  builderOutput?(chunk: string): void;
+  builderFinished?(attempt: number, info: { exitCode: number | null; timedOut: boolean; durationMs: number }): void;
+  findings?(attempt: number, findings: { code: string; severity: string; path?: string | undefined }[]): void;
+  gateStarted?(attempt: number, gateId: string): void;
+  gateFinished?(attempt: number, gateId: string, result: GateResult): void;
+  runFinished?(envelope: Envelope): void;
+}

@@ -1,0 +1,44 @@
+import type { LoopgateEvent, Origin } from "../core/events.js";
+import { decide, evolve, initialState, type RunCommand, type RunState } from "../core/run-decider.js";
+import type { EventStore } from "../store/event-store.js";
+
+/**
+ * The write side of one run: every command goes through the decider, and its events are appended
+ * (with the expected revision) before the runner acts on them.
+ */
+export class RunJournal {
+  private state: RunState = initialState();
+  private revision = -1;
+  readonly events: LoopgateEvent[] = [];
+
+  constructor(
+    readonly store: EventStore,
+    readonly runId: string,
+    private readonly clock: () => Date,
+    private readonly newId: () => string,
+  ) {}
+
+  /** The stream name of a run. */
+  static stream(runId: string): string {
+    return `run-${runId}`;
+  }
+
+  get current(): RunState {
+    return this.state;
+  }
+
+  /** Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). */
+  async record(command: RunCommand, origin: Origin = "runtime"): Promise<LoopgateEvent[]> {
+    const bodies = decide(command, this.state);
+    const at = this.clock().toISOString();
+    const events = bodies.map((b) => ({ ...b, id: this.newId(), meta: { at, origin } }) as LoopgateEvent);
+    const expected = this.revision < 0 ? "no_stream" : this.revision;
+    const result = await this.store.append(RunJournal.stream(this.runId), events, expected);
+    this.revision = result.lastRevision;
+    for (const e of events) {
+      this.state = evolve(this.state, e);
+      this.events.push(e);
+    }
+    return events;
+  }
+}

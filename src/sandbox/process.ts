@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+
+/** What a finished subprocess left behind. A process that could not start has `spawnError` set. */
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  spawnError: string | null;
+  durationMs: number;
+  /** Combined stdout and stderr, head and tail kept, the cut said. */
+  output: string;
+  outputBytes: number;
+}
+
+export interface RunProcessOptions {
+  cwd: string;
+  /** The complete environment of the child: nothing is inherited. */
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  maxOutputBytes?: number;
+  onOutput?: (chunk: string) => void;
+}
+
+/** Keeps the first and last bytes of a stream and counts what it cut. */
+export class BoundedOutput {
+  private head = "";
+  private tail = "";
+  private total = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: string): void {
+    this.total += chunk.length;
+    const half = Math.floor(this.limit / 2);
+    if (this.head.length < half) {
+      const take = chunk.slice(0, half - this.head.length);
+      this.head += take;
+      chunk = chunk.slice(take.length);
+    }
+    if (chunk) this.tail = (this.tail + chunk).slice(-half);
+  }
+  get length(): number {
+    return this.total;
+  }
+  toString(): string {
+    const cut = this.total - this.head.length - this.tail.length;
+    return cut > 0 ? `${this.head}\n[… ${cut} characters cut …]\n${this.tail}` : this.head + this.tail;
+  }
+}
+
+/**
+ * Runs argv (never through a shell) in its own process group, with a complete environment, a hard
+ * timeout that kills the whole group, and bounded output. Never throws for a child's failure.
+ */
+export function runProcess(argv: readonly string[], options: RunProcessOptions): Promise<ProcessResult> {
+  const started = performance.now();
+  const out = new BoundedOutput(options.maxOutputBytes ?? 16_000);
+  const [program, ...args] = argv;
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let spawnError: string | null = null;
+    const child = spawn(program ?? "", args, {
+      cwd: options.cwd,
+      env: { ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const onData = (buf: Buffer) => {
+      const s = buf.toString("utf8");
+      out.push(s);
+      options.onOutput?.(s);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    child.on("error", (err) => {
+      spawnError = `${program}: ${err.message}`;
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      // Leave no descendant behind, even one that detached its stdio.
+      killGroup();
+      resolve({
+        exitCode: code,
+        signal: signal ?? null,
+        timedOut,
+        spawnError,
+        durationMs: Math.round(performance.now() - started),
+        output: out.toString(),
+        outputBytes: out.length,
+      });
+    });
+  });
+}

@@ -1,0 +1,310 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { ZodType } from "zod";
+import { ConcurrencyError, InputError } from "../core/errors.js";
+import { LoopgateEvent, type RecordedEvent } from "../core/events.js";
+import { decodeRow, type EncodedEvent, encodeEvents, type StoredRow } from "./event-codec.js";
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  ListStreamsOptions,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StreamInfo,
+} from "./event-store.js";
+import { applyPragmas, migrate } from "./sqlite-schema.js";
+import { DuplicateEventIdError, StoreBusyError } from "./store-errors.js";
+
+/** Options for `SqliteEventStore.open`. */
+export interface SqliteEventStoreOptions {
+  /** Schema every event is validated against on write and on read (default: `LoopgateEvent`). */
+  schema?: ZodType<LoopgateEvent>;
+  /** How long a writer waits for another process's write lock before `StoreBusyError` (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** What `SqliteEventStore.settings()` reports; `synchronous` 2 is FULL. */
+export interface SqliteStoreSettings {
+  journalMode: string;
+  synchronous: number;
+  busyTimeoutMs: number;
+  foreignKeys: boolean;
+  schemaVersion: number;
+}
+
+const NO_LIMIT = -1; // SQLite reads a negative LIMIT as "no limit"
+
+/**
+ * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`.
+ *
+ * better-sqlite3 is synchronous, so every method does its work before its promise settles and
+ * calls on one connection never interleave. Between processes, an append takes the write lock
+ * with `BEGIN IMMEDIATE`, so its revision check and inserts are atomic. A writer that finds the
+ * lock held waits up to `busyTimeoutMs` (blocking its event loop, as better-sqlite3 does), then
+ * gets `StoreBusyError` with nothing written; the append can be retried safely, being idempotent
+ * by event id.
+ */
+export class SqliteEventStore implements EventStore {
+  /** The file this store was opened on. */
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly schema: ZodType<LoopgateEvent>;
+  private readonly busyTimeoutMs: number;
+  private readonly stmt;
+  private readonly appendTx;
+
+  private constructor(
+    db: Database.Database,
+    path: string,
+    schema: ZodType<LoopgateEvent>,
+    busyTimeoutMs: number,
+  ) {
+    this.db = db;
+    this.path = path;
+    this.schema = schema;
+    this.busyTimeoutMs = busyTimeoutMs;
+    const columns = "position, stream, revision, id, type, data, meta";
+    this.stmt = {
+      lastRevision: db.prepare("SELECT max(revision) AS r FROM events WHERE stream = ?").pluck(),
+      byId: db.prepare(`SELECT ${columns} FROM events WHERE id = ?`),
+      insert: db.prepare(
+        "INSERT INTO events (stream, revision, id, type, data, meta, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
+      upsertStream: db.prepare(
+        `INSERT INTO streams (stream, last_revision, last_position, first_at, last_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (stream) DO UPDATE SET last_revision = excluded.last_revision,
+           last_position = excluded.last_position, last_at = excluded.last_at`,
+      ),
+      readStream: db.prepare(
+        `SELECT ${columns} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+      ),
+      readAll: db.prepare(`SELECT ${columns} FROM events WHERE position >= ? ORDER BY position LIMIT ?`),
+      // substr, not LIKE: LIKE ignores ASCII case and treats % and _ in a prefix as wildcards.
+      listStreams: db.prepare(
+        `SELECT stream, last_revision AS lastRevision, first_at AS firstAt, last_at AS lastAt FROM streams
+         WHERE substr(stream, 1, length(@prefix)) = @prefix ORDER BY last_position DESC LIMIT @limit`,
+      ),
+    };
+    this.appendTx = db.transaction(
+      (stream: string, events: EncodedEvent[], expected: ExpectedRevision): AppendResult =>
+        this.appendLocked(stream, events, expected),
+    );
+  }
+
+  /** Opens (creating if absent, with its parent folder) the store at `path`. */
+  static open(path: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const db = new Database(path);
+    try {
+      applyPragmas(db, path, busyTimeoutMs);
+      migrate(db, path);
+    } catch (error) {
+      db.close();
+      if (error instanceof Error && "code" in error && error.code === "SQLITE_NOTADB") {
+        throw new InputError(
+          "not a SQLite database; point the store at a new file or a loopgate store",
+          path,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
+    return new SqliteEventStore(db, path, options.schema ?? LoopgateEvent, busyTimeoutMs);
+  }
+
+  async append(
+    stream: string,
+    events: readonly LoopgateEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    checkStream(stream);
+    checkExpected(expected);
+    const encoded = encodeEvents(stream, events, this.schema);
+    return this.unlessBusy(() => this.appendTx.immediate(stream, encoded, expected));
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    checkStream(stream);
+    const from = count(options.fromRevision, "fromRevision") ?? 0;
+    const limit = count(options.limit, "limit") ?? NO_LIMIT;
+    const rows = this.unlessBusy(() => this.stmt.readStream.all(stream, from, limit) as StoredRow[]);
+    return rows.map((row) => decodeRow(row, this.schema));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const from = count(options.fromPosition, "fromPosition") ?? 0;
+    const limit = count(options.limit, "limit") ?? NO_LIMIT;
+    const rows = this.unlessBusy(() => this.stmt.readAll.all(from, limit) as StoredRow[]);
+    return rows.map((row) => decodeRow(row, this.schema));
+  }
+
+  async listStreams(options: ListStreamsOptions = {}): Promise<StreamInfo[]> {
+    const limit = count(options.limit, "limit") ?? NO_LIMIT;
+    return this.unlessBusy(
+      () => this.stmt.listStreams.all({ prefix: options.prefix ?? "", limit }) as StreamInfo[],
+    );
+  }
+
+  /** The settings this connection really runs with, read back from SQLite (for diagnostics and tests). */
+  settings(): SqliteStoreSettings {
+    const pragma = (name: string) => this.db.pragma(name, { simple: true });
+    return {
+      journalMode: String(pragma("journal_mode")),
+      synchronous: Number(pragma("synchronous")),
+      busyTimeoutMs: Number(pragma("busy_timeout")),
+      foreignKeys: Number(pragma("foreign_keys")) === 1,
+      schemaVersion: Number(pragma("user_version")),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs inside BEGIN IMMEDIATE: nobody else can write between the revision check and the inserts. */
+  private appendLocked(stream: string, events: EncodedEvent[], expected: ExpectedRevision): AppendResult {
+    // A retry is recognised before the revision check: its expected revision is the pre-append one.
+    const retry = this.asRetry(stream, events);
+    if (retry) return retry;
+    const actual = (this.stmt.lastRevision.get(stream) as number | null) ?? -1;
+    if (!matches(expected, actual)) throw new ConcurrencyError(stream, String(expected), actual);
+    const last = events.at(-1);
+    if (!last) return { lastRevision: actual, appended: 0 };
+    const recordedAt = new Date().toISOString();
+    let position = 0;
+    for (const [index, event] of events.entries()) {
+      try {
+        const info = this.stmt.insert.run(
+          stream,
+          actual + 1 + index,
+          event.id,
+          event.type,
+          event.data,
+          event.meta,
+          recordedAt,
+        );
+        position = Number(info.lastInsertRowid);
+      } catch (error) {
+        if (isUniqueIdViolation(error)) this.throwDuplicate(stream, event, error);
+        throw error;
+      }
+    }
+    const lastRevision = actual + events.length;
+    this.stmt.upsertStream.run(stream, lastRevision, position, events[0]?.at ?? last.at, last.at);
+    return { lastRevision, appended: events.length };
+  }
+
+  /** A batch whose first id is stored is a retry only if every id sits, unchanged and in order, in this stream. */
+  private asRetry(stream: string, events: EncodedEvent[]): AppendResult | undefined {
+    const head = events[0];
+    const first = head && (this.stmt.byId.get(head.id) as StoredRow | undefined);
+    if (!first) return undefined;
+    for (const [index, event] of events.entries()) {
+      const row = index === 0 ? first : (this.stmt.byId.get(event.id) as StoredRow | undefined);
+      const at = `revision ${first.revision + index}`;
+      if (!row) {
+        throw new DuplicateEventIdError(
+          stream,
+          first.id,
+          `is already stored, but event [${index}] (${event.id}) of this batch is not: the batch only partly repeats an earlier append`,
+        );
+      }
+      if (row.stream !== stream) {
+        throw new DuplicateEventIdError(
+          stream,
+          row.id,
+          `is already stored in stream ${row.stream} at revision ${row.revision}`,
+        );
+      }
+      if (row.revision !== first.revision + index) {
+        throw new DuplicateEventIdError(
+          stream,
+          row.id,
+          `is stored at revision ${row.revision}, not at ${at} as a retry would need`,
+        );
+      }
+      if (row.type !== event.type || row.data !== event.data || row.meta !== event.meta) {
+        throw new DuplicateEventIdError(
+          stream,
+          row.id,
+          `is stored at revision ${row.revision} with different content`,
+        );
+      }
+    }
+    return { lastRevision: first.revision + events.length - 1, appended: 0 };
+  }
+
+  private throwDuplicate(stream: string, event: EncodedEvent, cause: unknown): never {
+    const row = this.stmt.byId.get(event.id) as StoredRow | undefined;
+    const where = row ? `in stream ${row.stream} at revision ${row.revision}` : "";
+    throw new DuplicateEventIdError(stream, event.id, `is already stored ${where}`.trim(), { cause });
+  }
+
+  private unlessBusy<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_BUSY")) {
+        throw new StoreBusyError(this.path, this.busyTimeoutMs, { cause: error });
+      }
+      throw error;
+    }
+  }
+}
+
+function matches(expected: ExpectedRevision, actual: number): boolean {
+  switch (expected) {
+    case "any":
+      return true;
+    case "no_stream":
+      return actual === -1;
+    case "stream_exists":
+      return actual >= 0;
+    default:
+      return expected === actual;
+  }
+}
+
+function isUniqueIdViolation(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    "code" in error &&
+    error.code === "SQLITE_CONSTRAINT_UNIQUE" &&
+    error.message.includes("events.id")
+  );
+}
+
+function checkStream(stream: string): void {
+  if (typeof stream !== "string" || stream.length === 0) {
+    throw new InputError(
+      `stream name must be a non-empty string, got ${JSON.stringify(stream)}`,
+      "event store",
+    );
+  }
+}
+
+function checkExpected(expected: ExpectedRevision): void {
+  if (
+    typeof expected === "number"
+      ? Number.isSafeInteger(expected) && expected >= 0
+      : expected === "any" || expected === "no_stream" || expected === "stream_exists"
+  )
+    return;
+  throw new InputError(
+    `expected revision must be a revision (integer >= 0), "no_stream", "stream_exists" or "any", got ${JSON.stringify(expected)}`,
+    "event store",
+  );
+}
+
+function count(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new InputError(`${name} must be an integer >= 0, got ${value}`, "event store");
+  }
+  return value;
+}

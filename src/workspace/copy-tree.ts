@@ -1,0 +1,104 @@
+import {
+  chmodSync,
+  copyFileSync,
+  constants,
+  existsSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+  utimesSync,
+} from "node:fs";
+import path from "node:path";
+import { InfrastructureError } from "../core/errors.js";
+
+/** A directory whose mode and times are applied once its contents are in place (times in seconds). */
+interface DirTimes {
+  dest: string;
+  mode: number;
+  atime: number;
+  mtime: number;
+}
+
+/** What copyTree did. */
+export interface CopyTreeResult {
+  files: number;
+  dirs: number;
+  symlinks: number;
+  /** FIFOs, sockets and devices, which are never copied. */
+  skipped: number;
+}
+
+/**
+ * Copies `src` to `dest` like `cp -a`: modes and mtimes kept, symlinks recreated as symlinks
+ * (never followed), FIFOs/sockets/devices skipped. `dest` must not exist. `filter(rel)` false
+ * leaves a path (and, for a directory, its subtree) out. Synchronous calls: far faster than
+ * promise-per-file for trees of small files.
+ */
+export async function copyTree(
+  src: string,
+  dest: string,
+  options?: { filter?: (rel: string) => boolean },
+): Promise<CopyTreeResult> {
+  const from = path.resolve(src);
+  const to = path.resolve(dest);
+  const rootStat = lstatSync(from, { throwIfNoEntry: false });
+  if (!rootStat?.isDirectory()) throw new InfrastructureError(`cannot copy ${from}: not a directory`);
+  if (existsSync(to) || lstatSync(to, { throwIfNoEntry: false })) {
+    throw new InfrastructureError(`cannot copy ${from} to ${to}: the destination already exists`);
+  }
+  const rel = path.relative(from, to);
+  if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))) {
+    throw new InfrastructureError(`cannot copy ${from} into itself (${to})`);
+  }
+  const result: CopyTreeResult = { files: 0, dirs: 0, symlinks: 0, skipped: 0 };
+  // Directory modes and times are applied after their contents: a read-only directory could not be filled otherwise.
+  const dirs: DirTimes[] = [];
+  mkdirSync(to, { mode: 0o700 });
+  dirs.push({ dest: to, mode: rootStat.mode & 0o7777, atime: rootStat.atimeMs / 1000, mtime: rootStat.mtimeMs / 1000 });
+  copyDir(from, to, "", options?.filter, result, dirs);
+  for (let i = dirs.length - 1; i >= 0; i--) {
+    const d = dirs[i];
+    if (!d) continue;
+    chmodSync(d.dest, d.mode);
+    utimesSync(d.dest, d.atime, d.mtime);
+  }
+  return result;
+}
+
+function copyDir(
+  from: string,
+  to: string,
+  rel: string,
+  filter: ((rel: string) => boolean) | undefined,
+  result: CopyTreeResult,
+  dirs: DirTimes[],
+) {
+  for (const name of readdirSync(from)) {
+    const childRel = rel === "" ? name : `${rel}/${name}`;
+    if (filter && !filter(childRel)) continue;
+    const s = `${from}/${name}`;
+    const d = `${to}/${name}`;
+    const st = lstatSync(s, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isFile()) {
+      // COPYFILE_EXCL: never write through something already at the destination. Mode is copied by copyfile.
+      copyFileSync(s, d, constants.COPYFILE_EXCL);
+      utimesSync(d, st.atimeMs / 1000, st.mtimeMs / 1000);
+      result.files++;
+    } else if (st.isDirectory()) {
+      mkdirSync(d, { mode: 0o700 });
+      dirs.push({ dest: d, mode: st.mode & 0o7777, atime: st.atimeMs / 1000, mtime: st.mtimeMs / 1000 });
+      result.dirs++;
+      copyDir(s, d, childRel, filter, result, dirs);
+    } else if (st.isSymbolicLink()) {
+      symlinkSync(readlinkSync(s), d);
+      lutimesSync(d, st.atimeMs / 1000, st.mtimeMs / 1000);
+      result.symlinks++;
+    } else {
+      result.skipped++;
+    }
+  }
+}

@@ -1,0 +1,236 @@
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  fchmodSync,
+  fstatSync,
+  futimesSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import { InfrastructureError } from "../core/errors.js";
+import type { ChangePlan, Observation, ObservedEntry } from "../core/observation.js";
+import { comparePaths } from "../core/observation.js";
+import { mkdirInside } from "./safe-path.js";
+
+/** Everything needed to build one gate environment. */
+export interface GateEnvironmentSpec {
+  pristineDir: string;
+  pristine: Observation;
+  workspaceDir: string;
+  workspace: Observation;
+  /** From planGateChanges(pristine, workspace, rules). */
+  plan: ChangePlan;
+  /** Held-out files, overlaid last; they replace whatever is at their paths. */
+  heldoutDir?: string;
+  /** Must not exist; created. */
+  destDir: string;
+  /** link: unchanged pristine files are hardlinked (the gate sandbox mounts the env read-only); copy: real copies. */
+  mode: "link" | "copy";
+}
+
+/** A built gate environment and how its regular files got there. */
+export interface GateEnvironment {
+  dir: string;
+  files: number;
+  linked: number;
+  copied: number;
+}
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const NO_LINK = new Set(["EXDEV", "EPERM", "EMLINK", "EACCES"]);
+
+class Builder {
+  readonly counts = { files: 0, linked: 0, copied: 0 };
+  /** Final directory modes, applied deepest first once everything is written. */
+  readonly dirModes = new Map<string, number>();
+  private readonly buf = Buffer.allocUnsafe(1 << 20);
+
+  constructor(private readonly spec: GateEnvironmentSpec, readonly dest: string) {}
+
+  build() {
+    const { spec, dest } = this;
+    const carry = new Map(spec.plan.carry.map((e) => [e.path, e]));
+    const drop = new Set(spec.plan.drop);
+    const items: { e: ObservedEntry; carried: boolean }[] = [];
+    for (const e of spec.pristine.entries) if (!drop.has(e.path) && !carry.has(e.path)) items.push({ e, carried: false });
+    for (const e of carry.values()) items.push({ e, carried: true });
+    items.sort((a, b) => comparePaths(a.e.path, b.e.path));
+    const dirs = new Set<string>([""]);
+    for (const { e, carried } of items) {
+      const slash = e.path.lastIndexOf("/");
+      if (!dirs.has(slash < 0 ? "" : e.path.slice(0, slash))) {
+        throw new InfrastructureError(`inconsistent change plan: ${e.path} has no directory parent in ${dest}`);
+      }
+      const abs = `${dest}/${e.path}`;
+      if (e.type === "dir") {
+        mkdirSync(abs, { mode: 0o700 });
+        this.dirModes.set(abs, e.mode);
+        dirs.add(e.path);
+      } else if (e.type === "symlink") {
+        // Only pristine links and carried links that planGateChanges found non-escaping get here; the observed target is used, not a re-read.
+        symlinkSync(e.target ?? "", abs);
+      } else if (e.type === "file") {
+        if (carried) this.copyVerified(e, abs);
+        else if (spec.mode === "link") this.link(`${spec.pristineDir}/${e.path}`, abs);
+        else this.copyPlain(`${spec.pristineDir}/${e.path}`, abs);
+        this.counts.files++;
+      }
+    }
+    if (spec.heldoutDir) this.overlay(path.resolve(spec.heldoutDir), "");
+    const byDepth = [...this.dirModes].sort((a, b) => b[0].length - a[0].length);
+    for (const [abs, mode] of byDepth) chmodSync(abs, mode);
+  }
+
+  private link(src: string, dst: string) {
+    try {
+      linkSync(src, dst);
+      this.counts.linked++;
+    } catch (e) {
+      if (!NO_LINK.has((e as NodeJS.ErrnoException).code ?? "")) throw e;
+      this.copyPlain(src, dst); // another filesystem, or hardlinks not allowed: fall back to a copy
+    }
+  }
+
+  private copyPlain(src: string, dst: string) {
+    copyFileSync(src, dst, constants.COPYFILE_EXCL);
+    const st = lstatSync(src);
+    utimesSync(dst, st.atimeMs / 1000, st.mtimeMs / 1000);
+    this.counts.copied++;
+  }
+
+  /** Copies a carried file from the run workspace, checking on the way that it is still what was observed. */
+  private copyVerified(e: ObservedEntry, dst: string) {
+    const src = `${this.spec.workspaceDir}/${e.path}`;
+    const changed = (why: string) =>
+      new InfrastructureError(
+        `${e.path} in ${this.spec.workspaceDir} ${why} since it was observed; observe the workspace again`,
+      );
+    let fd: number;
+    try {
+      fd = openSync(src, READ_FLAGS);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw changed(code === "ENOENT" ? "vanished" : `cannot be opened (${code})`);
+    }
+    let out: number | undefined;
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw changed("is no longer a regular file");
+      if (st.size !== e.size) throw changed(`changed size (${e.size} → ${st.size} bytes)`);
+      out = openSync(dst, WRITE_FLAGS, 0o600);
+      const h = createHash("sha256");
+      for (;;) {
+        const n = readSync(fd, this.buf, 0, this.buf.length, null);
+        if (n === 0) break;
+        h.update(this.buf.subarray(0, n));
+        for (let off = 0; off < n; ) off += writeSync(out, this.buf, off, n - off);
+      }
+      if (h.digest("hex") !== e.hash) throw changed("changed content");
+      fchmodSync(out, e.mode);
+      futimesSync(out, st.atimeMs / 1000, st.mtimeMs / 1000);
+      this.counts.copied++;
+    } finally {
+      closeSync(fd);
+      if (out !== undefined) closeSync(out);
+    }
+  }
+
+  /** Removes whatever is at `abs` (never following a symlink), keeping the counters and pending modes right. */
+  private clear(abs: string) {
+    const st = lstatSync(abs, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) {
+      this.counts.files -= countFiles(abs);
+      for (const key of [...this.dirModes.keys()]) {
+        if (key === abs || key.startsWith(`${abs}/`)) this.dirModes.delete(key);
+      }
+      rmSync(abs, { recursive: true, force: true });
+    } else {
+      if (st.isFile()) this.counts.files--;
+      unlinkSync(abs);
+    }
+  }
+
+  /**
+   * Overlays the held-out tree. Every directory on the way is created with mkdirInside semantics and
+   * anything in the way that is not a real directory is removed first, so a symlink the builder planted
+   * can never redirect a held-out write, and the overlay always wins.
+   */
+  private overlay(heldout: string, rel: string) {
+    const srcDir = rel === "" ? heldout : `${heldout}/${rel}`;
+    for (const name of readdirSync(srcDir)) {
+      const childRel = rel === "" ? name : `${rel}/${name}`;
+      const src = `${srcDir}/${name}`;
+      const st = lstatSync(src);
+      if (st.isDirectory()) {
+        const abs = mkdirInside(this.dest, childRel, { replace: true, mode: 0o700 });
+        this.dirModes.set(abs, st.mode & 0o7777);
+        this.overlay(heldout, childRel);
+        continue;
+      }
+      if (!st.isFile() && !st.isSymbolicLink()) continue;
+      const parent = mkdirInside(this.dest, rel, { replace: true, mode: 0o700 });
+      const abs = `${parent}/${name}`;
+      this.clear(abs);
+      if (st.isSymbolicLink()) {
+        symlinkSync(readlinkSync(src), abs);
+      } else {
+        copyFileSync(src, abs, constants.COPYFILE_EXCL);
+        this.counts.copied++;
+        this.counts.files++;
+      }
+    }
+  }
+}
+
+function countFiles(dir: string): number {
+  let n = 0;
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    if (d.isFile()) n++;
+    else if (d.isDirectory()) n += countFiles(`${dir}/${d.name}`);
+  }
+  return n;
+}
+
+/**
+ * Builds a fresh gate environment: pristine + carried changes − dropped paths, then the held-out
+ * overlay. Carried files are always copied from the run workspace (the agent may still hold them)
+ * and verified against their observed hash. On any failure the partial environment is removed.
+ */
+export async function buildGateEnvironment(spec: GateEnvironmentSpec): Promise<GateEnvironment> {
+  const dest = path.resolve(spec.destDir);
+  if (lstatSync(dest, { throwIfNoEntry: false })) {
+    throw new InfrastructureError(`cannot build a gate environment at ${dest}: it already exists`);
+  }
+  const pristineRoot = lstatSync(spec.pristineDir, { throwIfNoEntry: false });
+  if (!pristineRoot?.isDirectory()) {
+    throw new InfrastructureError(`pristine workspace ${spec.pristineDir} is missing or not a directory`);
+  }
+  mkdirSync(dest, { mode: 0o700 });
+  const builder = new Builder(spec, dest);
+  builder.dirModes.set(dest, pristineRoot.mode & 0o7777);
+  try {
+    builder.build();
+  } catch (e) {
+    rmSync(dest, { recursive: true, force: true });
+    throw e instanceof InfrastructureError
+      ? e
+      : new InfrastructureError(`cannot build the gate environment at ${dest}: ${String(e)}`, { cause: e });
+  }
+  return { dir: dest, ...builder.counts };
+}

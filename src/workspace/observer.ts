@@ -1,0 +1,265 @@
+import { createHash } from "node:crypto";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { InfrastructureError, InputError } from "../core/errors.js";
+import { createObservation, type Observation, type ObservedEntry } from "../core/observation.js";
+
+/** What one stat-cache entry remembers about a file: if all of it still matches, the hash does too. */
+interface CacheEntry {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  mode: number;
+  hash: string;
+}
+
+/** Options of a WorkspaceObserver; `now` and `racyWindowMs` exist for tests and unusual filesystems. */
+export interface WorkspaceObserverOptions {
+  /** Persist the stat cache here (JSON), outside the observed tree. */
+  cacheFile?: string;
+  /** Files changed less than this long before an observation started are re-hashed next time (default 2000). */
+  racyWindowMs?: number;
+  /** Wall clock in milliseconds (default Date.now). */
+  now?: () => number;
+}
+
+/** Counters that let callers and tests see how much work an observation did. */
+export interface ObserverStats {
+  observations: number;
+  filesHashed: number;
+  bytesHashed: number;
+  cacheHits: number;
+}
+
+const CacheFile = z.object({
+  version: z.literal(1),
+  root: z.string(),
+  entries: z.array(z.tuple([z.string(), z.string(), z.string(), z.string(), z.string(), z.number(), z.string()])),
+});
+
+// O_NOFOLLOW: a file swapped for a symlink after lstat is not followed; O_NONBLOCK: a FIFO swapped in cannot hang us.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const UNREADABLE = new Set(["EACCES", "EPERM", "ELOOP", "ENXIO", "EAGAIN"]);
+
+/**
+ * Observes a tree by walking it itself: lstat only, symlinks never followed, nothing inside the
+ * tree (.gitignore, git config) consulted, `.git/` and dotfiles included. A stat cache makes
+ * repeat observations cheap; entries cached while racily new are re-hashed, as git does.
+ */
+export class WorkspaceObserver {
+  /** Work counters, cumulative over this observer's life. */
+  readonly stats: ObserverStats = { observations: 0, filesHashed: 0, bytesHashed: 0, cacheHits: 0 };
+  private readonly root: string;
+  private readonly options: WorkspaceObserverOptions;
+  private cache = new Map<string, CacheEntry>();
+  private cacheLoaded = false;
+  private readonly buf = Buffer.allocUnsafe(1 << 20);
+
+  constructor(root: string, options: WorkspaceObserverOptions = {}) {
+    this.root = path.resolve(root);
+    this.options = options;
+    const cacheFile = options.cacheFile ? path.resolve(options.cacheFile) : undefined;
+    // A cache inside the tree could be forged by the agent to hide its changes.
+    if (cacheFile && !path.relative(this.root, cacheFile).startsWith("..")) {
+      throw new InputError(`stat cache ${cacheFile} must live outside the observed tree ${this.root}`, "cacheFile");
+    }
+  }
+
+  /** Walks the tree and returns its observation; re-hashes only files whose stat changed or was racy. */
+  async observe(): Promise<Observation> {
+    const rootStat = lstatSync(this.root, { throwIfNoEntry: false });
+    if (!rootStat?.isDirectory()) throw new InfrastructureError(`cannot observe ${this.root}: not a directory`);
+    if (!this.cacheLoaded) this.loadCache();
+    const now = this.options.now ?? Date.now;
+    const racyFromNs = BigInt(Math.floor(now() - (this.options.racyWindowMs ?? 2000))) * 1_000_000n;
+    const next = new Map<string, CacheEntry>();
+    const entries: ObservedEntry[] = [];
+    this.walk(this.root, "", entries, next, racyFromNs);
+    this.cache = next;
+    this.stats.observations++;
+    if (this.options.cacheFile) this.saveCache(this.options.cacheFile);
+    return createObservation(entries);
+  }
+
+  private walk(abs: string, rel: string, out: ObservedEntry[], next: Map<string, CacheEntry>, racyFromNs: bigint) {
+    let names: string[];
+    try {
+      names = readdirSync(abs);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? "";
+      if (code === "ENOENT" || code === "ENOTDIR") return; // vanished while we walked
+      if (UNREADABLE.has(code)) return this.markOther(out, rel);
+      throw new InfrastructureError(`cannot read directory ${abs}`, { cause: e });
+    }
+    const undecodable = names.some((n) => n.includes("\uFFFD")) ? undecodableNames(abs) : undefined;
+    const emitted = new Set<string>();
+    for (const name of names) {
+      const childRel = rel === "" ? name : `${rel}/${name}`;
+      const childAbs = `${abs}/${name}`;
+      if (undecodable?.has(name)) {
+        // A name that is not valid UTF-8 cannot be addressed by its decoded string; record it, never carry it.
+        if (!emitted.has(name)) out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        emitted.add(name);
+        continue;
+      }
+      const st = lstatSync(childAbs, { bigint: true, throwIfNoEntry: false });
+      if (!st) continue;
+      const mode = Number(st.mode & 0o7777n);
+      if (st.isFile()) this.observeFile(childAbs, childRel, st, mode, out, next, racyFromNs);
+      else if (st.isDirectory()) {
+        out.push({ path: childRel, type: "dir", mode, size: 0, hash: "" });
+        this.walk(childAbs, childRel, out, next, racyFromNs);
+      } else if (st.isSymbolicLink()) {
+        const raw = readlinkSync(childAbs, { encoding: "buffer" });
+        const target = raw.toString("utf8");
+        const hash = createHash("sha256").update(raw).digest("hex");
+        if (Buffer.byteLength(target) !== raw.length || target.includes("\uFFFD")) {
+          out.push({ path: childRel, type: "other", mode, size: Number(st.size), hash: "" });
+        } else out.push({ path: childRel, type: "symlink", mode, size: Number(st.size), hash, target });
+      } else out.push({ path: childRel, type: "other", mode, size: 0, hash: "" });
+    }
+  }
+
+  private observeFile(
+    abs: string,
+    rel: string,
+    st: BigIntStats,
+    mode: number,
+    out: ObservedEntry[],
+    next: Map<string, CacheEntry>,
+    racyFromNs: bigint,
+  ) {
+    const cached = this.cache.get(rel);
+    let hash: string;
+    let size = Number(st.size);
+    if (
+      cached !== undefined &&
+      cached.ino === st.ino &&
+      cached.size === st.size &&
+      cached.mtimeNs === st.mtimeNs &&
+      cached.ctimeNs === st.ctimeNs &&
+      cached.mode === mode
+    ) {
+      hash = cached.hash;
+      this.stats.cacheHits++;
+    } else {
+      const hashed = this.hashFile(abs, size);
+      if (hashed === undefined) {
+        out.push({ path: rel, type: "other", mode, size: 0, hash: "" });
+        return;
+      }
+      hash = hashed.hash;
+      if (hashed.bytes !== size) size = hashed.bytes; // changed while we read: record what we hashed, cache nothing
+      else if (st.mtimeNs >= racyFromNs || st.ctimeNs >= racyFromNs) {
+        // Racily new: a later write in the same timestamp tick would leave the stat unchanged. Not cached.
+      } else {
+        next.set(rel, { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode, hash });
+      }
+      out.push({ path: rel, type: "file", mode, size, hash });
+      return;
+    }
+    next.set(rel, cached);
+    out.push({ path: rel, type: "file", mode, size, hash });
+  }
+
+  /** Hashes a file through one reused buffer; undefined if it cannot be opened as a regular file any more. */
+  private hashFile(abs: string, expected: number): { hash: string; bytes: number } | undefined {
+    let fd: number;
+    try {
+      fd = openSync(abs, OPEN_FLAGS);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? "";
+      if (code === "ENOENT" || UNREADABLE.has(code)) return undefined;
+      throw new InfrastructureError(`cannot read ${abs}`, { cause: e });
+    }
+    try {
+      const h = createHash("sha256");
+      let bytes = 0;
+      // Read up to the stat size, then once more only to notice growth; small files cost one read.
+      for (;;) {
+        const want = bytes < expected ? Math.min(this.buf.length, expected - bytes) : this.buf.length;
+        const n = readSync(fd, this.buf, 0, want, null);
+        if (n === 0) break;
+        h.update(this.buf.subarray(0, n));
+        bytes += n;
+        if (bytes === expected && want < this.buf.length) break;
+      }
+      this.stats.filesHashed++;
+      this.stats.bytesHashed += bytes;
+      return { hash: h.digest("hex"), bytes };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? "";
+      if (UNREADABLE.has(code) || code === "EISDIR") return undefined;
+      throw new InfrastructureError(`cannot read ${abs}`, { cause: e });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private markOther(out: ObservedEntry[], rel: string) {
+    const last = out[out.length - 1];
+    if (last && last.path === rel) out[out.length - 1] = { ...last, type: "other" };
+  }
+
+  private loadCache() {
+    this.cacheLoaded = true;
+    const file = this.options.cacheFile;
+    if (!file) return;
+    try {
+      const parsed = CacheFile.parse(JSON.parse(readFileSync(file, "utf8")));
+      if (parsed.root !== this.root) return;
+      for (const [p, ino, size, mtimeNs, ctimeNs, mode, hash] of parsed.entries) {
+        this.cache.set(p, {
+          ino: BigInt(ino),
+          size: BigInt(size),
+          mtimeNs: BigInt(mtimeNs),
+          ctimeNs: BigInt(ctimeNs),
+          mode,
+          hash,
+        });
+      }
+    } catch {
+      // A missing or damaged cache only costs a full re-hash; it can never make an observation wrong.
+      this.cache.clear();
+    }
+  }
+
+  private saveCache(file: string) {
+    const entries = [...this.cache].map(([p, c]) => [
+      p,
+      String(c.ino),
+      String(c.size),
+      String(c.mtimeNs),
+      String(c.ctimeNs),
+      c.mode,
+      c.hash,
+    ]);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: 1, root: this.root, entries }));
+    renameSync(tmp, file);
+  }
+}
+
+/** Decoded names (lossy) of the entries of `dir` whose bytes are not valid UTF-8. */
+function undecodableNames(dir: string): Set<string> {
+  const bad = new Set<string>();
+  for (const raw of readdirSync(dir, { encoding: "buffer" })) {
+    const name = raw.toString("utf8");
+    if (!Buffer.from(name, "utf8").equals(raw)) bad.add(name);
+  }
+  return bad;
+}

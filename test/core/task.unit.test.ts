@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { InputError } from "../../src/core/errors.js";
+import { parseTask } from "../../src/core/task.js";
+
+const valid = `id: demo
+prompt: fix it
+workspace: ./repo
+gates:
+  - id: unit
+    run: ["node", "--test", "\${gate_env}/test"]
+`;
+
+function errorOf(text: string): string {
+  try {
+    parseTask(text, "task.yaml");
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return (e as Error).message;
+  }
+  throw new Error("expected parseTask to reject");
+}
+
+describe("task file parsing", () => {
+  it("applies the documented defaults", () => {
+    const t = parseTask(valid, "task.yaml");
+    expect(t.budget.attempts).toBe(3);
+    expect(t.deliverables).toEqual([]);
+    const g = t.gates[0];
+    expect(g && "run" in g ? [g.timeout, g.feedback, g.writable] : null).toEqual(["60s", "summary", false]);
+  });
+
+  it("accepts JSON as well as YAML", () => {
+    const t = parseTask(JSON.stringify({ id: "j", prompt: "p", workspace: "w", gates: [{ id: "s", static: { path: "a", exists: true } }] }), "t.json");
+    expect(t.id).toBe("j");
+  });
+
+  it("names the file, line and field of a bad value", () => {
+    const msg = errorOf(`${valid}    timeout: soon\n`);
+    expect(msg).toContain("task.yaml:7: gates[0].timeout: expected a duration");
+  });
+
+  it("rejects unknown template parameters with the list of known ones", () => {
+    expect(errorOf(valid.replace("${gate_env}", "${secret_dir}"))).toMatch(/task\.yaml:6: gates\[0\]\.run\[2\]: unknown parameter \$\{secret_dir\}/);
+  });
+
+  it("rejects a task without gates, because nothing could declare it done", () => {
+    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates: []\n")).toContain("gates: a task needs at least one gate");
+  });
+
+  it("rejects a static gate with two checks or none", () => {
+    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static: { path: a, exists: true, absent: true }\n")).toContain("exactly one check");
+    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static: { path: a }\n")).toContain("found none");
+  });
+
+  it("rejects duplicate gate ids, unknown keys, bad globs and escaping globs", () => {
+    expect(errorOf(`${valid}  - id: unit\n    run: [x]\n`)).toContain("duplicate gate id unit");
+    expect(errorOf(`${valid}colour: blue\n`)).toMatch(/colour|Unrecognized/);
+    expect(errorOf(`${valid}protected: ["../outside/**"]\n`)).toContain("protected[0]");
+  });
+
+  it("refuses a judge section instead of silently skipping it", () => {
+    expect(errorOf(`${valid}judge: { rules: ["x"] }\n`)).toContain("no judge yet");
+  });
+
+  it("reports YAML syntax errors with their line", () => {
+    expect(errorOf("id: a\nprompt: [unclosed\n")).toMatch(/task\.yaml:\d+: not valid YAML/);
+  });
+});
