@@ -30,7 +30,11 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
   const env = scrubbedEnv({
     home: "/tmp",
     allow: ctx.allowEnv,
-    extra: { LOOPGATE_RUN_ID: ctx.runId, LOOPGATE_ATTEMPT: String(ctx.attempt), LOOPGATE_PROMPT_FILE: ctx.promptFile },
+    extra: {
+      LOOPGATE_RUN_ID: ctx.runId,
+      LOOPGATE_ATTEMPT: String(ctx.attempt),
+      LOOPGATE_PROMPT_FILE: ctx.promptFile,
+    },
   });
   return runSandboxed(
     {
@@ -74,13 +78,23 @@ export function commandBuilder(commandLine: string): Builder {
 
 /** The task's reference solution, run as the builder in the same sandbox. */
 export function oracleBuilder(oraclePath: string): Builder {
-  return { descriptor: { kind: "oracle", command: oraclePath }, run: (ctx) => runBuilderArgv([oraclePath], ctx) };
+  return {
+    descriptor: { kind: "oracle", command: oraclePath },
+    run: (ctx) => runBuilderArgv([oraclePath], ctx),
+  };
 }
 
 /** A builder that changes nothing: the control for "do the gates discriminate?". */
 export function noopBuilder(): Builder {
   return {
     descriptor: { kind: "noop" },
-    run: async () => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "", infrastructure: null }),
+    run: async () => ({
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      durationMs: 0,
+      output: "",
+      infrastructure: null,
+    }),
   };
 }

@@ -16,7 +16,8 @@ export function splitCommandLine(line: string): string[] {
       else word += c;
     } else if (quote === '"') {
       if (c === '"') quote = null;
-      else if (c === "\\" && i + 1 < line.length && '"\\$`'.includes(line[i + 1] as string)) word += line[++i];
+      else if (c === "\\" && i + 1 < line.length && '"\\$`'.includes(line[i + 1] as string))
+        word += line[++i];
       else word += c;
     } else if (c === "'" || c === '"') {
       quote = c;
@@ -45,6 +46,11 @@ export function splitCommandLine(line: string): string[] {
 }
 
 /** Substitutes `{prompt}`, `{prompt_file}`, `{required_fix}`, `{workspace}` inside each word. */
-export function substituteBuilderArgs(words: readonly string[], values: Readonly<Record<string, string>>): string[] {
-  return words.map((w) => w.replace(/\{(prompt|prompt_file|required_fix|workspace)\}/g, (_, k: string) => values[k] ?? ""));
+export function substituteBuilderArgs(
+  words: readonly string[],
+  values: Readonly<Record<string, string>>,
+): string[] {
+  return words.map((w) =>
+    w.replace(/\{(prompt|prompt_file|required_fix|workspace)\}/g, (_, k: string) => values[k] ?? ""),
+  );
 }

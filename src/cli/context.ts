@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { RunNotFoundError } from "../core/errors.js";
 import type { RecordedEvent } from "../core/events.js";
+import { RunJournal } from "../runner/run-journal.js";
 import type { EventStore } from "../store/event-store.js";
 import { SqliteEventStore } from "../store/sqlite-event-store.js";
-import { RunJournal } from "../runner/run-journal.js";
 
 /** Where a command keeps its log: `--store DIR`, else $LOOPGATE_STORE, else `fallback`. */
 export function storeDirFrom(flag: string | undefined, fallback: string): string {
@@ -15,7 +15,10 @@ export function storeDirFrom(flag: string | undefined, fallback: string): string
 export function openStore(dir: string, create: boolean): EventStore {
   const db = join(dir, "events.db");
   if (!create && !existsSync(db))
-    throw new RunNotFoundError("(any)", `${dir} (no event log there; pass --store DIR, runs live in .loopgate/ beside their task file)`);
+    throw new RunNotFoundError(
+      "(any)",
+      `${dir} (no event log there; pass --store DIR, runs live in .loopgate/ beside their task file)`,
+    );
   return SqliteEventStore.open(db);
 }
 

@@ -37,12 +37,17 @@ export function formatEvent(e: RecordedEvent): string {
 
 /** A short human summary of an envelope. */
 export function formatEnvelope(e: Envelope): string {
-  const lines = [`${e.status} · run ${e.run_id} · task ${e.task_id} · ${e.attempts} attempt(s)`, `reason: ${e.reason}`];
+  const lines = [
+    `${e.status} · run ${e.run_id} · task ${e.task_id} · ${e.attempts} attempt(s)`,
+    `reason: ${e.reason}`,
+  ];
   const last = e.gates.filter((g) => g.attempt === e.attempts);
   for (const g of last) lines.push(`  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}`);
   const blocking = e.findings.filter((f) => f.severity === "blocking");
-  if (blocking.length) lines.push(`blocking findings: ${blocking.map((f) => `${f.code} ${f.path ?? ""}`.trim()).join(", ")}`);
-  if (e.audit.hedge_warning) lines.push("hedge warning: the builder's last message hedged while claiming completion");
+  if (blocking.length)
+    lines.push(`blocking findings: ${blocking.map((f) => `${f.code} ${f.path ?? ""}`.trim()).join(", ")}`);
+  if (e.audit.hedge_warning)
+    lines.push("hedge warning: the builder's last message hedged while claiming completion");
   if (e.sandbox === "none") lines.push("WARNING: ran without a sandbox (--unsafe-no-sandbox)");
   return lines.join("\n");
 }

@@ -40,7 +40,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     }
     const need = (what: string) => {
       const v = rest[0];
-      if (!v) throw new LoopgateError("bad_input", `loopgate ${command}: missing ${what}; see loopgate --help`);
+      if (!v)
+        throw new LoopgateError("bad_input", `loopgate ${command}: missing ${what}; see loopgate --help`);
       return v;
     };
     switch (command) {
@@ -49,7 +50,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       case "verify":
         return await verifyCommand(io, need("TASK"), flags);
       case "task":
-        if (rest[0] !== "check") throw new LoopgateError("bad_input", "loopgate task: the only subcommand is `check TASK`");
+        if (rest[0] !== "check")
+          throw new LoopgateError("bad_input", "loopgate task: the only subcommand is `check TASK`");
         rest.shift();
         return await taskCheckCommand(io, need("TASK"), flags);
       case "runs":

@@ -7,7 +7,10 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
  * Renders run progress on a stream: on a terminal a live line per running step (attempt n/N, the gate
  * being run with its elapsed time), elsewhere one plain line per finished step.
  */
-export function progressReporter(out: NodeJS.WriteStream, options: { tty?: boolean; indent?: string } = {}): RunReporter {
+export function progressReporter(
+  out: NodeJS.WriteStream,
+  options: { tty?: boolean; indent?: string } = {},
+): RunReporter {
   const tty = options.tty ?? Boolean(out.isTTY);
   const pad = options.indent ?? "";
   let live: { label: string; started: number; timer: NodeJS.Timeout } | null = null;
@@ -37,7 +40,8 @@ export function progressReporter(out: NodeJS.WriteStream, options: { tty?: boole
         `  builder ${r.timedOut ? "timed out" : `exited ${r.exitCode ?? "by signal"}`} after ${secs(r.durationMs)}`,
       ),
     findings: (_n, fs) => {
-      for (const f of fs.slice(0, 8)) line(`  ${f.severity === "blocking" ? "✗" : "!"} ${f.code}${f.path ? ` ${f.path}` : ""}`);
+      for (const f of fs.slice(0, 8))
+        line(`  ${f.severity === "blocking" ? "✗" : "!"} ${f.code}${f.path ? ` ${f.path}` : ""}`);
       if (fs.length > 8) line(`  … ${fs.length - 8} more findings`);
     },
     gateStarted: (_n, id) => startLive(`gate ${id}`),

@@ -24,10 +24,16 @@ export const Finding = z.object({
 });
 export type Finding = z.infer<typeof Finding>;
 
-export const PathList = z.object({ paths: z.array(z.string()).max(200), total: z.number().int().nonnegative() });
+export const PathList = z.object({
+  paths: z.array(z.string()).max(200),
+  total: z.number().int().nonnegative(),
+});
 export type PathList = z.infer<typeof PathList>;
 
-export const GateDeclaration = z.object({ id: z.string(), kind: z.enum(["subprocess", "static", "builtin"]) });
+export const GateDeclaration = z.object({
+  id: z.string(),
+  kind: z.enum(["subprocess", "static", "builtin"]),
+});
 
 export const BuilderDescriptor = z.object({
   kind: z.enum(["command", "oracle", "noop", "workspace"]),
@@ -103,7 +109,12 @@ export const EventMeta = z.object({
 export type EventMeta = z.infer<typeof EventMeta>;
 
 function variant<T extends EventType>(type: T) {
-  return z.object({ id: z.string().min(1).max(128), type: z.literal(type), data: data[type], meta: EventMeta });
+  return z.object({
+    id: z.string().min(1).max(128),
+    type: z.literal(type),
+    data: data[type],
+    meta: EventMeta,
+  });
 }
 
 /** One event as written to the log: `{ id, type, data, meta }`, validated on write and on read. */

@@ -79,8 +79,12 @@ export function planGateChanges(
   const diff = diffObservations(pristine, workspace);
   const source = new Map<string, Source>();
   const raw: ChangeFinding[] = [];
-  const note = (code: ChangeFinding["code"], severity: ChangeFinding["severity"], path: string, detail: string) =>
-    raw.push({ code, severity, path, detail });
+  const note = (
+    code: ChangeFinding["code"],
+    severity: ChangeFinding["severity"],
+    path: string,
+    detail: string,
+  ) => raw.push({ code, severity, path, detail });
 
   const changed = [...diff.added, ...diff.modified, ...diff.typeChanged].sort(comparePaths);
   for (const path of changed) {
@@ -88,11 +92,28 @@ export function planGateChanges(
     const now = after.get(path) as ObservedEntry;
     const what = describe(old, now);
     if (isProtected(path)) {
-      if (old) note("protected_path_modified", "blocking", path, `protected ${path} ${what}; the pristine version is restored`);
-      else note("protected_path_added", "warning", path, `${path} ${what} under a protected pattern; it is not carried`);
+      if (old)
+        note(
+          "protected_path_modified",
+          "blocking",
+          path,
+          `protected ${path} ${what}; the pristine version is restored`,
+        );
+      else
+        note(
+          "protected_path_added",
+          "warning",
+          path,
+          `${path} ${what} under a protected pattern; it is not carried`,
+        );
       source.set(path, old ? "pristine" : "none");
     } else if (!inDeliverables(path)) {
-      note("change_outside_deliverables", "warning", path, `${path} ${what} outside the deliverables; it is not carried`);
+      note(
+        "change_outside_deliverables",
+        "warning",
+        path,
+        `${path} ${what} outside the deliverables; it is not carried`,
+      );
       source.set(path, old ? "pristine" : "none");
     } else if (now.type === "symlink" && symlinkEscapes(path, now.target ?? "")) {
       const detail = `symlink ${path} points to ${JSON.stringify(now.target)}, outside the workspace; it is not carried and the gates do not see ${path}`;
@@ -108,10 +129,20 @@ export function planGateChanges(
   }
   for (const path of diff.removed) {
     if (isProtected(path)) {
-      note("protected_path_modified", "blocking", path, `protected ${path} was removed; the pristine version is restored`);
+      note(
+        "protected_path_modified",
+        "blocking",
+        path,
+        `protected ${path} was removed; the pristine version is restored`,
+      );
       source.set(path, "pristine");
     } else if (!inDeliverables(path)) {
-      note("change_outside_deliverables", "warning", path, `${path} was removed outside the deliverables; it is restored`);
+      note(
+        "change_outside_deliverables",
+        "warning",
+        path,
+        `${path} was removed outside the deliverables; it is restored`,
+      );
       source.set(path, "pristine");
     } else {
       source.set(path, "none");
@@ -145,7 +176,12 @@ export function planGateChanges(
   for (const path of changed) {
     if (source.get(path) !== "workspace" || ensureDir(parentOf(path))) continue;
     source.set(path, "none");
-    note("change_outside_deliverables", "warning", path, `${path} is not carried: its parent directory is not carried`);
+    note(
+      "change_outside_deliverables",
+      "warning",
+      path,
+      `${path} is not carried: its parent directory is not carried`,
+    );
   }
 
   const carry: ObservedEntry[] = [];

@@ -73,7 +73,8 @@ export function observationId(entries: readonly ObservedEntry[]): string {
 export function createObservation(entries: readonly ObservedEntry[]): Observation {
   const sorted = [...entries].sort((a, b) => comparePaths(a.path, b.path));
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]?.path === sorted[i - 1]?.path) throw new Error(`duplicate observed path ${sorted[i]?.path}`);
+    if (sorted[i]?.path === sorted[i - 1]?.path)
+      throw new Error(`duplicate observed path ${sorted[i]?.path}`);
   }
   return { id: observationId(sorted), entries: sorted };
 }

@@ -29,10 +29,17 @@ export function buildRequiredFix(input: {
     lines.push(`- check ${g.gate_id}: ${outcome(g)}`);
     if (fb === "log" && g.log_excerpt.trim()) {
       const tail = g.log_excerpt.length > LOG_LIMIT ? `…${g.log_excerpt.slice(-LOG_LIMIT)}` : g.log_excerpt;
-      lines.push("  log (end):", ...tail.trimEnd().split("\n").map((l) => `    ${l}`));
+      lines.push(
+        "  log (end):",
+        ...tail
+          .trimEnd()
+          .split("\n")
+          .map((l) => `    ${l}`),
+      );
     }
   }
-  if (withheld) lines.push(`- ${withheld} further check${withheld > 1 ? "s" : ""} failed (details withheld).`);
+  if (withheld)
+    lines.push(`- ${withheld} further check${withheld > 1 ? "s" : ""} failed (details withheld).`);
   for (const f of input.findings.filter((x) => x.severity === "blocking"))
     lines.push(`- ${f.code}${f.path ? ` at ${f.path}` : ""}: ${f.detail}`);
   const scope = input.deliverables.length ? ` (deliverables: ${input.deliverables.join(", ")})` : "";

@@ -2,7 +2,11 @@ import { DomainError } from "./errors.js";
 import type { EventData, GateError, LoopgateEvent, RunStatus } from "./events.js";
 
 /** An event as a decider emits it: the caller adds `id` and `meta`. */
-export type EventBody = LoopgateEvent extends infer E ? (E extends LoopgateEvent ? Pick<E, "type" | "data"> : never) : never;
+export type EventBody = LoopgateEvent extends infer E
+  ? E extends LoopgateEvent
+    ? Pick<E, "type" | "data">
+    : never
+  : never;
 
 /** The commands the run decider accepts. */
 export type RunCommand =
@@ -160,8 +164,14 @@ export function verdict(state: RunState): { status: RunStatus; reason: string } 
     return { status: "SUCCESS", reason: `all ${state.gateIds.length} gates passed on attempt ${n}` };
   const why = attemptFailureReason(state, n);
   if (n >= state.maxAttempts)
-    return { status: "ESCALATED", reason: `attempt cap reached (${n} of ${state.maxAttempts}); attempt ${n}: ${why}` };
-  return { status: "ESCALATED", reason: `stopped after attempt ${n} of ${state.maxAttempts}; attempt ${n}: ${why}` };
+    return {
+      status: "ESCALATED",
+      reason: `attempt cap reached (${n} of ${state.maxAttempts}); attempt ${n}: ${why}`,
+    };
+  return {
+    status: "ESCALATED",
+    reason: `stopped after attempt ${n} of ${state.maxAttempts}; attempt ${n}: ${why}`,
+  };
 }
 
 /** Decides which events a command produces in the given state; refuses out-of-order commands. */
@@ -171,12 +181,14 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
     return [{ type: "run_started", data: command.data }];
   }
   if (!state.started) throw new DomainError(`${command.type}: the run has not started`);
-  if (state.finished) throw new DomainError(`${command.type}: the run has finished (${state.finished.status})`);
+  if (state.finished)
+    throw new DomainError(`${command.type}: the run has finished (${state.finished.status})`);
   const open = current(state);
   const n = state.attempts.length;
   const needOpen = (attempt: number) => {
     if (!open || open.closed) throw new DomainError(`${command.type}: no attempt is open`);
-    if (attempt !== n) throw new DomainError(`${command.type}: attempt ${attempt} is not the open attempt ${n}`);
+    if (attempt !== n)
+      throw new DomainError(`${command.type}: attempt ${attempt} is not the open attempt ${n}`);
   };
   switch (command.type) {
     case "start_attempt":
@@ -209,7 +221,7 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       needOpen(n);
       return [{ type: "attempt_finished", data: { attempt: n, passed: attemptPassed(state, n) } }];
     case "issue_required_fix":
-      if (!open || !open.closed) throw new DomainError("issue_required_fix: the attempt has not finished");
+      if (!open?.closed) throw new DomainError("issue_required_fix: the attempt has not finished");
       if (attemptPassed(state, n)) throw new DomainError("issue_required_fix: the attempt passed");
       return [{ type: "required_fix_issued", data: { attempt: n, text: command.text } }];
     case "fail_infrastructure":

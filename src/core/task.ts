@@ -79,7 +79,11 @@ const staticCheck = z
       try {
         new RegExp(re, "m");
       } catch (e) {
-        ctx.addIssue({ code: "custom", path: [key], message: `invalid regular expression: ${(e as Error).message}` });
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `invalid regular expression: ${(e as Error).message}`,
+        });
       }
     }
   });
@@ -131,14 +135,16 @@ export const TaskSchema = z
   .superRefine((t, ctx) => {
     const seen = new Set<string>();
     t.gates.forEach((g, i) => {
-      if (seen.has(g.id)) ctx.addIssue({ code: "custom", path: ["gates", i, "id"], message: `duplicate gate id ${g.id}` });
+      if (seen.has(g.id))
+        ctx.addIssue({ code: "custom", path: ["gates", i, "id"], message: `duplicate gate id ${g.id}` });
       seen.add(g.id);
     });
     if (t.judge !== undefined)
       ctx.addIssue({
         code: "custom",
         path: ["judge"],
-        message: "this version of loopgate has no judge yet; remove the judge section (a judge that cannot run must not be silently skipped)",
+        message:
+          "this version of loopgate has no judge yet; remove the judge section (a judge that cannot run must not be silently skipped)",
       });
   });
 

@@ -13,7 +13,7 @@ export function templateNames(template: string): string[] {
 
 /** Substitutes `${name}` from `params`; throws on a name that is not provided. */
 export function renderTemplate(template: string, params: Readonly<Record<string, string>>): string {
-  return template.replace(pattern, (whole, name: string | undefined) => {
+  return template.replace(pattern, (_whole, name: string | undefined) => {
     if (name === undefined) return "$";
     const value = params[name];
     if (value === undefined) throw new Error(`unknown template parameter \${${name}}`);
@@ -22,4 +22,11 @@ export function renderTemplate(template: string, params: Readonly<Record<string,
 }
 
 /** The parameters every subprocess gate may use. */
-export const gateTemplateParams = ["gate_env", "workspace", "run_id", "attempt", "gate_id", "task_id"] as const;
+export const gateTemplateParams = [
+  "gate_env",
+  "workspace",
+  "run_id",
+  "attempt",
+  "gate_id",
+  "task_id",
+] as const;

@@ -35,7 +35,11 @@ export function staticGate(spec: StaticGateSpec): Gate {
     async run(ctx: GateContext): Promise<GateResult> {
       const started = performance.now();
       const check = await evaluate(ctx.gateEnv).catch(
-        (e: unknown): Check => ({ passed: false, summary: `unreadable: ${(e as Error).message}`, error: "unreadable" }),
+        (e: unknown): Check => ({
+          passed: false,
+          summary: `unreadable: ${(e as Error).message}`,
+          error: "unreadable",
+        }),
       );
       return {
         passed: check.passed,
@@ -53,13 +57,20 @@ export function staticGate(spec: StaticGateSpec): Gate {
   async function evaluate(root: string): Promise<Check> {
     const abs = resolveInside(root, s.path);
     const st = await lstat(abs).catch(() => null);
-    if (s.absent) return st ? { passed: false, summary: `${s.path} exists` } : { passed: true, summary: `${s.path} absent` };
+    if (s.absent)
+      return st
+        ? { passed: false, summary: `${s.path} exists` }
+        : { passed: true, summary: `${s.path} absent` };
     if (!st) return { passed: false, summary: `${s.path} does not exist` };
     // A symlink may point anywhere; the gate reads only what really lies inside the environment.
     const real = await realpath(abs);
     const realRoot = await realpath(root);
     if (real !== realRoot && !real.startsWith(`${realRoot}/`))
-      return { passed: false, summary: `${s.path} resolves outside the gate environment`, error: "unreadable" };
+      return {
+        passed: false,
+        summary: `${s.path} resolves outside the gate environment`,
+        error: "unreadable",
+      };
     if (s.exists) return { passed: true, summary: `${s.path} exists` };
     const bytes = await readFile(real);
     if (s.sha256 !== undefined) {
@@ -85,11 +96,16 @@ export function staticGate(spec: StaticGateSpec): Gate {
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      return { passed: false, summary: `${s.path} is not valid JSON: ${(e as Error).message}`, error: "unreadable" };
+      return {
+        passed: false,
+        summary: `${s.path} is not valid JSON: ${(e as Error).message}`,
+        error: "unreadable",
+      };
     }
     const pointer = s.json_pointer ?? "";
     const value = jsonPointer(doc, pointer);
-    if (value === undefined) return { passed: false, summary: `${s.path}: nothing at JSON pointer ${pointer}` };
+    if (value === undefined)
+      return { passed: false, summary: `${s.path}: nothing at JSON pointer ${pointer}` };
     return isDeepStrictEqual(value, s.equals)
       ? { passed: true, summary: `${s.path}${pointer} equals ${JSON.stringify(s.equals)}` }
       : {

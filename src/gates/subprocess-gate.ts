@@ -1,5 +1,5 @@
-import type { SubprocessGateSpec } from "../core/task.js";
 import { parseDuration } from "../core/duration.js";
+import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
@@ -52,14 +52,38 @@ export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null)
         },
         ctx.sandbox,
       );
-      const base = { exit_code: r.exitCode, duration_ms: r.durationMs, log_excerpt: r.output, infrastructure: null };
-      if (r.spawnError) return { ...undecided("spawn_failed", r.spawnError, r.durationMs), log_excerpt: r.output };
+      const base = {
+        exit_code: r.exitCode,
+        duration_ms: r.durationMs,
+        log_excerpt: r.output,
+        infrastructure: null,
+      };
+      if (r.spawnError)
+        return { ...undecided("spawn_failed", r.spawnError, r.durationMs), log_excerpt: r.output };
       if (r.timedOut)
-        return { ...base, passed: false, timed_out: true, error: "timeout", summary: `timed out after ${timeoutMs} ms` };
+        return {
+          ...base,
+          passed: false,
+          timed_out: true,
+          error: "timeout",
+          summary: `timed out after ${timeoutMs} ms`,
+        };
       if (r.exitCode === null)
-        return { ...base, passed: false, timed_out: false, error: "crashed", summary: `killed by ${r.signal}` };
+        return {
+          ...base,
+          passed: false,
+          timed_out: false,
+          error: "crashed",
+          summary: `killed by ${r.signal}`,
+        };
       const passed = r.exitCode === 0;
-      return { ...base, passed, timed_out: false, error: null, summary: passed ? "passed" : `exit ${r.exitCode}` };
+      return {
+        ...base,
+        passed,
+        timed_out: false,
+        error: null,
+        summary: passed ? "passed" : `exit ${r.exitCode}`,
+      };
     },
   };
 }

@@ -28,7 +28,10 @@ export function loadTask(path: string): LoadedTask {
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new InputError(`cannot read the task file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, path);
+    throw new InputError(
+      `cannot read the task file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+      path,
+    );
   }
   const task = parseTask(text, path);
   const dir = dirname(file);
@@ -52,10 +55,16 @@ export function loadTask(path: string): LoadedTask {
     try {
       accessSync(oracle, constants.X_OK);
     } catch {
-      throw new InputError(`${task.oracle} does not exist or is not executable (chmod +x)`, `${path}: oracle`);
+      throw new InputError(
+        `${task.oracle} does not exist or is not executable (chmod +x)`,
+        `${path}: oracle`,
+      );
     }
     if (inside(workspace, oracle))
-      throw new InputError("the oracle lies inside the workspace, where the builder could read it", `${path}: oracle`);
+      throw new InputError(
+        "the oracle lies inside the workspace, where the builder could read it",
+        `${path}: oracle`,
+      );
     hidden.push(oracle);
   }
   const digest = createHash("sha256").update(text).digest("hex");

@@ -7,7 +7,10 @@ export interface RunReporter {
   attemptStarted?(attempt: number, maxAttempts: number): void;
   builderStarted?(attempt: number, description: string): void;
   builderOutput?(chunk: string): void;
-  builderFinished?(attempt: number, info: { exitCode: number | null; timedOut: boolean; durationMs: number }): void;
+  builderFinished?(
+    attempt: number,
+    info: { exitCode: number | null; timedOut: boolean; durationMs: number },
+  ): void;
   findings?(attempt: number, findings: { code: string; severity: string; path?: string | undefined }[]): void;
   gateStarted?(attempt: number, gateId: string): void;
   gateFinished?(attempt: number, gateId: string, result: GateResult): void;

@@ -93,8 +93,10 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       await sandboxSelfTest();
       selfTestPassed = true;
     }
-    if (!existsSync(loaded.workspace)) throw new InfrastructureError(`the task workspace ${loaded.workspace} is missing`);
-    if (o.workFrom && !existsSync(o.workFrom)) throw new InfrastructureError(`the workspace ${o.workFrom} is missing`);
+    if (!existsSync(loaded.workspace))
+      throw new InfrastructureError(`the task workspace ${loaded.workspace} is missing`);
+    if (o.workFrom && !existsSync(o.workFrom))
+      throw new InfrastructureError(`the workspace ${o.workFrom} is missing`);
     await mkdir(runDir, { recursive: true });
     await copyTree(loaded.workspace, pristineDir);
     await copyTree(o.workFrom ?? loaded.workspace, workspace);
@@ -153,12 +155,19 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
           output_excerpt: r.output.slice(-16_000),
         },
       });
-      rep.builderFinished?.(attempt, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
+      rep.builderFinished?.(attempt, {
+        exitCode: r.exitCode,
+        timedOut: r.timedOut,
+        durationMs: r.durationMs,
+      });
       if (r.infrastructure) return infra(r.infrastructure);
       const claim = r.output.trim().slice(-2000);
       if (claim)
         await journal.record(
-          { type: "record_claim", data: { attempt, origin: "model", text: claim, hedged: isHedgedClaim(claim) } },
+          {
+            type: "record_claim",
+            data: { attempt, origin: "model", text: claim, hedged: isHedgedClaim(claim) },
+          },
           "model",
         );
     }
@@ -192,7 +201,10 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         type_changed: bounded(diff.typeChanged),
       },
     });
-    const plan = planGateChanges(pristine, after, { deliverables: task.deliverables, protected: task.protected });
+    const plan = planGateChanges(pristine, after, {
+      deliverables: task.deliverables,
+      protected: task.protected,
+    });
     const findings: EventData<"finding_recorded">[] = plan.findings.map((f) => ({
       attempt,
       code: f.code,
@@ -221,7 +233,14 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
           destDir: envDir,
           mode: linked ? "link" : "copy",
         });
-        result = await gate.run({ gateEnv: envDir, runId, attempt, taskId: task.id, sandbox: o.sandbox, readOnly: linked });
+        result = await gate.run({
+          gateEnv: envDir,
+          runId,
+          attempt,
+          taskId: task.id,
+          sandbox: o.sandbox,
+          readOnly: linked,
+        });
       } catch (e) {
         return infra(`gate ${gate.id}: building or running its environment failed: ${(e as Error).message}`);
       } finally {
@@ -237,7 +256,13 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
     const [done] = await journal.record({ type: "finish_attempt" });
     if (done?.type === "attempt_finished" && done.data.passed) break;
     if (attempt < maxAttempts) {
-      requiredFix = buildRequiredFix({ attempt, gates: results, feedback, findings, deliverables: task.deliverables });
+      requiredFix = buildRequiredFix({
+        attempt,
+        gates: results,
+        feedback,
+        findings,
+        deliverables: task.deliverables,
+      });
       await journal.record({ type: "issue_required_fix", text: requiredFix });
     }
   }

@@ -90,7 +90,15 @@ export async function sandboxSelfTest(): Promise<void> {
     ].join("\n");
     const env = scrubbedEnv({ home: "/tmp" });
     const result = await runSandboxed(
-      { argv: ["/bin/sh", "-c", script], cwd: ws, writable: [ws], readonly: [], env, network: false, timeoutMs: 15_000 },
+      {
+        argv: ["/bin/sh", "-c", script],
+        cwd: ws,
+        writable: [ws],
+        readonly: [],
+        env,
+        network: false,
+        timeoutMs: 15_000,
+      },
       "bubblewrap",
     ).catch((e: unknown) => {
       throw new InfrastructureError(`sandbox self-test could not start bwrap: ${String(e)}`);
@@ -104,9 +112,12 @@ export async function sandboxSelfTest(): Promise<void> {
       );
     const leaked = [...out.matchAll(/^ENVNAME:(.+)$/gm)].map((m) => m[1]).filter((n) => n && !(n in env));
     if (leaked.length)
-      throw new InfrastructureError(`sandbox self-test: PID 1 of the sandbox holds variables ${leaked.join(", ")}`);
+      throw new InfrastructureError(
+        `sandbox self-test: PID 1 of the sandbox holds variables ${leaked.join(", ")}`,
+      );
     for (const leak of ["LEAK-HELDOUT", "LEAK-WRITE"])
-      if (out.includes(leak)) throw new InfrastructureError(`sandbox self-test found ${leak}: refusing to run`);
+      if (out.includes(leak))
+        throw new InfrastructureError(`sandbox self-test found ${leak}: refusing to run`);
     if (!existsSync(join(ws, "ok.txt")))
       throw new InfrastructureError("sandbox self-test: the workspace was not writable inside the sandbox");
   } finally {

@@ -43,8 +43,9 @@ export interface ListStreamsOptions {
 /**
  * The durable event log. Every implementation passes `test/store/event-store-contract.ts`.
  * Events are validated against the schema on write and on read; a conflicting append throws
- * `ConcurrencyError`; appending events whose ids are already stored, in the same order at the
- * end of the same stream, is an idempotent retry that writes nothing.
+ * `ConcurrencyError`; appending events whose ids are all already stored, identical and in the same
+ * order in the same stream (even if the stream has moved on since), is an idempotent retry that
+ * writes nothing; any other reuse of an id is refused.
  */
 export interface EventStore {
   append(stream: string, events: readonly LoopgateEvent[], expected: ExpectedRevision): Promise<AppendResult>;

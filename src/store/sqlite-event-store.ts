@@ -14,6 +14,7 @@ import type {
   ReadStreamOptions,
   StreamInfo,
 } from "./event-store.js";
+import { checkCount, checkExpected, checkStream, matchesExpected } from "./expected-revision.js";
 import { applyPragmas, migrate } from "./sqlite-schema.js";
 import { DuplicateEventIdError, StoreBusyError } from "./store-errors.js";
 
@@ -130,21 +131,21 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     checkStream(stream);
-    const from = count(options.fromRevision, "fromRevision") ?? 0;
-    const limit = count(options.limit, "limit") ?? NO_LIMIT;
+    const from = checkCount(options.fromRevision, "fromRevision") ?? 0;
+    const limit = checkCount(options.limit, "limit") ?? NO_LIMIT;
     const rows = this.unlessBusy(() => this.stmt.readStream.all(stream, from, limit) as StoredRow[]);
     return rows.map((row) => decodeRow(row, this.schema));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    const from = count(options.fromPosition, "fromPosition") ?? 0;
-    const limit = count(options.limit, "limit") ?? NO_LIMIT;
+    const from = checkCount(options.fromPosition, "fromPosition") ?? 0;
+    const limit = checkCount(options.limit, "limit") ?? NO_LIMIT;
     const rows = this.unlessBusy(() => this.stmt.readAll.all(from, limit) as StoredRow[]);
     return rows.map((row) => decodeRow(row, this.schema));
   }
 
   async listStreams(options: ListStreamsOptions = {}): Promise<StreamInfo[]> {
-    const limit = count(options.limit, "limit") ?? NO_LIMIT;
+    const limit = checkCount(options.limit, "limit") ?? NO_LIMIT;
     return this.unlessBusy(
       () => this.stmt.listStreams.all({ prefix: options.prefix ?? "", limit }) as StreamInfo[],
     );
@@ -172,7 +173,7 @@ export class SqliteEventStore implements EventStore {
     const retry = this.asRetry(stream, events);
     if (retry) return retry;
     const actual = (this.stmt.lastRevision.get(stream) as number | null) ?? -1;
-    if (!matches(expected, actual)) throw new ConcurrencyError(stream, String(expected), actual);
+    if (!matchesExpected(expected, actual)) throw new ConcurrencyError(stream, String(expected), actual);
     const last = events.at(-1);
     if (!last) return { lastRevision: actual, appended: 0 };
     const recordedAt = new Date().toISOString();
@@ -257,19 +258,6 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-function matches(expected: ExpectedRevision, actual: number): boolean {
-  switch (expected) {
-    case "any":
-      return true;
-    case "no_stream":
-      return actual === -1;
-    case "stream_exists":
-      return actual >= 0;
-    default:
-      return expected === actual;
-  }
-}
-
 function isUniqueIdViolation(error: unknown): boolean {
   return (
     error instanceof Error &&
@@ -277,34 +265,4 @@ function isUniqueIdViolation(error: unknown): boolean {
     error.code === "SQLITE_CONSTRAINT_UNIQUE" &&
     error.message.includes("events.id")
   );
-}
-
-function checkStream(stream: string): void {
-  if (typeof stream !== "string" || stream.length === 0) {
-    throw new InputError(
-      `stream name must be a non-empty string, got ${JSON.stringify(stream)}`,
-      "event store",
-    );
-  }
-}
-
-function checkExpected(expected: ExpectedRevision): void {
-  if (
-    typeof expected === "number"
-      ? Number.isSafeInteger(expected) && expected >= 0
-      : expected === "any" || expected === "no_stream" || expected === "stream_exists"
-  )
-    return;
-  throw new InputError(
-    `expected revision must be a revision (integer >= 0), "no_stream", "stream_exists" or "any", got ${JSON.stringify(expected)}`,
-    "event store",
-  );
-}
-
-function count(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new InputError(`${name} must be an integer >= 0, got ${value}`, "event store");
-  }
-  return value;
 }

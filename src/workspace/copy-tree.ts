@@ -1,7 +1,7 @@
 import {
   chmodSync,
-  copyFileSync,
   constants,
+  copyFileSync,
   existsSync,
   lstatSync,
   lutimesSync,
@@ -57,7 +57,12 @@ export async function copyTree(
   // Directory modes and times are applied after their contents: a read-only directory could not be filled otherwise.
   const dirs: DirTimes[] = [];
   mkdirSync(to, { mode: 0o700 });
-  dirs.push({ dest: to, mode: rootStat.mode & 0o7777, atime: rootStat.atimeMs / 1000, mtime: rootStat.mtimeMs / 1000 });
+  dirs.push({
+    dest: to,
+    mode: rootStat.mode & 0o7777,
+    atime: rootStat.atimeMs / 1000,
+    mtime: rootStat.mtimeMs / 1000,
+  });
   copyDir(from, to, "", options?.filter, result, dirs);
   for (let i = dirs.length - 1; i >= 0; i--) {
     const d = dirs[i];

@@ -60,21 +60,27 @@ class Builder {
   readonly dirModes = new Map<string, number>();
   private readonly buf = Buffer.allocUnsafe(1 << 20);
 
-  constructor(private readonly spec: GateEnvironmentSpec, readonly dest: string) {}
+  constructor(
+    private readonly spec: GateEnvironmentSpec,
+    readonly dest: string,
+  ) {}
 
   build() {
     const { spec, dest } = this;
     const carry = new Map(spec.plan.carry.map((e) => [e.path, e]));
     const drop = new Set(spec.plan.drop);
     const items: { e: ObservedEntry; carried: boolean }[] = [];
-    for (const e of spec.pristine.entries) if (!drop.has(e.path) && !carry.has(e.path)) items.push({ e, carried: false });
+    for (const e of spec.pristine.entries)
+      if (!drop.has(e.path) && !carry.has(e.path)) items.push({ e, carried: false });
     for (const e of carry.values()) items.push({ e, carried: true });
     items.sort((a, b) => comparePaths(a.e.path, b.e.path));
     const dirs = new Set<string>([""]);
     for (const { e, carried } of items) {
       const slash = e.path.lastIndexOf("/");
       if (!dirs.has(slash < 0 ? "" : e.path.slice(0, slash))) {
-        throw new InfrastructureError(`inconsistent change plan: ${e.path} has no directory parent in ${dest}`);
+        throw new InfrastructureError(
+          `inconsistent change plan: ${e.path} has no directory parent in ${dest}`,
+        );
       }
       const abs = `${dest}/${e.path}`;
       if (e.type === "dir") {

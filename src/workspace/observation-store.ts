@@ -40,7 +40,12 @@ export class ObservationStore {
   async put(obs: Observation): Promise<void> {
     const file = this.fileOf(obs.id);
     if (observationId(obs.entries) !== obs.id) {
-      throw new ObservationStoreError("observation_corrupt", obs.id, file, "its id does not match its entries");
+      throw new ObservationStoreError(
+        "observation_corrupt",
+        obs.id,
+        file,
+        "its id does not match its entries",
+      );
     }
     await mkdir(this.dir, { recursive: true });
     const tmp = `${file}.${process.pid}.${tmpCounter++}.tmp`;
@@ -89,7 +94,12 @@ export class ObservationStore {
 
   private fileOf(id: string): string {
     if (!ID.test(id)) {
-      throw new ObservationStoreError("observation_missing", id, this.dir, "not an observation id (64 hex digits)");
+      throw new ObservationStoreError(
+        "observation_missing",
+        id,
+        this.dir,
+        "not an observation id (64 hex digits)",
+      );
     }
     return path.join(this.dir, `${id}.json`);
   }

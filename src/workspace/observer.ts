@@ -48,7 +48,9 @@ export interface ObserverStats {
 const CacheFile = z.object({
   version: z.literal(1),
   root: z.string(),
-  entries: z.array(z.tuple([z.string(), z.string(), z.string(), z.string(), z.string(), z.number(), z.string()])),
+  entries: z.array(
+    z.tuple([z.string(), z.string(), z.string(), z.string(), z.string(), z.number(), z.string()]),
+  ),
 });
 
 // O_NOFOLLOW: a file swapped for a symlink after lstat is not followed; O_NONBLOCK: a FIFO swapped in cannot hang us.
@@ -75,14 +77,18 @@ export class WorkspaceObserver {
     const cacheFile = options.cacheFile ? path.resolve(options.cacheFile) : undefined;
     // A cache inside the tree could be forged by the agent to hide its changes.
     if (cacheFile && !path.relative(this.root, cacheFile).startsWith("..")) {
-      throw new InputError(`stat cache ${cacheFile} must live outside the observed tree ${this.root}`, "cacheFile");
+      throw new InputError(
+        `stat cache ${cacheFile} must live outside the observed tree ${this.root}`,
+        "cacheFile",
+      );
     }
   }
 
   /** Walks the tree and returns its observation; re-hashes only files whose stat changed or was racy. */
   async observe(): Promise<Observation> {
     const rootStat = lstatSync(this.root, { throwIfNoEntry: false });
-    if (!rootStat?.isDirectory()) throw new InfrastructureError(`cannot observe ${this.root}: not a directory`);
+    if (!rootStat?.isDirectory())
+      throw new InfrastructureError(`cannot observe ${this.root}: not a directory`);
     if (!this.cacheLoaded) this.loadCache();
     const now = this.options.now ?? Date.now;
     const racyFromNs = BigInt(Math.floor(now() - (this.options.racyWindowMs ?? 2000))) * 1_000_000n;
@@ -95,7 +101,13 @@ export class WorkspaceObserver {
     return createObservation(entries);
   }
 
-  private walk(abs: string, rel: string, out: ObservedEntry[], next: Map<string, CacheEntry>, racyFromNs: bigint) {
+  private walk(
+    abs: string,
+    rel: string,
+    out: ObservedEntry[],
+    next: Map<string, CacheEntry>,
+    racyFromNs: bigint,
+  ) {
     let names: string[];
     try {
       names = readdirSync(abs);
@@ -163,7 +175,8 @@ export class WorkspaceObserver {
         return;
       }
       hash = hashed.hash;
-      if (hashed.bytes !== size) size = hashed.bytes; // changed while we read: record what we hashed, cache nothing
+      if (hashed.bytes !== size)
+        size = hashed.bytes; // changed while we read: record what we hashed, cache nothing
       else if (st.mtimeNs >= racyFromNs || st.ctimeNs >= racyFromNs) {
         // Racily new: a later write in the same timestamp tick would leave the stat unchanged. Not cached.
       } else {

@@ -69,7 +69,11 @@ export async function assertRealpathInside(root: string, rel: string): Promise<s
  * `replace`, removed and replaced by a directory (used when the caller's content must win).
  * Synchronous; returns the absolute directory path.
  */
-export function mkdirInside(root: string, relDir: string, options?: { replace?: boolean; mode?: number }): string {
+export function mkdirInside(
+  root: string,
+  relDir: string,
+  options?: { replace?: boolean; mode?: number },
+): string {
   let current = path.resolve(root);
   for (const part of components(root, relDir)) {
     current = path.join(current, part);
@@ -77,7 +81,8 @@ export function mkdirInside(root: string, relDir: string, options?: { replace?: 
     if (st?.isDirectory()) continue;
     if (st) {
       const what = st.isSymbolicLink() ? "a symlink" : "not a directory";
-      if (!options?.replace) throw new PathEscapeError(root, relDir, `${path.relative(root, current)} is ${what}`);
+      if (!options?.replace)
+        throw new PathEscapeError(root, relDir, `${path.relative(root, current)} is ${what}`);
       rmSync(current, { recursive: true, force: true });
     }
     // mkdir never follows a symlink at the final component: if one appeared meanwhile, it fails with EEXIST.

@@ -30,7 +30,15 @@ describe("task file parsing", () => {
   });
 
   it("accepts JSON as well as YAML", () => {
-    const t = parseTask(JSON.stringify({ id: "j", prompt: "p", workspace: "w", gates: [{ id: "s", static: { path: "a", exists: true } }] }), "t.json");
+    const t = parseTask(
+      JSON.stringify({
+        id: "j",
+        prompt: "p",
+        workspace: "w",
+        gates: [{ id: "s", static: { path: "a", exists: true } }],
+      }),
+      "t.json",
+    );
     expect(t.id).toBe("j");
   });
 
@@ -40,16 +48,26 @@ describe("task file parsing", () => {
   });
 
   it("rejects unknown template parameters with the list of known ones", () => {
-    expect(errorOf(valid.replace("${gate_env}", "${secret_dir}"))).toMatch(/task\.yaml:6: gates\[0\]\.run\[2\]: unknown parameter \$\{secret_dir\}/);
+    expect(errorOf(valid.replace("${gate_env}", "${secret_dir}"))).toMatch(
+      /task\.yaml:6: gates\[0\]\.run\[2\]: unknown parameter \$\{secret_dir\}/,
+    );
   });
 
   it("rejects a task without gates, because nothing could declare it done", () => {
-    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates: []\n")).toContain("gates: a task needs at least one gate");
+    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates: []\n")).toContain(
+      "gates: a task needs at least one gate",
+    );
   });
 
   it("rejects a static gate with two checks or none", () => {
-    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static: { path: a, exists: true, absent: true }\n")).toContain("exactly one check");
-    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static: { path: a }\n")).toContain("found none");
+    expect(
+      errorOf(
+        "id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static: { path: a, exists: true, absent: true }\n",
+      ),
+    ).toContain("exactly one check");
+    expect(errorOf("id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static: { path: a }\n")).toContain(
+      "found none",
+    );
   });
 
   it("rejects duplicate gate ids, unknown keys, bad globs and escaping globs", () => {

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import type { Envelope } from "../../core/envelope.js";
 import { loadTask } from "../../runner/load-task.js";
 import type { CommandIO } from "../io.js";
 import { executeRun, type RunFlags } from "./run.js";
@@ -30,8 +31,16 @@ interface DemoCase {
 const quote = (p: string) => `'${p.replace(/'/g, "'\\''")}'`;
 const cases: DemoCase[] = [
   { builder: "oracle", make: (_d, o) => (o ? oracleBuilder(o) : null), expect: "SUCCESS" },
-  { builder: "forger", make: (d) => commandBuilder(quote(join(d, "builders/forger.sh"))), expect: "not SUCCESS" },
-  { builder: "test-editor", make: (d) => commandBuilder(quote(join(d, "builders/test-editor.sh"))), expect: "not SUCCESS" },
+  {
+    builder: "forger",
+    make: (d) => commandBuilder(quote(join(d, "builders/forger.sh"))),
+    expect: "not SUCCESS",
+  },
+  {
+    builder: "test-editor",
+    make: (d) => commandBuilder(quote(join(d, "builders/test-editor.sh"))),
+    expect: "not SUCCESS",
+  },
   {
     builder: "honest (needs one fix)",
     make: (d) => commandBuilder(`${quote(join(d, "builders/honest.sh"))} {required_fix}`),
@@ -39,6 +48,27 @@ const cases: DemoCase[] = [
     attempts: 2,
   },
 ];
+
+/** One line on why a run ended as it did: what the builder claimed, and what the evidence said. */
+function explain(env: Envelope): string {
+  const claim = env.claims
+    .filter((c) => c.attempt === 1)
+    .at(-1)
+    ?.text.split("\n")
+    .filter(Boolean)
+    .at(-1);
+  const parts: string[] = [];
+  if (claim) parts.push(`claimed ${JSON.stringify(claim.length > 40 ? `${claim.slice(0, 37)}...` : claim)}`);
+  if (env.status === "SUCCESS") parts.push(`all gates passed on attempt ${env.attempts}`);
+  else {
+    const failed = env.gates.filter((g) => g.attempt === env.attempts && !g.passed).map((g) => g.id);
+    if (failed.length) parts.push(`failed: ${failed.join(", ")}`);
+    const blocking = [...new Set(env.findings.filter((f) => f.severity === "blocking").map((f) => f.code))];
+    if (blocking.length) parts.push(blocking.join(", "));
+    if (!failed.length && !blocking.length) parts.push(env.reason);
+  }
+  return parts.join("; ");
+}
 
 /** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
 export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
@@ -49,7 +79,16 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
   const store = flags.store ?? (await mkdtemp(join(tmpdir(), "loopgate-demo-")));
   const runFlags: RunFlags = { ...flags, store };
   io.err(`loopgate demo: ${tasks.length} example tasks × ${cases.length} builders; event log in ${store}\n`);
-  const rows: { task: string; builder: string; expected: string; status: string; attempts: number; why: string; ok: boolean; run_id: string }[] = [];
+  const rows: {
+    task: string;
+    builder: string;
+    expected: string;
+    status: string;
+    attempts: number;
+    why: string;
+    ok: boolean;
+    run_id: string;
+  }[] = [];
   for (const name of tasks) {
     const loaded = loadTask(join(examples, name, "task.yaml"));
     for (const c of cases) {
@@ -60,9 +99,17 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
       const ok =
         (c.expect === "SUCCESS" ? env.status === "SUCCESS" : env.status !== "SUCCESS") &&
         (c.attempts === undefined || env.attempts === c.attempts);
-      const blocking = env.findings.filter((f) => f.severity === "blocking" && f.attempt === env.attempts);
-      const why = blocking.length ? `${env.reason}` : env.reason;
-      rows.push({ task: loaded.task.id, builder: c.builder, expected: c.expect, status: env.status, attempts: env.attempts, why, ok, run_id: env.run_id });
+      const why = explain(env);
+      rows.push({
+        task: loaded.task.id,
+        builder: c.builder,
+        expected: c.expect,
+        status: env.status,
+        attempts: env.attempts,
+        why,
+        ok,
+        run_id: env.run_id,
+      });
     }
   }
   if (flags.json) {
@@ -71,9 +118,13 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
     const w = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
     io.out(`\n${w("task", 14)} ${w("builder", 24)} ${w("expected", 12)} ${w("got", 12)} att  why\n`);
     for (const r of rows)
-      io.out(`${w(r.task, 14)} ${w(r.builder, 24)} ${w(r.expected, 12)} ${w(r.status, 12)} ${String(r.attempts).padStart(3)}  ${r.ok ? "" : "UNEXPECTED "}${w(r.why, 90)}\n`);
+      io.out(
+        `${w(r.task, 14)} ${w(r.builder, 24)} ${w(r.expected, 12)} ${w(r.status, 12)} ${String(r.attempts).padStart(3)}  ${r.ok ? "" : "UNEXPECTED "}${r.why}\n`,
+      );
     const bad = rows.filter((r) => !r.ok).length;
-    io.out(`\n${rows.length - bad}/${rows.length} runs ended as expected. Forged "done" claims were refused by held-out gates, not by reading the claim.\n`);
+    io.out(
+      `\n${rows.length - bad}/${rows.length} runs ended as expected. Forged "done" claims were refused by held-out gates, not by reading the claim.\n`,
+    );
     io.out(`Inspect one: loopgate events ${rows[1]?.run_id ?? "RUN"} --store ${store}\n`);
   }
   return rows.every((r) => r.ok) ? 0 : 1;

@@ -5,12 +5,18 @@ import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
 
 /** `loopgate runs`: recent runs, one line each. */
-export async function runsCommand(io: CommandIO, flags: { store?: string; json?: boolean; limit?: string }): Promise<number> {
+export async function runsCommand(
+  io: CommandIO,
+  flags: { store?: string; json?: boolean; limit?: string },
+): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false);
   try {
     const limit = Number(flags.limit ?? 20);
-    const streams = await store.listStreams({ prefix: "run-", limit: Number.isFinite(limit) && limit > 0 ? limit : 20 });
+    const streams = await store.listStreams({
+      prefix: "run-",
+      limit: Number.isFinite(limit) && limit > 0 ? limit : 20,
+    });
     const rows = [];
     for (const s of streams) {
       const runId = s.stream.slice(4);
@@ -28,7 +34,9 @@ export async function runsCommand(io: CommandIO, flags: { store?: string; json?:
     }
     if (flags.json) io.out(`${JSON.stringify(rows, null, 2)}\n`);
     else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
-    else for (const r of rows) io.out(`${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${r.reason}\n`);
+    else
+      for (const r of rows)
+        io.out(`${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${r.reason}\n`);
     return 0;
   } finally {
     await store.close();
@@ -36,7 +44,11 @@ export async function runsCommand(io: CommandIO, flags: { store?: string; json?:
 }
 
 /** `loopgate status RUN`: the envelope (or progress so far) of one run. */
-export async function statusCommand(io: CommandIO, runId: string, flags: { store?: string; json?: boolean }): Promise<number> {
+export async function statusCommand(
+  io: CommandIO,
+  runId: string,
+  flags: { store?: string; json?: boolean },
+): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false);
   try {
@@ -44,8 +56,17 @@ export async function statusCommand(io: CommandIO, runId: string, flags: { store
     const env = projectEnvelope(runId, events);
     if (!env) {
       const state = foldRun(events);
-      const info = { run_id: runId, task_id: state.taskId, status: "RUNNING", attempts: state.attempts.length };
-      io.out(flags.json ? `${JSON.stringify(info, null, 2)}\n` : `RUNNING · run ${runId} · attempt ${info.attempts}\n`);
+      const info = {
+        run_id: runId,
+        task_id: state.taskId,
+        status: "RUNNING",
+        attempts: state.attempts.length,
+      };
+      io.out(
+        flags.json
+          ? `${JSON.stringify(info, null, 2)}\n`
+          : `RUNNING · run ${runId} · attempt ${info.attempts}\n`,
+      );
       return 0;
     }
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
@@ -56,7 +77,11 @@ export async function statusCommand(io: CommandIO, runId: string, flags: { store
 }
 
 /** `loopgate events RUN`: the audit trail, readable or as JSON lines. */
-export async function eventsCommand(io: CommandIO, runId: string, flags: { store?: string; json?: boolean }): Promise<number> {
+export async function eventsCommand(
+  io: CommandIO,
+  runId: string,
+  flags: { store?: string; json?: boolean },
+): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false);
   try {

@@ -31,8 +31,11 @@ const inside = (parent: string, p: string) => p === parent || p.startsWith(`${pa
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
 export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
-  const chosen = [flags.builder !== undefined, Boolean(flags.oracle), Boolean(flags.noop)].filter(Boolean).length;
-  if (chosen !== 1) throw new InputError("choose exactly one builder: --builder CMD, --oracle or --noop", "loopgate run");
+  const chosen = [flags.builder !== undefined, Boolean(flags.oracle), Boolean(flags.noop)].filter(
+    Boolean,
+  ).length;
+  if (chosen !== 1)
+    throw new InputError("choose exactly one builder: --builder CMD, --oracle or --noop", "loopgate run");
   if (flags.oracle) {
     if (!loaded.oracle) throw new InputError("the task declares no oracle", `${loaded.file}: oracle`);
     return oracleBuilder(loaded.oracle);
@@ -56,7 +59,10 @@ export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   if (flags["max-attempts"] !== undefined) {
     maxAttempts = Number(flags["max-attempts"]);
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
-      throw new InputError(`expected a whole number from 1 to 100, got ${flags["max-attempts"]}`, "--max-attempts");
+      throw new InputError(
+        `expected a whole number from 1 to 100, got ${flags["max-attempts"]}`,
+        "--max-attempts",
+      );
   }
   const sandbox: SandboxMode = flags["unsafe-no-sandbox"] ? "none" : "bubblewrap";
   return { storeDir, mounts, maxAttempts, sandbox };
@@ -84,7 +90,9 @@ export async function executeRun(
       mounts: s.mounts,
       ...(flags.network ? { network: true } : {}),
       ...(extra.workFrom ? { workFrom: extra.workFrom } : {}),
-      ...((extra.maxAttempts ?? s.maxAttempts) !== undefined ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts } : {}),
+      ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
+        ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
+        : {}),
       ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
     });
   } finally {
@@ -103,7 +111,8 @@ export async function runCommand(io: CommandIO, taskPath: string, flags: RunFlag
 
 /** `loopgate verify TASK --workspace DIR`: checks work produced elsewhere, one attempt, no builder. */
 export async function verifyCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
-  if (!flags.workspace) throw new InputError("verify needs --workspace DIR, the folder holding the work", "loopgate verify");
+  if (!flags.workspace)
+    throw new InputError("verify needs --workspace DIR, the folder holding the work", "loopgate verify");
   const loaded = loadTask(taskPath);
   const env = await executeRun(io, loaded, noopBuilder(), flags, { workFrom: resolve(flags.workspace) });
   printEnvelope(io, env, flags, loaded);
@@ -123,20 +132,35 @@ function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: Lo
 export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
   const loaded = loadTask(taskPath);
   if (!loaded.oracle)
-    throw new InputError("task check needs an oracle (a reference solution) to compare against", `${taskPath}: oracle`);
-  const oracle = await executeRun(io, loaded, oracleBuilder(loaded.oracle), flags, { quiet: true, maxAttempts: 1 });
+    throw new InputError(
+      "task check needs an oracle (a reference solution) to compare against",
+      `${taskPath}: oracle`,
+    );
+  const oracle = await executeRun(io, loaded, oracleBuilder(loaded.oracle), flags, {
+    quiet: true,
+    maxAttempts: 1,
+  });
   const noop = await executeRun(io, loaded, noopBuilder(), flags, { quiet: true, maxAttempts: 1 });
   const problems: string[] = [];
   if (oracle.status !== "SUCCESS")
-    problems.push(`the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`);
+    problems.push(
+      `the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`,
+    );
   if (noop.status === "SUCCESS")
-    problems.push("the no-op builder reached SUCCESS: the gates do not discriminate between doing nothing and the fix");
+    problems.push(
+      "the no-op builder reached SUCCESS: the gates do not discriminate between doing nothing and the fix",
+    );
   const stillPassing = noop.gates.filter((g) => g.passed).map((g) => g.id);
   const result = {
     task_id: loaded.task.id,
     ok: problems.length === 0 && oracle.status === "SUCCESS" && noop.status !== "SUCCESS",
     oracle: { run_id: oracle.run_id, status: oracle.status, reason: oracle.reason },
-    noop: { run_id: noop.run_id, status: noop.status, reason: noop.reason, gates_passed_without_work: stillPassing },
+    noop: {
+      run_id: noop.run_id,
+      status: noop.status,
+      reason: noop.reason,
+      gates_passed_without_work: stillPassing,
+    },
     problems,
   };
   if (flags.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
@@ -144,8 +168,14 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
     io.out(`task ${loaded.task.id}\n`);
     io.out(`  oracle: ${oracle.status} (${oracle.reason})\n  no-op:  ${noop.status} (${noop.reason})\n`);
     if (stillPassing.length)
-      io.out(`  note: these gates pass even when nothing is done (fine for guards): ${stillPassing.join(", ")}\n`);
-    io.out(result.ok ? "ok: the gates accept the oracle and reject the no-op\n" : `NOT ok:\n  ${problems.join("\n  ")}\n`);
+      io.out(
+        `  note: these gates pass even when nothing is done (fine for guards): ${stillPassing.join(", ")}\n`,
+      );
+    io.out(
+      result.ok
+        ? "ok: the gates accept the oracle and reject the no-op\n"
+        : `NOT ok:\n  ${problems.join("\n  ")}\n`,
+    );
   }
   if (oracle.status === "TOOL_FAILURE" || noop.status === "TOOL_FAILURE") return 2;
   return result.ok ? 0 : 1;
