@@ -4,7 +4,7 @@ import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
 import type { Builder, BuilderContext, BuilderResult } from "./builder.js";
 import { splitCommandLine, substituteBuilderArgs } from "./command-line.js";
 
-const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib", "/etc/"];
+const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/"];
 
 /**
  * Runs argv as the builder, inside the sandbox: the run workspace read-write, the program itself

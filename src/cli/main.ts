@@ -38,6 +38,22 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       io.out(HELP);
       return command || flags.help ? 0 : 2;
     }
+    // A stray word (`run a.yaml b.yaml`) is refused rather than silently ignored.
+    const arity: Record<string, number> = {
+      run: 1,
+      verify: 1,
+      task: 2,
+      runs: 0,
+      status: 1,
+      events: 1,
+      demo: 0,
+    };
+    const most = arity[command];
+    if (most !== undefined && rest.length > most)
+      throw new LoopgateError(
+        "bad_input",
+        `loopgate ${command}: unexpected argument ${JSON.stringify(rest[most])}; see loopgate --help`,
+      );
     const need = (what: string) => {
       const v = rest[0];
       if (!v)
@@ -67,7 +83,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     }
   } catch (e) {
     if (e instanceof LoopgateError) {
-      io.err(`loopgate: ${e.message}\n`);
+      io.err(`${e.message.startsWith("loopgate ") ? e.message : `loopgate: ${e.message}`}\n`);
       return 2;
     }
     if (e instanceof TypeError && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {

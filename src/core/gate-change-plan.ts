@@ -184,6 +184,10 @@ export function planGateChanges(
     );
   }
 
+  // A directory carried implicitly after all is no longer "not carried".
+  const findings = raw.filter(
+    (f) => !(f.code === "change_outside_deliverables" && source.get(f.path) === "workspace"),
+  );
   const carry: ObservedEntry[] = [];
   const drop: string[] = [];
   for (const [path, s] of source) {
@@ -193,7 +197,7 @@ export function planGateChanges(
   }
   carry.sort((a, b) => comparePaths(a.path, b.path));
   drop.sort(comparePaths);
-  return { carry, drop, findings: boundFindings(raw) };
+  return { carry, drop, findings: boundFindings(findings) };
 }
 
 /** Folds findings under an ancestor with the same code, then caps each code with one summary finding. */
@@ -219,27 +223,26 @@ function boundFindings(raw: readonly ChangeFinding[]): ChangeFinding[] {
     keeperOf.set(`${f.code}\0${f.path}`, f);
     kept.push(f);
   }
-  const out: ChangeFinding[] = [];
-  const listed = new Map<ChangeFinding["code"], number>();
-  const overflow = new Map<ChangeFinding["code"], ChangeFinding[]>();
+  // Per code, list the findings that cover the most paths; fold the rest into one summary.
+  const byCode = new Map<ChangeFinding["code"], { f: ChangeFinding; n: number }[]>();
   for (const f of kept) {
-    const n = folded.get(f) ?? 0;
-    const g = n > 0 ? { ...f, detail: `${f.detail} (and ${n} more changed paths below it)` } : f;
-    const sameCode = listed.get(f.code) ?? 0;
-    if (sameCode < MAX_FINDINGS_PER_CODE) {
-      out.push(g);
-      listed.set(f.code, sameCode + 1);
-    } else {
-      const list = overflow.get(f.code) ?? [];
-      list.push(g);
-      overflow.set(f.code, list);
-    }
+    const list = byCode.get(f.code) ?? [];
+    list.push({ f, n: folded.get(f) ?? 0 });
+    byCode.set(f.code, list);
   }
-  for (const [code, rest] of overflow) {
-    const dir = rest.map((f) => parentOf(f.path)).reduce(commonDir);
-    const severity = rest.some((f) => f.severity === "blocking") ? "blocking" : "warning";
-    const detail = `${rest.length} more paths under ${dir || "."} have this finding and are not listed one by one`;
-    out.push({ code, severity, path: dir || ".", detail });
+  const out: ChangeFinding[] = [];
+  for (const [code, list] of byCode) {
+    list.sort((a, b) => b.n - a.n || comparePaths(a.f.path, b.f.path));
+    for (const { f, n } of list.slice(0, MAX_FINDINGS_PER_CODE)) {
+      out.push(n > 0 ? { ...f, detail: `${f.detail} (and ${n} more changed paths below it)` } : f);
+    }
+    const rest = list.slice(MAX_FINDINGS_PER_CODE);
+    if (rest.length === 0) continue;
+    const dir = rest.map(({ f }) => parentOf(f.path)).reduce(commonDir) || ".";
+    const paths = rest.reduce((sum, { n }) => sum + 1 + n, 0);
+    const severity = rest.some(({ f }) => f.severity === "blocking") ? "blocking" : "warning";
+    const detail = `${paths} more paths under ${dir} have this finding and are not listed one by one`;
+    out.push({ code, severity, path: dir, detail });
   }
   return out.sort(
     (a, b) =>

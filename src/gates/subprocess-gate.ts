@@ -1,3 +1,5 @@
+import { constants } from "node:os";
+import { isAbsolute, relative } from "node:path";
 import { parseDuration } from "../core/duration.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
@@ -6,6 +8,14 @@ import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
 import { type Gate, type GateContext, type GateResult, undecided } from "./gate.js";
 
 const LOG_LIMIT = 8000;
+
+/** Host prefixes that the gate sandbox mounts (see bubblewrapArgv), besides the gate environment. */
+const SANDBOX_VISIBLE = ["/usr/", "/etc/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"];
+
+function isInside(root: string, p: string): boolean {
+  const r = relative(root, p);
+  return r === "" || (r !== ".." && !r.startsWith("../") && !isAbsolute(r));
+}
 
 /** A gate that runs an argv in the gate environment: exit 0 passes, anything else does not. */
 export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null): Gate {
@@ -27,13 +37,28 @@ export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null)
       };
       const argv = spec.run.map((a) => renderTemplate(a, params));
       const program = argv[0] ?? "";
-      if (!resolveProgram(program, ctx.gateEnv)) {
-        // A bare name missing from the system is the machine's problem; a path missing from the
-        // gate environment is the work's (the builder may have deleted it).
-        const infra = program.includes("/")
-          ? null
-          : `gate ${spec.id}: program ${program} is not installed (searched /usr/local/bin:/usr/bin:/bin)`;
+      // Where the program comes from decides whose fault its absence is: a bare name or an absolute
+      // path outside the gate environment is the machine's; a path into the gate environment is the
+      // work's (the builder may have deleted it).
+      const fromHost = !program.includes("/") || (isAbsolute(program) && !isInside(ctx.gateEnv, program));
+      const resolved = resolveProgram(program, ctx.gateEnv);
+      if (!resolved) {
+        const infra = fromHost
+          ? `gate ${spec.id}: program ${program} is not installed` +
+            (program.includes("/") ? "" : " (searched /usr/local/bin:/usr/bin:/bin)")
+          : null;
         return undecided("spawn_failed", `cannot start ${program}: not found or not executable`, 0, infra);
+      }
+      // The gate sandbox mounts only the system directories and the gate environment: a host program
+      // elsewhere would fail inside as a plain "exit 1", blamed on the work.
+      if (ctx.sandbox === "bubblewrap" && fromHost && !SANDBOX_VISIBLE.some((d) => resolved.startsWith(d))) {
+        const why = `cannot start ${resolved}: the gate sandbox mounts only /usr, /etc, /bin, /sbin, /lib* and the gate environment`;
+        return undecided(
+          "spawn_failed",
+          why,
+          0,
+          `gate ${spec.id}: ${why}; install the program under /usr or ship it in the gate's heldout overlay`,
+        );
       }
       const env = scrubbedEnv({
         home: "/tmp",
@@ -76,6 +101,16 @@ export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null)
           error: "crashed",
           summary: `killed by ${r.signal}`,
         };
+      // bwrap reports a child killed by signal N as exit 128+N (as shells do): a crash, not a verdict.
+      const signal = ctx.sandbox === "bubblewrap" ? signalOfExit(r.exitCode) : null;
+      if (signal)
+        return {
+          ...base,
+          passed: false,
+          timed_out: false,
+          error: "crashed",
+          summary: `killed by ${signal} (bwrap reported exit ${r.exitCode})`,
+        };
       const passed = r.exitCode === 0;
       return {
         ...base,
@@ -86,4 +121,10 @@ export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null)
       };
     },
   };
+}
+
+/** The signal behind an exit status of 128+N, or null when the status is an ordinary exit. */
+function signalOfExit(code: number): string | null {
+  if (code <= 128) return null;
+  return Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] ?? null;
 }

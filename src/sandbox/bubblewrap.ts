@@ -38,8 +38,9 @@ export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
     else args.push("--ro-bind", dir, dir);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
-  for (const p of spec.readonly) args.push("--ro-bind", p, p);
+  // Writable mounts first, so a read-only mount nested inside one stays read-only.
   for (const p of spec.writable) args.push("--bind", p, p);
+  for (const p of spec.readonly) args.push("--ro-bind", p, p);
   args.push("--chdir", spec.cwd, "--", ...spec.argv);
   return args;
 }

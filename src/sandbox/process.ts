@@ -46,6 +46,9 @@ export class BoundedOutput {
   }
 }
 
+/** How long after the program exits its output pipes may stay open (descendants drain). */
+const EXIT_GRACE_MS = 2000;
+
 /**
  * Runs argv (never through a shell) in its own process group, with a complete environment, a hard
  * timeout that kills the whole group, and bounded output. Never throws for a child's failure.
@@ -63,13 +66,13 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
-    const onData = (buf: Buffer) => {
-      const s = buf.toString("utf8");
+    const onData = (s: string) => {
       out.push(s);
       options.onOutput?.(s);
     };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
+    // Decode per stream, so a multi-byte character split across two reads is not mangled.
+    child.stdout?.setEncoding("utf8").on("data", onData);
+    child.stderr?.setEncoding("utf8").on("data", onData);
     const killGroup = () => {
       if (child.pid === undefined) return;
       try {
@@ -82,11 +85,23 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       timedOut = true;
       killGroup();
     }, options.timeoutMs);
+    let grace: NodeJS.Timeout | undefined;
     child.on("error", (err) => {
       spawnError = `${program}: ${err.message}`;
     });
+    child.on("exit", () => {
+      // The program is done: a descendant still holding stdout (a background job) must neither keep
+      // the result waiting until the timeout nor outlive it. One that escaped the group (setsid)
+      // cannot be killed here, so after a grace period its pipes are closed instead of waited on.
+      killGroup();
+      grace = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, EXIT_GRACE_MS);
+    });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(grace);
       // Leave no descendant behind, even one that detached its stdio.
       killGroup();
       resolve({

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import {
-  type BigIntStats,
   closeSync,
   constants,
   lstatSync,
@@ -10,6 +9,7 @@ import {
   readlinkSync,
   readSync,
   renameSync,
+  type Stats,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
@@ -17,14 +17,18 @@ import { z } from "zod";
 import { InfrastructureError, InputError } from "../core/errors.js";
 import { createObservation, type Observation, type ObservedEntry } from "../core/observation.js";
 
-/** What one stat-cache entry remembers about a file: if all of it still matches, the hash does too. */
+/**
+ * What one stat-cache entry remembers about a file: if all of it still matches, the content does
+ * too. Times are float milliseconds (sub-microsecond resolution today): number stats cost less
+ * than bigint ones, and a same-size rewrite within that resolution is caught by the racy rule.
+ */
 interface CacheEntry {
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  mode: number;
-  hash: string;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** The entry this stat produced, reused as is while the stat matches (entries are frozen). */
+  entry: ObservedEntry;
 }
 
 /** Options of a WorkspaceObserver; `now` and `racyWindowMs` exist for tests and unusual filesystems. */
@@ -49,7 +53,15 @@ const CacheFile = z.object({
   version: z.literal(1),
   root: z.string(),
   entries: z.array(
-    z.tuple([z.string(), z.string(), z.string(), z.string(), z.string(), z.number(), z.string()]),
+    z.tuple([
+      z.string(),
+      z.number(),
+      z.number(),
+      z.number(),
+      z.number(),
+      z.number().int(),
+      z.string().regex(/^[0-9a-f]{64}$/),
+    ]),
   ),
 });
 
@@ -91,10 +103,10 @@ export class WorkspaceObserver {
       throw new InfrastructureError(`cannot observe ${this.root}: not a directory`);
     if (!this.cacheLoaded) this.loadCache();
     const now = this.options.now ?? Date.now;
-    const racyFromNs = BigInt(Math.floor(now() - (this.options.racyWindowMs ?? 2000))) * 1_000_000n;
+    const racyFrom = now() - (this.options.racyWindowMs ?? 2000);
     const next = new Map<string, CacheEntry>();
     const entries: ObservedEntry[] = [];
-    this.walk(this.root, "", entries, next, racyFromNs);
+    this.walk(this.root, "", entries, next, racyFrom);
     this.cache = next;
     this.stats.observations++;
     if (this.options.cacheFile) this.saveCache(this.options.cacheFile);
@@ -106,7 +118,7 @@ export class WorkspaceObserver {
     rel: string,
     out: ObservedEntry[],
     next: Map<string, CacheEntry>,
-    racyFromNs: bigint,
+    racyFrom: number,
   ) {
     let names: string[];
     try {
@@ -128,13 +140,13 @@ export class WorkspaceObserver {
         emitted.add(name);
         continue;
       }
-      const st = lstatSync(childAbs, { bigint: true, throwIfNoEntry: false });
+      const st = lstatSync(childAbs, { throwIfNoEntry: false });
       if (!st) continue;
-      const mode = Number(st.mode & 0o7777n);
-      if (st.isFile()) this.observeFile(childAbs, childRel, st, mode, out, next, racyFromNs);
+      const mode = st.mode & 0o7777;
+      if (st.isFile()) this.observeFile(childAbs, childRel, st, mode, out, next, racyFrom);
       else if (st.isDirectory()) {
         out.push({ path: childRel, type: "dir", mode, size: 0, hash: "" });
-        this.walk(childAbs, childRel, out, next, racyFromNs);
+        this.walk(childAbs, childRel, out, next, racyFrom);
       } else if (st.isSymbolicLink()) {
         const raw = readlinkSync(childAbs, { encoding: "buffer" });
         const target = raw.toString("utf8");
@@ -149,44 +161,44 @@ export class WorkspaceObserver {
   private observeFile(
     abs: string,
     rel: string,
-    st: BigIntStats,
+    st: Stats,
     mode: number,
     out: ObservedEntry[],
     next: Map<string, CacheEntry>,
-    racyFromNs: bigint,
+    racyFrom: number,
   ) {
     const cached = this.cache.get(rel);
-    let hash: string;
-    let size = Number(st.size);
     if (
       cached !== undefined &&
       cached.ino === st.ino &&
       cached.size === st.size &&
-      cached.mtimeNs === st.mtimeNs &&
-      cached.ctimeNs === st.ctimeNs &&
-      cached.mode === mode
+      cached.mtimeMs === st.mtimeMs &&
+      cached.ctimeMs === st.ctimeMs &&
+      cached.entry.mode === mode
     ) {
-      hash = cached.hash;
       this.stats.cacheHits++;
-    } else {
-      const hashed = this.hashFile(abs, size);
-      if (hashed === undefined) {
-        out.push({ path: rel, type: "other", mode, size: 0, hash: "" });
-        return;
-      }
-      hash = hashed.hash;
-      if (hashed.bytes !== size)
-        size = hashed.bytes; // changed while we read: record what we hashed, cache nothing
-      else if (st.mtimeNs >= racyFromNs || st.ctimeNs >= racyFromNs) {
-        // Racily new: a later write in the same timestamp tick would leave the stat unchanged. Not cached.
-      } else {
-        next.set(rel, { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode, hash });
-      }
-      out.push({ path: rel, type: "file", mode, size, hash });
+      next.set(rel, cached);
+      out.push(cached.entry);
       return;
     }
-    next.set(rel, cached);
-    out.push({ path: rel, type: "file", mode, size, hash });
+    const hashed = this.hashFile(abs, st.size);
+    if (hashed === undefined) {
+      out.push({ path: rel, type: "other", mode, size: 0, hash: "" });
+      return;
+    }
+    const entry = Object.freeze({
+      path: rel,
+      type: "file" as const,
+      mode,
+      size: hashed.bytes,
+      hash: hashed.hash,
+    });
+    out.push(entry);
+    // Not cached: a file that changed while we read it, or one racily new (a later write in the
+    // same timestamp tick would leave its stat unchanged), is hashed again next time.
+    if (hashed.bytes === st.size && st.mtimeMs < racyFrom && st.ctimeMs < racyFrom) {
+      next.set(rel, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, entry });
+    }
   }
 
   /** Hashes a file through one reused buffer; undefined if it cannot be opened as a regular file any more. */
@@ -235,15 +247,9 @@ export class WorkspaceObserver {
     try {
       const parsed = CacheFile.parse(JSON.parse(readFileSync(file, "utf8")));
       if (parsed.root !== this.root) return;
-      for (const [p, ino, size, mtimeNs, ctimeNs, mode, hash] of parsed.entries) {
-        this.cache.set(p, {
-          ino: BigInt(ino),
-          size: BigInt(size),
-          mtimeNs: BigInt(mtimeNs),
-          ctimeNs: BigInt(ctimeNs),
-          mode,
-          hash,
-        });
+      for (const [p, ino, size, mtimeMs, ctimeMs, mode, hash] of parsed.entries) {
+        const entry = Object.freeze({ path: p, type: "file" as const, mode, size, hash });
+        this.cache.set(p, { ino, size, mtimeMs, ctimeMs, entry });
       }
     } catch {
       // A missing or damaged cache only costs a full re-hash; it can never make an observation wrong.
@@ -254,12 +260,12 @@ export class WorkspaceObserver {
   private saveCache(file: string) {
     const entries = [...this.cache].map(([p, c]) => [
       p,
-      String(c.ino),
-      String(c.size),
-      String(c.mtimeNs),
-      String(c.ctimeNs),
-      c.mode,
-      c.hash,
+      c.ino,
+      c.size,
+      c.mtimeMs,
+      c.ctimeMs,
+      c.entry.mode,
+      c.entry.hash,
     ]);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ version: 1, root: this.root, entries }));

@@ -1,4 +1,5 @@
 import { projectEnvelope } from "../../core/envelope.js";
+import { InputError } from "../../core/errors.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { formatEnvelope, formatEvent } from "../format.js";
@@ -9,14 +10,13 @@ export async function runsCommand(
   io: CommandIO,
   flags: { store?: string; json?: boolean; limit?: string },
 ): Promise<number> {
+  const limit = flags.limit === undefined ? 20 : Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new InputError(`expected a whole number of at least 1, got ${flags.limit}`, "--limit");
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false);
   try {
-    const limit = Number(flags.limit ?? 20);
-    const streams = await store.listStreams({
-      prefix: "run-",
-      limit: Number.isFinite(limit) && limit > 0 ? limit : 20,
-    });
+    const streams = await store.listStreams({ prefix: "run-", limit });
     const rows = [];
     for (const s of streams) {
       const runId = s.stream.slice(4);
@@ -50,7 +50,7 @@ export async function statusCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false);
+  const store = openStore(dir, false, runId);
   try {
     const events = await readRun(store, dir, runId);
     const env = projectEnvelope(runId, events);
@@ -83,7 +83,7 @@ export async function eventsCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false);
+  const store = openStore(dir, false, runId);
   try {
     const events = await readRun(store, dir, runId);
     for (const e of events) io.out(flags.json ? `${JSON.stringify(e)}\n` : `${formatEvent(e)}\n`);

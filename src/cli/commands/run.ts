@@ -1,6 +1,8 @@
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import { splitCommandLine } from "../../builders/command-line.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { type LoadedTask, loadTask } from "../../runner/load-task.js";
@@ -41,7 +43,20 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
     return oracleBuilder(loaded.oracle);
   }
   if (flags.noop) return noopBuilder();
-  return commandBuilder(flags.builder as string);
+  return commandBuilder(anchorProgram(flags.builder as string));
+}
+
+const shellQuote = (w: string) => `'${w.replace(/'/g, "'\\''")}'`;
+
+/**
+ * A relative program path (`./my-agent.sh`, `agents/fix.sh`) means the caller's directory, as in a
+ * shell; the builder itself would look in the run workspace. Bare names still go through PATH.
+ */
+function anchorProgram(commandLine: string): string {
+  const words = splitCommandLine(commandLine);
+  const program = words[0] as string;
+  if (!program.includes("/") || isAbsolute(program) || !existsSync(resolve(program))) return commandLine;
+  return [resolve(program), ...words.slice(1)].map(shellQuote).join(" ");
 }
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */

@@ -1,0 +1,134 @@
+// Runs the loopgate CLI as a user does (`node bin/loopgate.js ...`) and captures what it prints.
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+
+/** The package root (where package.json and bin/ live). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const BIN = join(ROOT, "bin", "loopgate.js");
+export const EXAMPLES = ["js-slugify", "py-durations", "sh-csvcol"] as const;
+export type ExampleName = (typeof EXAMPLES)[number];
+
+/** What one CLI invocation produced. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node bin/loopgate.js ...args` with stdin closed and stdout/stderr as pipes (not a terminal). */
+export function loopgate(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  delete env.LOOPGATE_STORE; // a caller's store must never leak into (or out of) a test
+  if (options.env?.LOOPGATE_STORE) env.LOOPGATE_STORE = options.env.LOOPGATE_STORE;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 110_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Parses the whole of stdout as one JSON value; on failure the error shows what was printed. */
+export function parseStdout<T = unknown>(r: CliResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch (e) {
+    throw new Error(
+      `stdout is not one JSON value (${String(e)}); exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`,
+    );
+  }
+}
+
+/** A short description of a result, for assertion messages. */
+export const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+
+const temps: string[] = [];
+
+/** A fresh temporary folder, removed by `removeTemps()`. */
+export function tempDir(prefix = "loopgate-e2e-"): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+}
+
+/** Removes every folder `tempDir()` made in this test file. */
+export function removeTemps(): void {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export const exampleDir = (name: ExampleName) => join(ROOT, "examples", name);
+export const exampleTask = (name: ExampleName) => join(exampleDir(name), "task.yaml");
+
+/** The gate ids an example declares, read from its task.yaml (not from loopgate). */
+export function gateIdsOf(taskFile: string): string[] {
+  const doc = parseYaml(readFileSync(taskFile, "utf8")) as { gates: { id: string }[] };
+  return doc.gates.map((g) => g.id);
+}
+
+/** Writes a task folder (task.yaml, a one-file repo/, optionally an executable oracle) and returns the task file. */
+export function writeTask(yaml: string, options: { oracle?: string } = {}): string {
+  const dir = tempDir("loopgate-e2e-task-");
+  mkdirSync(join(dir, "repo"));
+  writeFileSync(join(dir, "repo", "greeting.txt"), "hello\n");
+  if (options.oracle !== undefined) {
+    writeFileSync(join(dir, "solution.sh"), options.oracle);
+    chmodSync(join(dir, "solution.sh"), 0o755);
+  }
+  const file = join(dir, "task.yaml");
+  writeFileSync(file, yaml);
+  return file;
+}
+
+/** The envelope of DESIGN.md's Contracts section, as far as the tests read it. */
+export interface Envelope {
+  run_id: string;
+  task_id: string;
+  status: "SUCCESS" | "ESCALATED" | "TOOL_FAILURE";
+  reason: string;
+  attempts: number;
+  gates: {
+    id: string;
+    attempt: number;
+    passed: boolean;
+    exit_code: number | null;
+    timed_out: boolean;
+    duration_ms: number;
+    log_excerpt: string;
+  }[];
+  findings: { attempt: number; code: string; severity: string; path?: string | null; detail?: string }[];
+  claims: { attempt: number; text: string; hedged: boolean }[];
+  audit: {
+    self_correction_count: number;
+    latency_ms: number;
+    hedge_warning: boolean;
+    cost: unknown;
+    tokens: unknown;
+    event_count: number;
+  };
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { parseTask } from "../../src/core/task.js";
+import { buildGateRegistry } from "../../src/gates/registry.js";
+
+const yaml = `
+id: slugify-unicode
+prompt: fix slugify
+workspace: ./repo
+gates:
+  - id: unit
+    run: ["node", "--test", "test/"]
+    heldout: ./heldout
+    timeout: 30s
+    feedback: log
+  - id: no-debug
+    static: { path: src/slugify.js, not_match: "console\\\\.log" }
+  - id: lint
+    run: ["npx", "eslint", "."]
+    heldout: ../shared/lint-config
+    writable: true
+  - id: smoke
+    run: ["sh", "-c", "true"]
+`;
+
+describe("buildGateRegistry", () => {
+  const gates = buildGateRegistry(parseTask(yaml, "task.yaml"), "/srv/tasks/slugify");
+
+  it("keeps declaration order and kinds", () => {
+    expect(gates.map((g) => [g.id, g.kind])).toEqual([
+      ["unit", "subprocess"],
+      ["no-debug", "static"],
+      ["lint", "subprocess"],
+      ["smoke", "subprocess"],
+    ]);
+  });
+
+  it("resolves heldout against the task's folder, not the process cwd", () => {
+    expect(gates[0]?.heldout).toBe("/srv/tasks/slugify/heldout");
+    expect(gates[2]?.heldout).toBe("/srv/tasks/shared/lint-config");
+  });
+
+  it("a gate without heldout, and a static gate, have none", () => {
+    expect(gates[3]?.heldout).toBeNull();
+    expect(gates[1]?.heldout).toBeNull();
+  });
+
+  it("carries feedback and writable, with the defaults where unset", () => {
+    expect(gates.map((g) => [g.feedback, g.writable])).toEqual([
+      ["log", false],
+      ["summary", false],
+      ["summary", true],
+      ["summary", false],
+    ]);
+  });
+});
