@@ -7,7 +7,7 @@ import { planGateChanges } from "../src/core/observation.js";
 import { copyTree } from "../src/workspace/copy-tree.js";
 import { buildGateEnvironment } from "../src/workspace/gate-environment.js";
 import { WorkspaceObserver } from "../src/workspace/observer.js";
-import type { BenchResult } from "./bench-result.js";
+import { type BenchResult, formatBenchTable } from "./bench-result.js";
 
 const FILES = 20_000;
 const RUNS = 5;
@@ -210,6 +210,6 @@ export async function benchWorkspace(): Promise<BenchResult[]> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const results = await benchWorkspace();
-  console.table(results);
+  console.log(formatBenchTable(results));
   if (results.some((r) => !r.met)) process.exitCode = 1;
 }

@@ -19,6 +19,8 @@ export interface BuilderContext {
   network: boolean;
   timeoutMs: number;
   onOutput?: (chunk: string) => void;
+  /** Aborted when the user interrupts the run. */
+  signal?: AbortSignal;
 }
 
 /** What one builder pass did. `infrastructure` is set when the builder could not run at all. */

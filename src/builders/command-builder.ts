@@ -47,6 +47,7 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
       timeoutMs: ctx.timeoutMs,
       maxOutputBytes: 16_000,
       ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
     ctx.sandbox,
   ).then((r) => ({

@@ -11,6 +11,8 @@ export interface GateContext {
   sandbox: SandboxMode;
   /** True when the gate environment holds hard links to pristine files and must be mounted read-only. */
   readOnly: boolean;
+  /** Aborted when the user interrupts the run. */
+  signal?: AbortSignal;
 }
 
 /** One gate's outcome: the event payload, plus whether loopgate itself (not the work) failed. */

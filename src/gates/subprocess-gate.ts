@@ -74,6 +74,7 @@ export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null)
           network: false,
           timeoutMs,
           maxOutputBytes: LOG_LIMIT,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         ctx.sandbox,
       );

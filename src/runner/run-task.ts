@@ -38,6 +38,8 @@ export interface RunTaskOptions {
   reporter?: RunReporter;
   clock?: () => Date;
   runId?: string;
+  /** Aborting stops the run at once: running processes are killed and the run ends in TOOL_FAILURE. */
+  signal?: AbortSignal;
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -120,7 +122,13 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const feedback: Record<string, Feedback> = Object.fromEntries(gates.map((g) => [g.id, g.feedback]));
   let requiredFix: string | null = null;
 
+  const interrupted = () =>
+    o.signal?.aborted
+      ? infra(`interrupted (${String(o.signal.reason ?? "aborted")}); the run did not finish`)
+      : null;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const stop = interrupted();
+    if (stop) return stop;
     await journal.record({ type: "start_attempt", requiredFix });
     rep.attemptStarted?.(attempt, maxAttempts);
     if (!o.workFrom) {
@@ -143,6 +151,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         network: o.network ?? task.builder.network,
         timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
         ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
       });
       await journal.record({
         type: "record_builder",
@@ -161,6 +170,8 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         durationMs: r.durationMs,
       });
       if (r.infrastructure) return infra(r.infrastructure);
+      const stopped = interrupted();
+      if (stopped) return stopped;
       const claim = r.output.trim().slice(-2000);
       if (claim)
         await journal.record(
@@ -240,12 +251,15 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
           taskId: task.id,
           sandbox: o.sandbox,
           readOnly: linked,
+          ...(o.signal ? { signal: o.signal } : {}),
         });
       } catch (e) {
         return infra(`gate ${gate.id}: building or running its environment failed: ${(e as Error).message}`);
       } finally {
         await rm(envDir, { recursive: true, force: true });
       }
+      const halted = interrupted();
+      if (halted) return halted;
       const { infrastructure, ...data } = result;
       const event = { attempt, gate_id: gate.id, ...data, log_excerpt: data.log_excerpt.slice(-16_000) };
       await journal.record({ type: "record_gate", data: event }, "gate");

@@ -19,6 +19,7 @@ export interface SandboxSpec {
   timeoutMs: number;
   maxOutputBytes?: number;
   onOutput?: (chunk: string) => void;
+  signal?: AbortSignal;
 }
 
 /** How processes are isolated: bubblewrap, or nothing at all when the user explicitly opted out. */
@@ -56,6 +57,7 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
     timeoutMs: spec.timeoutMs,
     ...(spec.maxOutputBytes !== undefined ? { maxOutputBytes: spec.maxOutputBytes } : {}),
     ...(spec.onOutput ? { onOutput: spec.onOutput } : {}),
+    ...(spec.signal ? { signal: spec.signal } : {}),
   };
   if (mode === "none") return runProcess(spec.argv, options);
   const bwrap = resolveProgram("bwrap", "/", `${SANDBOX_PATH}:/usr/sbin`);

@@ -19,6 +19,8 @@ export interface RunProcessOptions {
   timeoutMs: number;
   maxOutputBytes?: number;
   onOutput?: (chunk: string) => void;
+  /** Aborting kills the whole process group at once (the user pressed Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** Keeps the first and last bytes of a stream and counts what it cut. */
@@ -85,6 +87,9 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       timedOut = true;
       killGroup();
     }, options.timeoutMs);
+    const onAbort = () => killGroup();
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
     let grace: NodeJS.Timeout | undefined;
     child.on("error", (err) => {
       spawnError = `${program}: ${err.message}`;
@@ -101,6 +106,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
       clearTimeout(grace);
       // Leave no descendant behind, even one that detached its stdio.
       killGroup();

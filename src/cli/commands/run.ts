@@ -94,8 +94,18 @@ export async function executeRun(
   const s = runSettings(loaded, flags);
   const store = openStore(s.storeDir, true);
   const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY);
+  // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`);
+    controller.abort(sig);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     return await runTask({
+      signal: controller.signal,
       loaded,
       builder,
       store,
@@ -111,6 +121,8 @@ export async function executeRun(
       ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
     });
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     await store.close();
   }
 }

@@ -1,0 +1,182 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { InfrastructureError } from "../../src/core/errors.js";
+import { planGateChanges } from "../../src/core/observation.js";
+import { copyTree } from "../../src/workspace/copy-tree.js";
+import { buildGateEnvironment, type GateEnvironmentSpec } from "../../src/workspace/gate-environment.js";
+import { WorkspaceObserver } from "../../src/workspace/observer.js";
+import { useTempDirs, writeTree } from "./temp-dirs.js";
+
+const PRISTINE = {
+  "src/a.js": "a v1",
+  "src/b.js": "b v1",
+  "src/c.js": "c v1",
+  "test/a.test.js": "real test",
+  "docs/readme.md": "docs v1",
+  "package.json": "{}",
+  "spec/visible.test.js": "visible",
+};
+
+describe("buildGateEnvironment", () => {
+  const tmp = useTempDirs();
+
+  /** A pristine tree, a run workspace copied from it, and a function that plans and builds the env. */
+  async function setup(rules: { deliverables: string[]; protected: string[] }) {
+    const base = tmp();
+    const pristineDir = path.join(base, "pristine");
+    writeTree(pristineDir, PRISTINE);
+    const workspaceDir = path.join(base, "work");
+    await copyTree(pristineDir, workspaceDir);
+    const heldoutDir = path.join(base, "heldout");
+    writeTree(heldoutDir, { "spec/hidden.test.js": "held out", "src/expected.json": "[1]" });
+    const ws = (rel: string) => path.join(workspaceDir, rel);
+    const build = async (over: Partial<GateEnvironmentSpec> = {}) => {
+      const pristine = await new WorkspaceObserver(pristineDir).observe();
+      const workspace = await new WorkspaceObserver(workspaceDir).observe();
+      const plan = planGateChanges(pristine, workspace, rules);
+      const destDir = path.join(base, "env");
+      const spec = {
+        pristineDir,
+        pristine,
+        workspaceDir,
+        workspace,
+        plan,
+        heldoutDir,
+        destDir,
+        mode: "link" as const,
+      };
+      const env = await buildGateEnvironment({ ...spec, ...over });
+      return { env, plan, read: (rel: string) => readFileSync(path.join(env.dir, rel), "utf8"), destDir };
+    };
+    return { base, pristineDir, workspaceDir, ws, build };
+  }
+
+  it("carries deliverables, restores protected paths, drops outside changes and removed deliverables", async () => {
+    const { ws, build } = await setup({ deliverables: ["src/**"], protected: ["test", "package.json"] });
+    writeFileSync(ws("src/a.js"), "a v2");
+    rmSync(ws("src/b.js"));
+    writeFileSync(ws("src/new.js"), "new");
+    writeFileSync(ws("test/a.test.js"), "test.skip()");
+    writeFileSync(ws("package.json"), '{"scripts":{"test":"true"}}');
+    writeFileSync(ws("docs/readme.md"), "docs v2");
+    writeFileSync(ws("docs/extra.md"), "extra");
+    symlinkSync("/etc/passwd", ws("src/evil"));
+    rmSync(ws("src/c.js"));
+    symlinkSync("../../../etc/hostname", ws("src/c.js"));
+
+    const { env, plan, read } = await build();
+
+    expect(read("src/a.js")).toBe("a v2");
+    expect(read("src/new.js")).toBe("new");
+    expect(existsSync(path.join(env.dir, "src/b.js"))).toBe(false);
+    expect(read("test/a.test.js")).toBe("real test");
+    expect(read("package.json")).toBe("{}");
+    expect(read("docs/readme.md")).toBe("docs v1");
+    expect(existsSync(path.join(env.dir, "docs/extra.md"))).toBe(false);
+    expect(lstatSync(path.join(env.dir, "src/evil"), { throwIfNoEntry: false })).toBeUndefined();
+    expect(lstatSync(path.join(env.dir, "src/c.js"), { throwIfNoEntry: false })).toBeUndefined();
+    expect(read("spec/hidden.test.js")).toBe("held out");
+    expect(plan.findings.map((f) => f.code).sort()).toEqual([
+      "change_outside_deliverables",
+      "change_outside_deliverables",
+      "protected_path_modified",
+      "protected_path_modified",
+      "symlink_escapes_workspace",
+      "symlink_escapes_workspace",
+    ]);
+    // Copies: a.js, new.js and the overlay's two files. Links: test, package.json, readme, visible test.
+    expect(env).toMatchObject({ files: 8, linked: 4, copied: 4 });
+  });
+
+  it("hardlinks unchanged pristine files in link mode and copies carried ones", async () => {
+    const { pristineDir, ws, build } = await setup({ deliverables: [], protected: [] });
+    writeFileSync(ws("src/a.js"), "a v2");
+    const { env } = await build();
+    const ino = (p: string) => statSync(p).ino;
+    expect(ino(path.join(env.dir, "src/b.js"))).toBe(ino(path.join(pristineDir, "src/b.js")));
+    expect(ino(path.join(env.dir, "src/a.js"))).not.toBe(ino(ws("src/a.js")));
+    expect(readFileSync(path.join(env.dir, "src/a.js"), "utf8")).toBe("a v2");
+  });
+
+  it("shares no inode with pristine in copy mode", async () => {
+    const { pristineDir, build } = await setup({ deliverables: [], protected: [] });
+    const { env } = await build({ mode: "copy" });
+    expect(statSync(path.join(env.dir, "src/b.js")).ino).not.toBe(
+      statSync(path.join(pristineDir, "src/b.js")).ino,
+    );
+    expect(env.linked).toBe(0);
+  });
+
+  it("writes the overlay into real directories when the builder swapped its parent for a symlink to outside", async () => {
+    const { ws, build } = await setup({ deliverables: [], protected: [] });
+    const outside = tmp("lg-outside-");
+    rmSync(ws("spec"), { recursive: true });
+    symlinkSync(outside, ws("spec"));
+    const { env, read, plan, destDir } = await build();
+    expect(lstatSync(path.join(env.dir, "spec")).isDirectory()).toBe(true);
+    expect(read("spec/hidden.test.js")).toBe("held out");
+    expect(readdirSync(outside)).toEqual([]);
+
+    // Defence in depth: even a plan that wrongly carried the escaping link cannot redirect the overlay.
+    rmSync(destDir, { recursive: true });
+    const spec = (await new WorkspaceObserver(ws("")).observe()).entries.find((e) => e.path === "spec");
+    expect(spec?.type).toBe("symlink");
+    const leaky = { ...plan, carry: [...plan.carry, spec as NonNullable<typeof spec>], findings: [] };
+    const again = await build({ plan: leaky });
+    expect(lstatSync(path.join(again.env.dir, "spec")).isDirectory()).toBe(true);
+    expect(again.read("spec/hidden.test.js")).toBe("held out");
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("overlay wins over an inside symlink planted where a held-out directory or file goes", async () => {
+    const { ws, build } = await setup({ deliverables: [], protected: [] });
+    rmSync(ws("spec"), { recursive: true });
+    symlinkSync("src", ws("spec")); // not escaping, so it is carried
+    symlinkSync("a.js", ws("src/expected.json")); // an overlay write here must not land in a.js
+    writeFileSync(ws("src/a.js"), "builder's a");
+    const { env, read } = await build();
+    expect(lstatSync(path.join(env.dir, "spec")).isDirectory()).toBe(true);
+    expect(readdirSync(path.join(env.dir, "spec"))).toEqual(["hidden.test.js"]);
+    expect(existsSync(path.join(env.dir, "src/hidden.test.js"))).toBe(false);
+    expect(lstatSync(path.join(env.dir, "src/expected.json")).isFile()).toBe(true);
+    expect(read("src/expected.json")).toBe("[1]");
+    expect(read("src/a.js")).toBe("builder's a");
+    expect(existsSync(ws("hidden.test.js")) || existsSync(ws("src/hidden.test.js"))).toBe(false);
+  });
+
+  it("refuses a carried file that changed after it was observed, and leaves nothing behind", async () => {
+    const { ws, pristineDir, workspaceDir, base } = await setup({ deliverables: [], protected: [] });
+    writeFileSync(ws("src/a.js"), "a v2");
+    const pristine = await new WorkspaceObserver(pristineDir).observe();
+    const workspace = await new WorkspaceObserver(workspaceDir).observe();
+    const plan = planGateChanges(pristine, workspace, { deliverables: [], protected: [] });
+    writeFileSync(ws("src/a.js"), "a v3"); // same size, different content
+    const destDir = path.join(base, "env");
+    const spec = { pristineDir, pristine, workspaceDir, workspace, plan, destDir, mode: "link" as const };
+    const err = await buildGateEnvironment(spec).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InfrastructureError);
+    expect(String(err)).toContain(`src/a.js in ${workspaceDir} changed content`);
+    expect(existsSync(destDir)).toBe(false);
+
+    renameSync(ws("src/a.js"), ws("src/moved.js"));
+    await expect(buildGateEnvironment(spec)).rejects.toThrow(/src\/a\.js .* vanished/);
+  });
+
+  it("refuses an existing destination", async () => {
+    const { build, base } = await setup({ deliverables: [], protected: [] });
+    mkdirSync(path.join(base, "env"));
+    await expect(build()).rejects.toThrow(/already exists/);
+  });
+});
