@@ -1,3 +1,4 @@
+import type { ModelAdapter } from "../agent/model.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 
 /** Everything one builder pass gets. The builder sees the run workspace and nothing of the task's held-out side. */
@@ -35,6 +36,20 @@ export interface BuilderResult {
 
 /** Anything that changes the run workspace in one pass: an external agent, the oracle, or nothing. */
 export interface Builder {
-  descriptor: { kind: "command" | "oracle" | "noop" | "workspace"; command?: string };
+  descriptor: {
+    kind: "command" | "oracle" | "noop" | "workspace" | "agent";
+    command?: string;
+    max_turns?: number;
+    max_cost_usd?: number;
+  };
   run(ctx: BuilderContext): Promise<BuilderResult>;
+  /** Set for loopgate's built-in agent, whose loop the runner drives event by event instead of `run`. */
+  agent?: AgentSettings;
+}
+
+/** The built-in agent's model and the caps the user set on the command line. */
+export interface AgentSettings {
+  model: ModelAdapter;
+  maxTurns?: number;
+  maxCostUsd?: number;
 }

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { LoopgateError } from "../core/errors.js";
 import { demoCommand, packageRoot } from "./commands/demo.js";
 import { eventsCommand, runsCommand, statusCommand } from "./commands/inspect.js";
+import { resumeCommand } from "./commands/resume.js";
 import { type RunFlags, runCommand, taskCheckCommand, verifyCommand } from "./commands/run.js";
 import { HELP } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
@@ -19,6 +20,11 @@ const options = {
   "max-attempts": { type: "string" },
   "unsafe-no-sandbox": { type: "boolean" },
   limit: { type: "string" },
+  model: { type: "string" },
+  record: { type: "string" },
+  "base-url": { type: "string" },
+  "max-turns": { type: "string" },
+  "max-cost": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -47,6 +53,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       status: 1,
       events: 1,
       demo: 0,
+      resume: 1,
     };
     const most = arity[command];
     if (most !== undefined && rest.length > most)
@@ -76,6 +83,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         return await statusCommand(io, need("RUN"), flags);
       case "events":
         return await eventsCommand(io, need("RUN"), flags);
+      case "resume":
+        return await resumeCommand(io, need("RUN"), flags);
       case "demo":
         return await demoCommand(io, flags);
       default:

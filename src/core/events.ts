@@ -36,8 +36,11 @@ export const GateDeclaration = z.object({
 });
 
 export const BuilderDescriptor = z.object({
-  kind: z.enum(["command", "oracle", "noop", "workspace"]),
+  kind: z.enum(["command", "oracle", "noop", "workspace", "agent"]),
   command: z.string().optional(),
+  /** The built-in agent's command-line caps, kept so a resumed run enforces the same ones. */
+  max_turns: z.number().int().positive().optional(),
+  max_cost_usd: z.number().positive().optional(),
 });
 
 const data = {
@@ -96,6 +99,81 @@ const data = {
   required_fix_issued: z.object({ attempt, text: z.string().max(8000) }),
   infrastructure_failed: z.object({ attempt: z.number().int().nonnegative(), reason: z.string().max(4000) }),
   run_finished: z.object({ status: RunStatus, reason: z.string().max(4000) }),
+  // The built-in agent. Everything the loop does is one of these, appended before it is acted on.
+  goal_set: z.object({
+    attempt,
+    condition: z.string().nullable(),
+    predicates: z.array(z.record(z.string(), z.string())).min(1),
+    max_turns: z.number().int().positive(),
+  }),
+  model_responded: z.object({
+    attempt,
+    turn: z.number().int().positive(),
+    step: z.number().int().positive(),
+    text: z.string().max(100_000),
+    tool_calls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown() })),
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+    cost_usd: z.number().nonnegative().nullable(),
+    finish_reason: z.string(),
+  }),
+  model_failed: z.object({
+    attempt,
+    turn: z.number().int().positive(),
+    step: z.number().int().positive(),
+    kind: z.string(),
+    message: z.string().max(4000),
+    retryable: z.boolean(),
+    retry: z.number().int().nonnegative(),
+    backoff_ms: z.number().int().nonnegative().nullable(),
+  }),
+  tool_call_started: z.object({
+    attempt,
+    turn: z.number().int().positive(),
+    call_id: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    mutating: z.boolean(),
+  }),
+  tool_call_finished: z.object({
+    attempt,
+    call_id: z.string(),
+    name: z.string(),
+    valid: z.boolean(),
+    is_error: z.boolean(),
+    exit_code: z.number().int().nullable(),
+    subject: z.string().max(20_000),
+    content: z.string().max(40_000),
+    duration_ms: z.number().nonnegative(),
+  }),
+  tool_call_abandoned: z.object({ attempt, call_id: z.string(), reason: z.string().max(2000) }),
+  workspace_touched: z.object({ attempt, call_id: z.string(), observation_id: z.string() }),
+  goal_probed: z.object({
+    attempt,
+    turn: z.number().int().positive(),
+    predicate: z.record(z.string(), z.string()),
+    holds: z.boolean(),
+    detail: z.string().max(2000),
+  }),
+  goal_evaluated: z.object({
+    attempt,
+    turn: z.number().int().positive(),
+    outcome: z.enum(["completed", "continuing", "blocked"]),
+    unmet: z.array(z.string()),
+    reason: z.string().max(2000),
+  }),
+  continuation_queued: z.object({ attempt, turn: z.number().int().positive(), text: z.string().max(4000) }),
+  budget_exhausted: z.object({
+    attempt: z.number().int().nonnegative(),
+    cap: z.enum(["steps_per_turn", "turns", "tokens", "cost_usd", "wall_time", "model_retries"]),
+    limit: z.number(),
+    used: z.number(),
+  }),
+  run_resumed: z.object({
+    from_revision: z.number().int().nonnegative(),
+    in_doubt: z.array(z.string()),
+    action: z.string().max(2000),
+  }),
 } as const;
 
 /** The event types, past-tense noun_verb. */
@@ -131,6 +209,18 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("required_fix_issued"),
   variant("infrastructure_failed"),
   variant("run_finished"),
+  variant("goal_set"),
+  variant("model_responded"),
+  variant("model_failed"),
+  variant("tool_call_started"),
+  variant("tool_call_finished"),
+  variant("tool_call_abandoned"),
+  variant("workspace_touched"),
+  variant("goal_probed"),
+  variant("goal_evaluated"),
+  variant("continuation_queued"),
+  variant("budget_exhausted"),
+  variant("run_resumed"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

@@ -21,7 +21,26 @@ export type RunCommand =
   | { type: "finish_attempt" }
   | { type: "issue_required_fix"; text: string }
   | { type: "fail_infrastructure"; reason: string }
-  | { type: "finish_run" };
+  | { type: "finish_run" }
+  /** An event of the built-in agent's loop, appended as is while an attempt is open. */
+  | { type: "record_agent"; event: AgentEventBody }
+  | { type: "resume"; data: EventData<"run_resumed"> };
+
+/** The agent loop's event types: recorded inside an attempt, folded by the agent's own projection. */
+export const agentEventTypes = [
+  "goal_set",
+  "model_responded",
+  "model_failed",
+  "tool_call_started",
+  "tool_call_finished",
+  "tool_call_abandoned",
+  "workspace_touched",
+  "goal_probed",
+  "goal_evaluated",
+  "continuation_queued",
+  "budget_exhausted",
+] as const;
+export type AgentEventBody = Extract<EventBody, { type: (typeof agentEventTypes)[number] }>;
 
 /** What one gate run decided, as the verdict needs it. */
 export interface GateOutcome {
@@ -47,6 +66,8 @@ export interface RunState {
   /** Blocking findings by attempt number. */
   blocking: Map<number, string[]>;
   infrastructure: string | null;
+  /** The first budget cap that stopped the run, named. */
+  capReached: string | null;
   finished: { status: RunStatus; reason: string } | null;
 }
 
@@ -61,6 +82,7 @@ export function initialState(): RunState {
     gateRuns: new Map(),
     blocking: new Map(),
     infrastructure: null,
+    capReached: null,
     finished: null,
   };
 }
@@ -104,6 +126,30 @@ export function evolve(state: RunState, event: EventBody): RunState {
       return { ...state, infrastructure: state.infrastructure ?? event.data.reason };
     case "run_finished":
       return { ...state, finished: { status: event.data.status, reason: event.data.reason } };
+    case "budget_exhausted":
+      return {
+        ...state,
+        capReached:
+          state.capReached ??
+          `budget cap ${event.data.cap} reached (${event.data.used} of ${event.data.limit})`,
+      };
+    case "goal_evaluated": {
+      if (event.data.outcome !== "blocked") return state;
+      const blocking = new Map(state.blocking);
+      const label = `goal_blocked (${event.data.reason})`;
+      blocking.set(event.data.attempt, [...(blocking.get(event.data.attempt) ?? []), label]);
+      return { ...state, blocking };
+    }
+    case "goal_set":
+    case "model_responded":
+    case "model_failed":
+    case "tool_call_started":
+    case "tool_call_finished":
+    case "tool_call_abandoned":
+    case "workspace_touched":
+    case "goal_probed":
+    case "continuation_queued":
+    case "run_resumed":
     case "workspace_observed":
     case "builder_finished":
     case "workspace_changed":
@@ -158,6 +204,7 @@ export function attemptFailureReason(state: RunState, n: number): string {
 /** The derived verdict: SUCCESS only when the final attempt's own gate runs all passed. */
 export function verdict(state: RunState): { status: RunStatus; reason: string } {
   if (state.infrastructure !== null) return { status: "TOOL_FAILURE", reason: state.infrastructure };
+  if (state.capReached !== null) return { status: "ESCALATED", reason: state.capReached };
   const n = state.attempts.length;
   if (n === 0) return { status: "ESCALATED", reason: "no attempt ran" };
   if (attemptPassed(state, n))
@@ -224,6 +271,11 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       if (!open?.closed) throw new DomainError("issue_required_fix: the attempt has not finished");
       if (attemptPassed(state, n)) throw new DomainError("issue_required_fix: the attempt passed");
       return [{ type: "required_fix_issued", data: { attempt: n, text: command.text } }];
+    case "record_agent":
+      needOpen(command.event.data.attempt);
+      return [command.event];
+    case "resume":
+      return [{ type: "run_resumed", data: command.data }];
     case "fail_infrastructure":
       return [{ type: "infrastructure_failed", data: { attempt: n, reason: command.reason } }];
     case "finish_run": {

@@ -88,6 +88,27 @@ const staticCheck = z
     }
   });
 
+/** One trusted-evidence predicate of a goal. */
+export const GoalPredicate = z.union([
+  z.object({ command_succeeded: z.string().min(1).max(500) }).strict(),
+  z.object({ gate_passed: gateId }).strict(),
+  z.object({ file_exists: relPath }).strict(),
+]);
+export type GoalPredicate = z.infer<typeof GoalPredicate>;
+
+/**
+ * The goal the built-in agent's turns are gated on: every predicate must hold on trusted evidence.
+ * Free text alone is refused, because nothing could check it.
+ */
+const GoalSchema = z
+  .object({
+    condition: z.string().max(2000).optional(),
+    all: z
+      .array(GoalPredicate)
+      .min(1, "a goal needs at least one checkable predicate (command_succeeded, gate_passed, file_exists)"),
+  })
+  .strict();
+
 const subprocessGate = z
   .object({
     id: gateId,
@@ -118,13 +139,17 @@ export const TaskSchema = z
     budget: z
       .object({
         attempts: z.number().int().min(1).max(100).default(3),
-        turns: z.number().int().positive().optional(),
+        turns: z.number().int().min(1).max(1000).default(20),
+        steps_per_turn: z.number().int().min(1).max(1000).default(50),
+        tokens: z.number().int().positive().optional(),
+        cost_usd: z.number().positive().optional(),
+        wall_time: duration.optional(),
         repairs: z.number().int().nonnegative().optional(),
         step_checks: z.number().int().nonnegative().optional(),
-        cost_usd: z.number().positive().optional(),
       })
       .strict()
-      .default({ attempts: 3 }),
+      .default({ attempts: 3, turns: 20, steps_per_turn: 50 }),
+    goal: GoalSchema.optional(),
     builder: z
       .object({ timeout: duration.default("10m"), network: z.boolean().default(false) })
       .strict()
@@ -138,6 +163,14 @@ export const TaskSchema = z
       if (seen.has(g.id))
         ctx.addIssue({ code: "custom", path: ["gates", i, "id"], message: `duplicate gate id ${g.id}` });
       seen.add(g.id);
+    });
+    t.goal?.all.forEach((p, i) => {
+      if ("gate_passed" in p && !t.gates.some((g) => g.id === p.gate_passed))
+        ctx.addIssue({
+          code: "custom",
+          path: ["goal", "all", i, "gate_passed"],
+          message: `no gate ${p.gate_passed}; declared: ${t.gates.map((g) => g.id).join(", ")}`,
+        });
     });
     if (t.judge !== undefined)
       ctx.addIssue({

@@ -15,4 +15,5 @@ export interface RunReporter {
   gateStarted?(attempt: number, gateId: string): void;
   gateFinished?(attempt: number, gateId: string, result: GateResult): void;
   runFinished?(envelope: Envelope): void;
+  agentStep?(info: { turn: number; step: number; tool?: string; tokens: number; costUsd: number }): void;
 }

@@ -18,6 +18,23 @@ export class RunJournal {
     private readonly newId: () => string,
   ) {}
 
+  /** A journal that continues a stored run: its events are folded, new ones append after them. */
+  static resume(
+    store: EventStore,
+    runId: string,
+    events: readonly LoopgateEvent[],
+    clock: () => Date,
+    newId: () => string,
+  ): RunJournal {
+    const j = new RunJournal(store, runId, clock, newId);
+    for (const e of events) {
+      j.state = evolve(j.state, e);
+      j.events.push(e);
+    }
+    j.revision = events.length - 1;
+    return j;
+  }
+
   /** The stream name of a run. */
   static stream(runId: string): string {
     return `run-${runId}`;
@@ -39,6 +56,16 @@ export class RunJournal {
       this.state = evolve(this.state, e);
       this.events.push(e);
     }
+    crashForTests(this.events.length);
     return events;
   }
+}
+
+/**
+ * Fault injection for the crash-and-resume tests: with LOOPGATE_FAULT_KILL_AFTER_EVENTS=N the process
+ * kills itself (SIGKILL, no clean-up) right after the run's N-th event is durably appended.
+ */
+function crashForTests(count: number): void {
+  const at = process.env.LOOPGATE_FAULT_KILL_AFTER_EVENTS;
+  if (at !== undefined && Number(at) === count) process.kill(process.pid, "SIGKILL");
 }

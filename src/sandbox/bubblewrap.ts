@@ -20,6 +20,8 @@ export interface SandboxSpec {
   maxOutputBytes?: number;
   onOutput?: (chunk: string) => void;
   signal?: AbortSignal;
+  /** Fed to the sandboxed process's stdin. */
+  input?: string | Buffer;
 }
 
 /** How processes are isolated: bubblewrap, or nothing at all when the user explicitly opted out. */
@@ -58,6 +60,7 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
     ...(spec.maxOutputBytes !== undefined ? { maxOutputBytes: spec.maxOutputBytes } : {}),
     ...(spec.onOutput ? { onOutput: spec.onOutput } : {}),
     ...(spec.signal ? { signal: spec.signal } : {}),
+    ...(spec.input !== undefined ? { input: spec.input } : {}),
   };
   if (mode === "none") return runProcess(spec.argv, options);
   const bwrap = resolveProgram("bwrap", "/", `${SANDBOX_PATH}:/usr/sbin`);

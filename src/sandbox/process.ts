@@ -21,6 +21,8 @@ export interface RunProcessOptions {
   onOutput?: (chunk: string) => void;
   /** Aborting kills the whole process group at once (the user pressed Ctrl-C). */
   signal?: AbortSignal;
+  /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
+  input?: string | Buffer;
 }
 
 /** Keeps the first and last bytes of a stream and counts what it cut. */
@@ -65,9 +67,14 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
     const child = spawn(program ?? "", args, {
       cwd: options.cwd,
       env: { ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true,
     });
+    if (options.input !== undefined && child.stdin) {
+      // A child that exits without reading all of its input closes the pipe: EPIPE is not our failure.
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.input);
+    }
     const onData = (s: string) => {
       out.push(s);
       options.onOutput?.(s);

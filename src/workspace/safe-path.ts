@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { LoopgateError } from "../core/errors.js";
+import { InfrastructureError, LoopgateError } from "../core/errors.js";
 
 /** A path that would resolve outside the root it must stay in (`..`, absolute, NUL, or a symlink on the way). */
 export class PathEscapeError extends LoopgateError {
@@ -47,14 +47,19 @@ function isInside(root: string, p: string): boolean {
  */
 export async function assertRealpathInside(root: string, rel: string): Promise<string> {
   const parts = components(root, rel);
-  const realRoot = await realpath(root);
+  const realRoot = await realpath(root).catch((e: unknown) => {
+    throw new InfrastructureError(`root ${root} cannot be resolved (${(e as NodeJS.ErrnoException).code})`, {
+      cause: e,
+    });
+  });
   // Find the longest existing prefix: only it can contain symlinks; the rest will be created as plain entries.
   for (let n = parts.length; n >= 0; n--) {
     let real: string;
     try {
       real = await realpath(path.join(realRoot, ...parts.slice(0, n)));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") continue;
       throw e;
     }
     if (!isInside(realRoot, real)) throw new PathEscapeError(root, rel, `it resolves to ${real}`);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { agentBuilder } from "../../agent/agent-builder.js";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { splitCommandLine } from "../../builders/command-line.js";
@@ -27,17 +28,54 @@ export interface RunFlags {
   network?: boolean;
   "max-attempts"?: string;
   "unsafe-no-sandbox"?: boolean;
+  model?: string;
+  record?: string;
+  "base-url"?: string;
+  "max-turns"?: string;
+  "max-cost"?: string;
+}
+
+/** Parses a positive number flag; a bad value is an InputError naming the flag. */
+export function numberFlag(value: string | undefined, flag: string, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new InputError(
+      `expected a positive ${integer ? "whole " : ""}number, got ${JSON.stringify(value)}`,
+      flag,
+    );
+  return n;
 }
 
 const inside = (parent: string, p: string) => p === parent || p.startsWith(`${parent}/`);
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
 export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
-  const chosen = [flags.builder !== undefined, Boolean(flags.oracle), Boolean(flags.noop)].filter(
-    Boolean,
-  ).length;
+  const chosen = [
+    flags.builder !== undefined,
+    Boolean(flags.oracle),
+    Boolean(flags.noop),
+    flags.model !== undefined,
+  ].filter(Boolean).length;
   if (chosen !== 1)
-    throw new InputError("choose exactly one builder: --builder CMD, --oracle or --noop", "loopgate run");
+    throw new InputError(
+      "choose exactly one builder: --model PROVIDER:MODEL, --builder CMD, --oracle or --noop",
+      "loopgate run",
+    );
+  if (flags.model === undefined)
+    for (const f of ["record", "max-turns", "max-cost", "base-url"] as const)
+      if (flags[f] !== undefined)
+        throw new InputError("applies only to the built-in agent (--model)", `--${f}`);
+  if (flags.model !== undefined) {
+    const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
+    const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
+    return agentBuilder(flags.model, {
+      ...(flags.record !== undefined ? { record: flags.record } : {}),
+      ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    });
+  }
   if (flags.oracle) {
     if (!loaded.oracle) throw new InputError("the task declares no oracle", `${loaded.file}: oracle`);
     return oracleBuilder(loaded.oracle);

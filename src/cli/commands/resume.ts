@@ -1,0 +1,64 @@
+import { agentBuilder } from "../../agent/agent-builder.js";
+import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import { InputError } from "../../core/errors.js";
+import { resumeRun } from "../../runner/resume-run.js";
+import { openStore, storeDirFrom } from "../context.js";
+import { formatEnvelope } from "../format.js";
+import type { CommandIO } from "../io.js";
+import { progressReporter } from "../progress.js";
+import { exitCodeOf } from "./inspect.js";
+import { numberFlag, type RunFlags } from "./run.js";
+
+/** `loopgate resume RUN`: continues an interrupted run from its log. */
+export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
+  const dir = storeDirFrom(flags.store, ".loopgate");
+  const store = openStore(dir, false, runId);
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort(sig);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
+    const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
+    const env = await resumeRun({
+      runId,
+      store,
+      storeDir: dir,
+      allowEnv: flags["builder-env"] ?? [],
+      mounts: flags["builder-mount"] ?? [],
+      signal: controller.signal,
+      ...(!flags.json || io.stderr.isTTY ? { reporter: progressReporter(io.stderr) } : {}),
+      builder: (d, responses) => {
+        switch (d.kind) {
+          case "agent":
+            return agentBuilder(d.command ?? "", {
+              position: responses,
+              ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
+              ...((maxTurns ?? d.max_turns) !== undefined ? { maxTurns: maxTurns ?? d.max_turns } : {}),
+              ...((maxCostUsd ?? d.max_cost_usd) !== undefined
+                ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
+                : {}),
+            });
+          case "command":
+            return commandBuilder(d.command ?? "");
+          case "oracle":
+            return oracleBuilder(d.command ?? "");
+          case "noop":
+          case "workspace":
+            return noopBuilder();
+          default:
+            throw new InputError(`cannot rebuild a builder of kind ${String(d.kind)}`);
+        }
+      },
+    });
+    io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
+    return exitCodeOf(env.status);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await store.close();
+  }
+}

@@ -1,0 +1,76 @@
+import type { LoopgateEvent } from "./events.js";
+import type { GoalPredicate } from "./task.js";
+
+/** Origins whose events may count as evidence. Model text and continuation prompts never do. */
+const TRUSTED = new Set(["runtime", "gate", "operator"]);
+
+/** A predicate in one line: `command_succeeded: node --test`. */
+export function describePredicate(p: Readonly<Record<string, string>>): string {
+  const [k, v] = Object.entries(p)[0] ?? ["?", "?"];
+  return `${k}: ${v}`;
+}
+
+/** The outcome of the goal gate at the end of a turn. */
+export interface GoalEvaluation {
+  outcome: "completed" | "continuing" | "blocked";
+  unmet: string[];
+  reason: string;
+}
+
+/**
+ * Whether one predicate holds on trusted evidence inside the window (events after the goal was set,
+ * in log order). A command counts only if it exited 0 and no later tool call changed the workspace;
+ * gate and file predicates count only from loopgate's own probes at the end of this turn.
+ */
+export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[], turn: number): boolean {
+  const trusted = window.filter((e) => TRUSTED.has(e.meta.origin));
+  if ("command_succeeded" in p) {
+    for (let i = trusted.length - 1; i >= 0; i--) {
+      const e = trusted[i];
+      if (e?.type !== "tool_call_finished" || e.data.name !== "bash" || !e.data.valid) continue;
+      if (e.data.is_error || e.data.exit_code !== 0 || !e.data.subject.includes(p.command_succeeded))
+        continue;
+      const callId = e.data.call_id;
+      const stale = trusted
+        .slice(i + 1)
+        .some((x) => x.type === "workspace_touched" && x.data.call_id !== callId);
+      return !stale;
+    }
+    return false;
+  }
+  const key = "gate_passed" in p ? "gate_passed" : "file_exists";
+  const value = "gate_passed" in p ? p.gate_passed : p.file_exists;
+  const probe = trusted.findLast(
+    (e) => e.type === "goal_probed" && e.data.turn === turn && e.data.predicate[key] === value,
+  );
+  return probe?.type === "goal_probed" && probe.data.holds;
+}
+
+/** The goal gate: completed when every predicate holds; otherwise continuing until the turn budget, then blocked. */
+export function evaluateGoal(
+  predicates: readonly GoalPredicate[],
+  window: readonly LoopgateEvent[],
+  turn: number,
+  maxTurns: number,
+): GoalEvaluation {
+  const unmet = predicates.filter((p) => !predicateHolds(p, window, turn)).map((p) => describePredicate(p));
+  if (unmet.length === 0)
+    return { outcome: "completed", unmet, reason: `all ${predicates.length} goal predicates hold` };
+  if (turn < maxTurns)
+    return { outcome: "continuing", unmet, reason: `turn ${turn} of ${maxTurns}: unmet ${unmet.join("; ")}` };
+  return {
+    outcome: "blocked",
+    unmet,
+    reason: `turn budget spent (${turn} of ${maxTurns}); unmet ${unmet.join("; ")}`,
+  };
+}
+
+/** The continuation prompt: tagged as non-evidence, built from the unmet predicates only. */
+export function continuationPrompt(unmet: readonly string[]): string {
+  return [
+    "[loopgate] The goal is not met yet. Still unmet, on loopgate's own evidence:",
+    ...unmet.map((u) => `- ${u}`),
+    "Keep working. Commands count only when loopgate ran them for you and they exited 0 after your last change.",
+    "This reminder is not evidence of completion.",
+  ].join("\n");
+}

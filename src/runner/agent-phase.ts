@@ -1,0 +1,145 @@
+import { lstat, mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { type AgentOutcome, describeGoal, runAgentAttempt } from "../agent/agent-loop.js";
+import { defaultTools } from "../agent/tools/registry.js";
+import { parseDuration } from "../core/duration.js";
+import type { LoopgateEvent } from "../core/events.js";
+import { planGateChanges } from "../core/observation.js";
+import type { GoalPredicate } from "../core/task.js";
+import { buildGateEnvironment } from "../workspace/gate-environment.js";
+import { WorkspaceObserver } from "../workspace/observer.js";
+import { assertRealpathInside } from "../workspace/safe-path.js";
+import type { RunContext } from "./run-context.js";
+import { lastObservationId } from "./run-driver.js";
+
+const SYSTEM = `You are a coding agent working inside a sandboxed copy of a repository (your working directory).
+Use the tools to inspect and change files and to run commands. Work until the task is really done, then
+answer without calling tools. loopgate checks your work with tests you cannot see; saying that you are done,
+or that tests pass, does not make it so: only what loopgate observes counts.`;
+
+/** Runs (or continues) the built-in agent's turn loop for attempt `n`, wired to the run's log and workspace. */
+export async function runAgentPhase(
+  ctx: RunContext,
+  n: number,
+  requiredFix: string | null,
+): Promise<AgentOutcome> {
+  const agent = ctx.builder.agent;
+  if (!agent) throw new Error("runAgentPhase needs the built-in agent");
+  const task = ctx.loaded.task;
+  const observer = new WorkspaceObserver(ctx.workspace, {
+    cacheFile: join(ctx.runDir, "observer-cache.json"),
+  });
+  const goal = task.goal ? { condition: task.goal.condition ?? null, predicates: task.goal.all } : null;
+  const prompt = [
+    task.prompt,
+    goal ? `\n${describeGoal(goal)}` : "",
+    requiredFix ? `\n\n## Required fix\n\n${requiredFix}` : "",
+  ].join("");
+  const wall = task.budget.wall_time !== undefined ? parseDuration(task.budget.wall_time) : null;
+  const startedAt = Date.parse(ctx.journal.events[0]?.meta.at ?? new Date().toISOString());
+  return runAgentAttempt({
+    attempt: n,
+    prompt,
+    system: SYSTEM,
+    model: agent.model,
+    tools: defaultTools,
+    toolCtx: {
+      workspace: ctx.workspace,
+      sandbox: ctx.sandbox,
+      network: ctx.network,
+      timeoutMs: 600_000,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
+    goal,
+    budget: {
+      turns: agent.maxTurns ?? task.budget.turns,
+      stepsPerTurn: task.budget.steps_per_turn,
+      ...(task.budget.tokens !== undefined ? { tokens: task.budget.tokens } : {}),
+      ...((agent.maxCostUsd ?? task.budget.cost_usd) !== undefined
+        ? { costUsd: agent.maxCostUsd ?? task.budget.cost_usd }
+        : {}),
+      ...(wall ? { wallMs: wall } : {}),
+      modelRetries: 3,
+    },
+    record: async (event, origin) => {
+      await ctx.journal.record({ type: "record_agent", event }, origin);
+    },
+    events: () => ctx.journal.events,
+    observeAfter: async () => {
+      const obs = await observer.observe();
+      if (obs.id === lastObservationId(ctx.journal.events)) return null;
+      await ctx.observations.put(obs);
+      await ctx.blobs.save(obs, ctx.workspace);
+      return obs.id;
+    },
+    probe: (p) => probe(ctx, n, p),
+    runStartedAt: startedAt,
+    now: () => ctx.clock().getTime(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    ...(ctx.reporter.agentStep ? { onStep: ctx.reporter.agentStep } : {}),
+  });
+}
+
+/** loopgate's own check of a file or gate predicate, on the workspace as it is now. */
+async function probe(
+  ctx: RunContext,
+  n: number,
+  p: GoalPredicate,
+): Promise<{ holds: boolean; detail: string }> {
+  if ("file_exists" in p) {
+    try {
+      await assertRealpathInside(ctx.workspace, p.file_exists);
+      await lstat(join(ctx.workspace, p.file_exists));
+      return { holds: true, detail: `${p.file_exists} exists in the workspace` };
+    } catch (e) {
+      return { holds: false, detail: `${p.file_exists}: ${(e as Error).message}` };
+    }
+  }
+  if ("gate_passed" in p) {
+    const gate = ctx.gates.find((g) => g.id === p.gate_passed);
+    if (!gate) return { holds: false, detail: `no gate ${p.gate_passed}` };
+    const pristine = await ctx.observations.get(pristineIdOf(ctx.journal.events));
+    const now = await new WorkspaceObserver(ctx.workspace).observe();
+    const plan = planGateChanges(pristine, now, {
+      deliverables: ctx.loaded.task.deliverables,
+      protected: ctx.loaded.task.protected,
+    });
+    const linked = ctx.sandbox === "bubblewrap" && !gate.writable;
+    const envDir = join(ctx.runDir, "gate-env", `goal-${n}-${gate.id}`);
+    try {
+      await rm(envDir, { recursive: true, force: true });
+      await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
+      await buildGateEnvironment({
+        pristineDir: ctx.pristineDir,
+        pristine,
+        workspaceDir: ctx.workspace,
+        workspace: now,
+        plan,
+        ...(gate.heldout ? { heldoutDir: gate.heldout } : {}),
+        destDir: envDir,
+        mode: linked ? "link" : "copy",
+      });
+      const r = await gate.run({
+        gateEnv: envDir,
+        runId: ctx.journal.runId,
+        attempt: n,
+        taskId: ctx.loaded.task.id,
+        sandbox: ctx.sandbox,
+        readOnly: linked,
+      });
+      // The detail follows the gate's feedback setting: held-out logs never reach the model.
+      const detail =
+        gate.feedback === "log" ? r.log_excerpt.slice(-1500) : gate.feedback === "summary" ? r.summary : "";
+      return { holds: r.passed, detail };
+    } finally {
+      await rm(envDir, { recursive: true, force: true });
+    }
+  }
+  return { holds: false, detail: "command predicates are judged from recorded tool calls, not probed" };
+}
+
+function pristineIdOf(events: readonly LoopgateEvent[]): string {
+  const e = events.find((x) => x.type === "workspace_observed" && x.data.phase === "pristine");
+  if (e?.type !== "workspace_observed") throw new Error("the run's log has no pristine observation");
+  return e.data.observation_id;
+}

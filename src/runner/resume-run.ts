@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import { attemptEvents, foldAgent } from "../agent/agent-state.js";
+import type { Builder } from "../builders/builder.js";
+import type { Envelope } from "../core/envelope.js";
+import { InputError, RunNotFoundError } from "../core/errors.js";
+import type { EventData } from "../core/events.js";
+import type { EventStore } from "../store/event-store.js";
+import { loadTask } from "./load-task.js";
+import type { RunReporter } from "./reporter.js";
+import { failRun, runPaths } from "./run-context.js";
+import { currentRequiredFix, driveRun, lastObservationId } from "./run-driver.js";
+import { RunJournal } from "./run-journal.js";
+import { ensureSandbox, runContext } from "./run-task.js";
+
+/** What resuming a run needs beyond its log: how to rebuild its builder (the model cannot be stored). */
+export interface ResumeOptions {
+  runId: string;
+  store: EventStore;
+  storeDir: string;
+  /** Rebuilds the builder from what run_started recorded; `responses` is how many model responses the log holds. */
+  builder(descriptor: EventData<"run_started">["builder"], responses: number): Builder;
+  allowEnv?: readonly string[];
+  mounts?: readonly string[];
+  reporter?: RunReporter;
+  signal?: AbortSignal;
+}
+
+/**
+ * Continues an interrupted run from its log. A tool call (or an external builder) whose intent was
+ * recorded without a result is in doubt: it is never silently re-run with unknown effects. The
+ * workspace is rolled back to the last recorded observation; a mutating agent call is then reported
+ * to the model as interrupted, a read-only one is simply repeated, an external builder runs again.
+ */
+export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
+  const events = await o.store.readStream(RunJournal.stream(o.runId));
+  if (events.length === 0) throw new RunNotFoundError(o.runId, o.storeDir);
+  const started = events[0];
+  if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
+  const loaded = loadTask(started.data.task_path);
+  if (loaded.digest !== started.data.task_digest)
+    throw new InputError(
+      `the task file changed since run ${o.runId} started; a resumed run must be checked by the same task`,
+      started.data.task_path,
+    );
+  const responses = events.filter((e) => e.type === "model_responded").length;
+  const builder = o.builder(started.data.builder, responses);
+  const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID);
+  const runDir = started.data.run_dir;
+  const ctx = runContext(
+    {
+      loaded,
+      builder,
+      store: o.store,
+      storeDir: o.storeDir,
+      sandbox: started.data.sandbox,
+      allowEnv: o.allowEnv ?? [],
+      mounts: o.mounts ?? [],
+      ...(started.data.builder.kind === "workspace" && started.data.builder.command
+        ? { workFrom: started.data.builder.command }
+        : {}),
+      ...(o.reporter ? { reporter: o.reporter } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    },
+    journal,
+    runDir,
+  );
+  if (journal.current.finished) return driveRun(ctx);
+  await ensureSandbox(ctx.sandbox);
+  const st = journal.current;
+  const n = st.attempts.length;
+  const open = n > 0 && !st.attempts[n - 1]?.closed;
+  const inAttempt = open ? attemptEvents(journal.events, n) : [];
+  const builderRunning = open && !ctx.workFrom && !inAttempt.some((e) => e.type === "builder_finished");
+  let action = "continued from the log";
+  const inDoubt: string[] = [];
+  if (builderRunning) {
+    const lastObs = lastObservationId(journal.events);
+    if (!lastObs) return failRun(ctx, "cannot resume: the log has no workspace observation to roll back to");
+    const { pristineDir } = runPaths(runDir);
+    const pristineId = journal.events.find(
+      (e) => e.type === "workspace_observed" && e.data.phase === "pristine",
+    );
+    if (pristineId?.type === "workspace_observed")
+      await ctx.blobs.save(await ctx.observations.get(pristineId.data.observation_id), pristineDir);
+    if (builder.agent) {
+      const fix = currentRequiredFix(journal.events);
+      const s = foldAgent(inAttempt, fix ?? "");
+      for (const c of s.inDoubt) inDoubt.push(c.callId);
+      const mutating = s.inDoubt.filter((c) => c.mutating);
+      if (mutating.length) {
+        await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
+        action = `rolled the workspace back to observation ${lastObs.slice(0, 12)} and told the model that ${mutating.map((c) => c.callId).join(", ")} was interrupted`;
+      } else if (s.inDoubt.length)
+        action = `repeating read-only call ${s.inDoubt.map((c) => c.callId).join(", ")}`;
+      await journal.record({
+        type: "resume",
+        data: { from_revision: events.length - 1, in_doubt: inDoubt, action },
+      });
+      for (const c of mutating)
+        await journal.record({
+          type: "record_agent",
+          event: {
+            type: "tool_call_abandoned",
+            data: {
+              attempt: n,
+              call_id: c.callId,
+              reason: `[loopgate] This ${c.name} call was interrupted before its result was recorded. The workspace was rolled back to the state before it. Run it again if it is still needed.`,
+            },
+          },
+        });
+      return driveRun(ctx);
+    }
+    await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
+    action = `the builder of attempt ${n} was interrupted: rolled the workspace back to observation ${lastObs.slice(0, 12)} and re-running it`;
+  }
+  await journal.record({
+    type: "resume",
+    data: { from_revision: events.length - 1, in_doubt: inDoubt, action },
+  });
+  return driveRun(ctx);
+}

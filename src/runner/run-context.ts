@@ -1,0 +1,57 @@
+import { join } from "node:path";
+import type { Builder } from "../builders/builder.js";
+import { type Envelope, projectEnvelope } from "../core/envelope.js";
+import type { Gate } from "../gates/gate.js";
+import type { SandboxMode } from "../sandbox/bubblewrap.js";
+import { BlobStore } from "../workspace/blob-store.js";
+import { ObservationStore } from "../workspace/observation-store.js";
+import type { LoadedTask } from "./load-task.js";
+import type { RunReporter } from "./reporter.js";
+import type { RunJournal } from "./run-journal.js";
+
+/** What the driver of one run works with, whether the run is new or resumed. */
+export interface RunContext {
+  loaded: LoadedTask;
+  builder: Builder;
+  journal: RunJournal;
+  runDir: string;
+  pristineDir: string;
+  workspace: string;
+  observations: ObservationStore;
+  blobs: BlobStore;
+  gates: Gate[];
+  sandbox: SandboxMode;
+  allowEnv: readonly string[];
+  mounts: readonly string[];
+  network: boolean;
+  /** `loopgate verify`: the work came from this folder; no builder runs. */
+  workFrom: string | null;
+  reporter: RunReporter;
+  signal: AbortSignal | undefined;
+  clock: () => Date;
+}
+
+/** The paths of a run's private folder. */
+export function runPaths(runDir: string) {
+  return {
+    pristineDir: join(runDir, "pristine"),
+    workspace: join(runDir, "workspace"),
+    observations: new ObservationStore(join(runDir, "observations")),
+    blobs: new BlobStore(join(runDir, "blobs")),
+  };
+}
+
+/** Records finish_run and returns the envelope projected from the log. */
+export async function finishRun(ctx: RunContext): Promise<Envelope> {
+  if (!ctx.journal.current.finished) await ctx.journal.record({ type: "finish_run" });
+  const envelope = projectEnvelope(ctx.journal.runId, ctx.journal.events);
+  if (!envelope) throw new Error("unreachable: a finished run has an envelope");
+  ctx.reporter.runFinished?.(envelope);
+  return envelope;
+}
+
+/** Records an infrastructure failure (TOOL_FAILURE) and finishes. */
+export async function failRun(ctx: RunContext, reason: string): Promise<Envelope> {
+  if (!ctx.journal.current.infrastructure) await ctx.journal.record({ type: "fail_infrastructure", reason });
+  return finishRun(ctx);
+}

@@ -1,0 +1,306 @@
+import { existsSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { agentUsage, attemptEvents } from "../agent/agent-state.js";
+import { parseDuration } from "../core/duration.js";
+import type { Envelope } from "../core/envelope.js";
+import { InfrastructureError } from "../core/errors.js";
+import type { EventData, LoopgateEvent, PathList } from "../core/events.js";
+import { isHedgedClaim } from "../core/hedge.js";
+import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
+import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
+import { attemptPassed } from "../core/run-decider.js";
+import { buildGateEnvironment } from "../workspace/gate-environment.js";
+import { WorkspaceObserver } from "../workspace/observer.js";
+import { runAgentPhase } from "./agent-phase.js";
+import { failRun, finishRun, type RunContext } from "./run-context.js";
+
+const bounded = (paths: string[]): PathList => ({ paths: paths.slice(0, 200), total: paths.length });
+
+/** The id of the last observation recorded of `phase` (or by the agent), scanning backwards. */
+export function lastObservationId(events: readonly LoopgateEvent[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type === "workspace_touched") return e.data.observation_id;
+    if (e?.type === "workspace_observed") return e.data.observation_id;
+  }
+  return null;
+}
+
+/**
+ * Drives a run from wherever its log says it is to its envelope: start the next attempt, run the
+ * builder, observe, run every gate. A resumed run re-enters here; every step is decided from the log.
+ */
+export async function driveRun(ctx: RunContext): Promise<Envelope> {
+  const { journal, reporter: rep } = ctx;
+  const task = ctx.loaded.task;
+  const feedback: Record<string, Feedback> = Object.fromEntries(ctx.gates.map((g) => [g.id, g.feedback]));
+  for (;;) {
+    const st = journal.current;
+    if (st.finished) return finishRun(ctx);
+    if (st.infrastructure || st.capReached) return finishRun(ctx);
+    if (ctx.signal?.aborted)
+      return failRun(ctx, `interrupted (${String(ctx.signal.reason ?? "aborted")}); the run did not finish`);
+    const n = st.attempts.length;
+    const open = n > 0 && !st.attempts[n - 1]?.closed;
+    const events = attemptEvents(journal.events, n);
+    if (!open) {
+      if (n > 0 && attemptPassed(st, n)) return finishRun(ctx);
+      if (n >= st.maxAttempts) return finishRun(ctx);
+      let fix: string | null = null;
+      if (n > 0) {
+        const issued = journal.events.findLast((e) => e.type === "required_fix_issued");
+        if (issued?.type === "required_fix_issued" && issued.data.attempt === n) fix = issued.data.text;
+        else {
+          const gateRuns = journal.events.filter(
+            (e) => e.type === "gate_run_finished" && e.data.attempt === n,
+          );
+          const findings = journal.events.filter(
+            (e) => e.type === "finding_recorded" && e.data.attempt === n,
+          );
+          fix = buildRequiredFix({
+            attempt: n,
+            gates: gateRuns.map((e) => e.data as EventData<"gate_run_finished">),
+            feedback,
+            findings: findings.map((e) => e.data as EventData<"finding_recorded">),
+            deliverables: task.deliverables,
+          });
+          await journal.record({ type: "issue_required_fix", text: fix });
+        }
+      }
+      await journal.record({ type: "start_attempt", requiredFix: fix });
+      rep.attemptStarted?.(n + 1, st.maxAttempts);
+      continue;
+    }
+    const builderDone = events.some((e) => e.type === "builder_finished");
+    if (!builderDone && !ctx.workFrom) {
+      const stop = await runBuilderPhase(ctx, n);
+      if (stop) return stop;
+      continue;
+    }
+    const observed = events.findLast(
+      (e) => e.type === "workspace_observed" && e.data.phase === "after_builder",
+    );
+    if (!observed) {
+      const stop = await observePhase(ctx, n);
+      if (stop) return stop;
+      continue;
+    }
+    const pristine = await ctx.observations.get(pristineId(journal.events));
+    const after = await ctx.observations.get(
+      (observed.data as EventData<"workspace_observed">).observation_id,
+    );
+    const plan = planGateChanges(pristine, after, {
+      deliverables: task.deliverables,
+      protected: task.protected,
+    });
+    const done = new Set(
+      events
+        .filter((e) => e.type === "gate_run_finished")
+        .map((e) => (e.data as { gate_id: string }).gate_id),
+    );
+    const gate = ctx.gates.find((g) => !done.has(g.id));
+    if (!gate) {
+      await journal.record({ type: "finish_attempt" });
+      continue;
+    }
+    const i = ctx.gates.indexOf(gate);
+    rep.gateStarted?.(n, gate.id);
+    const linked = ctx.sandbox === "bubblewrap" && !gate.writable;
+    const envDir = join(ctx.runDir, "gate-env", `${n}-${i}-${gate.id}`);
+    let result: Awaited<ReturnType<typeof gate.run>>;
+    try {
+      await rm(envDir, { recursive: true, force: true });
+      await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
+      await buildGateEnvironment({
+        pristineDir: ctx.pristineDir,
+        pristine,
+        workspaceDir: ctx.workspace,
+        workspace: after,
+        plan,
+        ...(gate.heldout ? { heldoutDir: gate.heldout } : {}),
+        destDir: envDir,
+        mode: linked ? "link" : "copy",
+      });
+      result = await gate.run({
+        gateEnv: envDir,
+        runId: journal.runId,
+        attempt: n,
+        taskId: task.id,
+        sandbox: ctx.sandbox,
+        readOnly: linked,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+    } catch (e) {
+      return failRun(
+        ctx,
+        `gate ${gate.id}: building or running its environment failed: ${(e as Error).message}`,
+      );
+    } finally {
+      await rm(envDir, { recursive: true, force: true });
+    }
+    if (ctx.signal?.aborted) continue;
+    const { infrastructure, ...data } = result;
+    await journal.record(
+      {
+        type: "record_gate",
+        data: { attempt: n, gate_id: gate.id, ...data, log_excerpt: data.log_excerpt.slice(-16_000) },
+      },
+      "gate",
+    );
+    rep.gateFinished?.(n, gate.id, result);
+    if (infrastructure) return failRun(ctx, infrastructure);
+  }
+}
+
+/** The required fix the latest attempt started with (null on attempt 1). */
+export function currentRequiredFix(events: readonly LoopgateEvent[]): string | null {
+  const e = events.findLast((x) => x.type === "attempt_started");
+  return e?.type === "attempt_started" ? e.data.required_fix : null;
+}
+
+function pristineId(events: readonly LoopgateEvent[]): string {
+  const e = events.find((x) => x.type === "workspace_observed" && x.data.phase === "pristine");
+  if (e?.type !== "workspace_observed")
+    throw new InfrastructureError("the run's log has no pristine observation");
+  return e.data.observation_id;
+}
+
+/** Runs the builder of attempt `n` (an external command, the oracle, or the built-in agent). */
+async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | null> {
+  const { journal, reporter: rep, builder } = ctx;
+  const task = ctx.loaded.task;
+  const fix = currentRequiredFix(journal.events);
+  if (builder.agent) {
+    const outcome = await runAgentPhase(ctx, n, fix);
+    if (outcome.kind === "model_failed") return failRun(ctx, outcome.reason);
+    if (outcome.kind === "capped") {
+      await journal.record({ type: "finish_attempt" });
+      return finishRun(ctx);
+    }
+    const u = agentUsage(attemptEvents(journal.events, n));
+    await journal.record({
+      type: "record_builder",
+      data: {
+        attempt: n,
+        exit_code: 0,
+        signal: null,
+        timed_out: false,
+        duration_ms: 0,
+        output_excerpt: `${u.responses} model responses`,
+      },
+    });
+    if (outcome.text.trim())
+      await journal.record(
+        {
+          type: "record_claim",
+          data: {
+            attempt: n,
+            origin: "model",
+            text: outcome.text.trim().slice(-2000),
+            hedged: isHedgedClaim(outcome.text),
+          },
+        },
+        "model",
+      );
+    return null;
+  }
+  const promptDir = join(ctx.runDir, `prompt-${n}`);
+  await mkdir(promptDir, { recursive: true });
+  const promptFile = join(promptDir, "prompt.md");
+  await writeFile(promptFile, `${task.prompt}${fix ? `\n\n## Required fix\n\n${fix}\n` : ""}`);
+  rep.builderStarted?.(n, builder.descriptor.command ?? builder.descriptor.kind);
+  const r = await builder.run({
+    runId: journal.runId,
+    attempt: n,
+    workspace: ctx.workspace,
+    prompt: task.prompt,
+    promptFile,
+    requiredFix: fix,
+    sandbox: ctx.sandbox,
+    allowEnv: ctx.allowEnv,
+    mounts: ctx.mounts,
+    network: ctx.network,
+    timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
+    ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  await journal.record({
+    type: "record_builder",
+    data: {
+      attempt: n,
+      exit_code: r.exitCode,
+      signal: r.signal,
+      timed_out: r.timedOut,
+      duration_ms: r.durationMs,
+      output_excerpt: r.output.slice(-16_000),
+    },
+  });
+  rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
+  if (r.infrastructure) return failRun(ctx, r.infrastructure);
+  const claim = r.output.trim().slice(-2000);
+  if (claim)
+    await journal.record(
+      {
+        type: "record_claim",
+        data: { attempt: n, origin: "model", text: claim, hedged: isHedgedClaim(claim) },
+      },
+      "model",
+    );
+  return null;
+}
+
+/** Observes the workspace after the builder, records the diff against pristine and the findings. */
+async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null> {
+  const { journal, reporter: rep } = ctx;
+  const task = ctx.loaded.task;
+  let after: Observation;
+  try {
+    if (!existsSync(ctx.workspace))
+      throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
+    const t0 = performance.now();
+    after = await new WorkspaceObserver(ctx.workspace, {
+      cacheFile: join(ctx.runDir, "observer-cache.json"),
+    }).observe();
+    await ctx.observations.put(after);
+    await ctx.blobs.save(after, ctx.workspace);
+    await journal.record({
+      type: "record_observation",
+      data: {
+        attempt: n,
+        phase: "after_builder",
+        observation_id: after.id,
+        entries: after.entries.length,
+        duration_ms: Math.round(performance.now() - t0),
+      },
+    });
+  } catch (e) {
+    return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
+  }
+  const pristine = await ctx.observations.get(pristineId(journal.events));
+  const diff = diffObservations(pristine, after);
+  await journal.record({
+    type: "record_changes",
+    data: {
+      attempt: n,
+      added: bounded(diff.added),
+      modified: bounded(diff.modified),
+      removed: bounded(diff.removed),
+      type_changed: bounded(diff.typeChanged),
+    },
+  });
+  const plan = planGateChanges(pristine, after, {
+    deliverables: task.deliverables,
+    protected: task.protected,
+  });
+  const findings = plan.findings.map((f) => ({
+    attempt: n,
+    code: f.code,
+    severity: f.severity,
+    path: f.path,
+    detail: f.detail,
+  }));
+  for (const f of findings) await journal.record({ type: "record_finding", data: f });
+  if (findings.length) rep.findings?.(n, findings);
+  return null;
+}

@@ -1,0 +1,85 @@
+import { existsSync } from "node:fs";
+import { chmod, copyFile, lstat, mkdir, rename, rm, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { InfrastructureError } from "../core/errors.js";
+import { comparePaths, type Observation } from "../core/observation.js";
+import { WorkspaceObserver } from "./observer.js";
+
+/**
+ * Content-addressed copies of observed files (`<dir>/<sha256>`), so the workspace can be rolled back to
+ * any recorded observation. Blobs are never modified: they are hard-linked when possible, else copied.
+ */
+export class BlobStore {
+  constructor(private readonly dir: string) {}
+
+  private path(hash: string): string {
+    return join(this.dir, hash.slice(0, 2), hash);
+  }
+
+  /** Keeps a copy of every file of `obs` (read from `root`) that the store does not hold yet. */
+  async save(obs: Observation, root: string): Promise<number> {
+    let saved = 0;
+    for (const e of obs.entries) {
+      if (e.type !== "file") continue;
+      const dest = this.path(e.hash);
+      if (existsSync(dest)) continue;
+      await mkdir(join(this.dir, e.hash.slice(0, 2)), { recursive: true });
+      const tmp = `${dest}.${process.pid}.tmp`;
+      // A copy, not a link: the agent may still write to the workspace file later.
+      await copyFile(join(root, e.path), tmp);
+      await rename(tmp, dest);
+      saved++;
+    }
+    return saved;
+  }
+
+  /** Makes `root` hold exactly what `obs` recorded: extra paths removed, changed files rewritten. */
+  async restore(obs: Observation, root: string): Promise<{ removed: number; written: number }> {
+    const now = await new WorkspaceObserver(root).observe();
+    const want = new Map(obs.entries.map((e) => [e.path, e]));
+    const have = new Map(now.entries.map((e) => [e.path, e]));
+    let removed = 0;
+    let written = 0;
+    // Remove what should not be there, or is of another kind (deepest first).
+    const extra = now.entries
+      .filter((e) => {
+        const w = want.get(e.path);
+        return !w || w.type !== e.type || (e.type === "symlink" && w.target !== e.target);
+      })
+      .map((e) => e.path)
+      .sort((a, b) => comparePaths(b, a));
+    for (const p of extra) {
+      await rm(join(root, p), { recursive: true, force: true });
+      have.delete(p);
+      removed++;
+    }
+    for (const e of obs.entries) {
+      const abs = join(root, e.path);
+      const h = have.get(e.path);
+      if (e.type === "dir") {
+        if (!h) await mkdir(abs, { recursive: true });
+        await chmod(abs, e.mode);
+      } else if (e.type === "symlink") {
+        if (!h) await symlink(e.target ?? "", abs);
+      } else if (e.type === "file") {
+        if (h && h.hash === e.hash && h.mode === e.mode) continue;
+        const blob = this.path(e.hash);
+        if (!existsSync(blob))
+          throw new InfrastructureError(`cannot roll back ${e.path}: no stored copy of ${e.hash}`);
+        await rm(abs, { force: true });
+        await copyFile(blob, abs);
+        await chmod(abs, e.mode);
+        written++;
+      }
+    }
+    return { removed, written };
+  }
+}
+
+/** True when `path` exists without following a final symlink. */
+export async function existsNoFollow(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
