@@ -77,10 +77,20 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
     const call = s.pending[0];
     if (call) {
       const mutating = isMutating(d.tools, call.name);
-      await rec({
-        type: "tool_call_started",
-        data: { attempt, turn: s.turn, call_id: call.id, name: call.name, args: call.args ?? null, mutating },
-      });
+      // A read-only call left in doubt by a crash is repeated under its recorded intent (resume rolled
+      // back and abandoned the mutating ones), so its intent is not written twice.
+      if (!s.inDoubt.some((c) => c.callId === call.id))
+        await rec({
+          type: "tool_call_started",
+          data: {
+            attempt,
+            turn: s.turn,
+            call_id: call.id,
+            name: call.name,
+            args: call.args ?? null,
+            mutating,
+          },
+        });
       const u = agentUsage(d.events());
       d.onStep?.({
         turn: s.turn,

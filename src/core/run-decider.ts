@@ -12,8 +12,15 @@ export type EventBody = LoopgateEvent extends infer E
 export type RunCommand =
   | { type: "start_run"; data: EventData<"run_started"> }
   | { type: "start_attempt"; requiredFix: string | null }
-  | { type: "record_builder"; data: EventData<"builder_finished"> }
-  | { type: "record_observation"; data: EventData<"workspace_observed"> }
+  /** The builder's result and, in the same atomic append, what it claimed. */
+  | { type: "record_builder"; data: EventData<"builder_finished">; claim?: EventData<"claim_recorded"> }
+  /** An observation and, in the same atomic append, its diff against pristine and the findings. */
+  | {
+      type: "record_observation";
+      data: EventData<"workspace_observed">;
+      changes?: EventData<"workspace_changed">;
+      findings?: EventData<"finding_recorded">[];
+    }
   | { type: "record_changes"; data: EventData<"workspace_changed"> }
   | { type: "record_finding"; data: EventData<"finding_recorded"> }
   | { type: "record_claim"; data: EventData<"claim_recorded"> }
@@ -246,10 +253,17 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       return [{ type: "attempt_started", data: { attempt: n + 1, required_fix: command.requiredFix } }];
     case "record_builder":
       needOpen(command.data.attempt);
-      return [{ type: "builder_finished", data: command.data }];
+      return [
+        { type: "builder_finished", data: command.data },
+        ...(command.claim ? [{ type: "claim_recorded" as const, data: command.claim }] : []),
+      ];
     case "record_observation":
       if (command.data.attempt !== 0) needOpen(command.data.attempt);
-      return [{ type: "workspace_observed", data: command.data }];
+      return [
+        { type: "workspace_observed", data: command.data },
+        ...(command.changes ? [{ type: "workspace_changed" as const, data: command.changes }] : []),
+        ...(command.findings ?? []).map((f) => ({ type: "finding_recorded" as const, data: f })),
+      ];
     case "record_changes":
       needOpen(command.data.attempt);
       return [{ type: "workspace_changed", data: command.data }];

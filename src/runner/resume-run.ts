@@ -5,12 +5,13 @@ import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData } from "../core/events.js";
 import type { EventStore } from "../store/event-store.js";
+import { WorkspaceObserver } from "../workspace/observer.js";
 import { loadTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import { failRun, runPaths } from "./run-context.js";
 import { currentRequiredFix, driveRun, lastObservationId } from "./run-driver.js";
 import { RunJournal } from "./run-journal.js";
-import { ensureSandbox, runContext } from "./run-task.js";
+import { ensureSandbox, prepareRun, runContext } from "./run-task.js";
 
 /** What resuming a run needs beyond its log: how to rebuild its builder (the model cannot be stored). */
 export interface ResumeOptions {
@@ -66,6 +67,15 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   );
   if (journal.current.finished) return driveRun(ctx);
   await ensureSandbox(ctx.sandbox);
+  if (!journal.events.some((e) => e.type === "workspace_observed" && e.data.phase === "pristine")) {
+    // Interrupted while preparing: prepare again from scratch.
+    await journal.record({
+      type: "resume",
+      data: { from_revision: events.length - 1, in_doubt: [], action: "preparing the run again" },
+    });
+    const failed = await prepareRun(ctx);
+    return failed ?? driveRun(ctx);
+  }
   const st = journal.current;
   const n = st.attempts.length;
   const open = n > 0 && !st.attempts[n - 1]?.closed;
@@ -85,6 +95,25 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     if (builder.agent) {
       const fix = currentRequiredFix(journal.events);
       const s = foldAgent(inAttempt, fix ?? "");
+      // A crash between a mutating call's result and its observation must not hide the change:
+      // observe now and record what that call did, so older evidence goes stale as it should.
+      const lastMutating = inAttempt.findLast(
+        (e) => e.type === "tool_call_finished" && e.data.name !== "read_file" && e.data.name !== "list_files",
+      );
+      if (s.inDoubt.length === 0 && lastMutating?.type === "tool_call_finished") {
+        const now = await new WorkspaceObserver(ctx.workspace).observe();
+        if (now.id !== lastObs) {
+          await ctx.observations.put(now);
+          await ctx.blobs.save(now, ctx.workspace);
+          await journal.record({
+            type: "record_agent",
+            event: {
+              type: "workspace_touched",
+              data: { attempt: n, call_id: lastMutating.data.call_id, observation_id: now.id },
+            },
+          });
+        }
+      }
       for (const c of s.inDoubt) inDoubt.push(c.callId);
       const mutating = s.inDoubt.filter((c) => c.mutating);
       if (mutating.length) {

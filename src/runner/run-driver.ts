@@ -179,6 +179,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
       return finishRun(ctx);
     }
     const u = agentUsage(attemptEvents(journal.events, n));
+    const text = outcome.text.trim();
     await journal.record({
       type: "record_builder",
       data: {
@@ -189,20 +190,17 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
         duration_ms: 0,
         output_excerpt: `${u.responses} model responses`,
       },
+      ...(text
+        ? {
+            claim: {
+              attempt: n,
+              origin: "model" as const,
+              text: text.slice(-2000),
+              hedged: isHedgedClaim(text),
+            },
+          }
+        : {}),
     });
-    if (outcome.text.trim())
-      await journal.record(
-        {
-          type: "record_claim",
-          data: {
-            attempt: n,
-            origin: "model",
-            text: outcome.text.trim().slice(-2000),
-            hedged: isHedgedClaim(outcome.text),
-          },
-        },
-        "model",
-      );
     return null;
   }
   const promptDir = join(ctx.runDir, `prompt-${n}`);
@@ -225,6 +223,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
+  const claim = r.output.trim().slice(-2000);
   await journal.record({
     type: "record_builder",
     data: {
@@ -235,18 +234,12 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
       duration_ms: r.durationMs,
       output_excerpt: r.output.slice(-16_000),
     },
+    ...(claim
+      ? { claim: { attempt: n, origin: "model" as const, text: claim, hedged: isHedgedClaim(claim) } }
+      : {}),
   });
   rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
   if (r.infrastructure) return failRun(ctx, r.infrastructure);
-  const claim = r.output.trim().slice(-2000);
-  if (claim)
-    await journal.record(
-      {
-        type: "record_claim",
-        data: { attempt: n, origin: "model", text: claim, hedged: isHedgedClaim(claim) },
-      },
-      "model",
-    );
   return null;
 }
 
@@ -255,6 +248,7 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
   const { journal, reporter: rep } = ctx;
   const task = ctx.loaded.task;
   let after: Observation;
+  let findings: EventData<"finding_recorded">[] = [];
   try {
     if (!existsSync(ctx.workspace))
       throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
@@ -264,6 +258,20 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
     }).observe();
     await ctx.observations.put(after);
     await ctx.blobs.save(after, ctx.workspace);
+    const duration = Math.round(performance.now() - t0);
+    const pristine = await ctx.observations.get(pristineId(journal.events));
+    const diff = diffObservations(pristine, after);
+    const plan = planGateChanges(pristine, after, {
+      deliverables: task.deliverables,
+      protected: task.protected,
+    });
+    findings = plan.findings.map((f) => ({
+      attempt: n,
+      code: f.code,
+      severity: f.severity,
+      path: f.path,
+      detail: f.detail,
+    }));
     await journal.record({
       type: "record_observation",
       data: {
@@ -271,36 +279,20 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
         phase: "after_builder",
         observation_id: after.id,
         entries: after.entries.length,
-        duration_ms: Math.round(performance.now() - t0),
+        duration_ms: duration,
       },
+      changes: {
+        attempt: n,
+        added: bounded(diff.added),
+        modified: bounded(diff.modified),
+        removed: bounded(diff.removed),
+        type_changed: bounded(diff.typeChanged),
+      },
+      findings,
     });
   } catch (e) {
     return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
   }
-  const pristine = await ctx.observations.get(pristineId(journal.events));
-  const diff = diffObservations(pristine, after);
-  await journal.record({
-    type: "record_changes",
-    data: {
-      attempt: n,
-      added: bounded(diff.added),
-      modified: bounded(diff.modified),
-      removed: bounded(diff.removed),
-      type_changed: bounded(diff.typeChanged),
-    },
-  });
-  const plan = planGateChanges(pristine, after, {
-    deliverables: task.deliverables,
-    protected: task.protected,
-  });
-  const findings = plan.findings.map((f) => ({
-    attempt: n,
-    code: f.code,
-    severity: f.severity,
-    path: f.path,
-    detail: f.detail,
-  }));
-  for (const f of findings) await journal.record({ type: "record_finding", data: f });
   if (findings.length) rep.findings?.(n, findings);
   return null;
 }

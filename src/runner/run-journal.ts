@@ -1,6 +1,14 @@
-import type { LoopgateEvent, Origin } from "../core/events.js";
+import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
 import { decide, evolve, initialState, type RunCommand, type RunState } from "../core/run-decider.js";
 import type { EventStore } from "../store/event-store.js";
+
+/** Event types whose origin is fixed by what they are, whatever the caller passes. */
+const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
+  claim_recorded: "model",
+  model_responded: "model",
+  gate_run_finished: "gate",
+  continuation_queued: "continuation",
+};
 
 /**
  * The write side of one run: every command goes through the decider, and its events are appended
@@ -48,7 +56,9 @@ export class RunJournal {
   async record(command: RunCommand, origin: Origin = "runtime"): Promise<LoopgateEvent[]> {
     const bodies = decide(command, this.state);
     const at = this.clock().toISOString();
-    const events = bodies.map((b) => ({ ...b, id: this.newId(), meta: { at, origin } }) as LoopgateEvent);
+    const events = bodies.map(
+      (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,
+    );
     const expected = this.revision < 0 ? "no_stream" : this.revision;
     const result = await this.store.append(RunJournal.stream(this.runId), events, expected);
     this.revision = result.lastRevision;

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
@@ -101,15 +101,23 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
     },
   });
   ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });
+  return (await prepareRun(ctx)) ?? driveRun(ctx);
+}
+
+/** Copies the pristine and the run workspace and records the pristine observation; null when all went well. */
+export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
+  const { loaded, journal, runDir } = ctx;
   try {
-    await ensureSandbox(o.sandbox);
+    await ensureSandbox(ctx.sandbox);
     if (!existsSync(loaded.workspace))
       throw new InfrastructureError(`the task workspace ${loaded.workspace} is missing`);
-    if (o.workFrom && !existsSync(o.workFrom))
-      throw new InfrastructureError(`the workspace ${o.workFrom} is missing`);
+    if (ctx.workFrom && !existsSync(ctx.workFrom))
+      throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
+    // A resumed preparation starts over: nothing half-copied may count as pristine.
+    await rm(runDir, { recursive: true, force: true });
     await mkdir(runDir, { recursive: true });
     await copyTree(loaded.workspace, ctx.pristineDir);
-    await copyTree(o.workFrom ?? loaded.workspace, ctx.workspace);
+    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
     const t0 = performance.now();
     const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
     await ctx.observations.put(pristine);
@@ -129,5 +137,5 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       e instanceof InfrastructureError ? e.message : `preparing the run failed: ${String(e)}`,
     );
   }
-  return driveRun(ctx);
+  return null;
 }
