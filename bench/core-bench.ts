@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 import { benchStore } from "./store-bench.js";
+import { benchTools } from "./tool-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
 
 const results: BenchResult[] = [];
@@ -9,6 +10,10 @@ process.stderr.write("event store: appends through EventStore vs raw better-sqli
 results.push(...(await benchStore()));
 process.stderr.write("workspace: observation vs git status, gate environment vs cp -a (20,000 files) …\n");
 results.push(...(await benchWorkspace()));
+process.stderr.write(
+  "agent tools: per-call overhead of the sandbox and the event log vs the bare command …\n",
+);
+results.push(...(await benchTools()));
 process.stdout.write(`${formatBenchTable(results)}\n`);
 await mkdir("bench/out", { recursive: true });
 await writeFile("bench/out/core-bench.json", `${JSON.stringify(results, null, 2)}\n`);

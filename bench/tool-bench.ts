@@ -4,8 +4,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultTools, executeToolCall } from "../src/agent/tools/registry.js";
 import type { ToolContext } from "../src/agent/tools/tool.js";
+import type { LoopgateEvent } from "../src/core/events.js";
 import type { SandboxMode } from "../src/sandbox/bubblewrap.js";
 import { runProcess } from "../src/sandbox/process.js";
+import { SqliteEventStore } from "../src/store/sqlite-event-store.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 
 const CALLS = 30;
@@ -57,10 +59,45 @@ export async function benchTools(mode: SandboxMode = "bubblewrap"): Promise<Benc
     const bare = await timeEach(() =>
       runProcess(["/bin/true"], { cwd: ws, env: { PATH: "/usr/bin:/bin" }, timeoutMs: 30_000 }),
     );
+    // The full per-call cost inside the agent loop: intent appended, sandboxed call, result appended.
+    const store = SqliteEventStore.open(path.join(ws, "events.db"));
+    let rev = -1;
+    let k = 0;
+    const recorded = await timeEach(async () => {
+      const id = `c${k++}`;
+      const at = new Date().toISOString();
+      const started: LoopgateEvent = {
+        id: `${id}-s`,
+        type: "tool_call_started",
+        data: { attempt: 1, turn: 1, call_id: id, name: "bash", args: { command: "true" }, mutating: true },
+        meta: { at, origin: "runtime" },
+      };
+      rev = (await store.append("run-bench", [started], rev < 0 ? "no_stream" : rev)).lastRevision;
+      const r = await executeToolCall(defaultTools, { id, name: "bash", args: { command: "true" } }, ctx);
+      const finished: LoopgateEvent = {
+        id: `${id}-f`,
+        type: "tool_call_finished",
+        data: {
+          attempt: 1,
+          call_id: id,
+          name: "bash",
+          valid: r.valid,
+          is_error: r.isError,
+          exit_code: r.exitCode,
+          subject: r.subject,
+          content: r.content,
+          duration_ms: r.durationMs,
+        },
+        meta: { at, origin: "runtime" },
+      };
+      rev = (await store.append("run-bench", [finished], rev)).lastRevision;
+    });
+    await store.close();
     const read = await timeEach(() => call("read_file", { path: "small.txt" }));
     const fsRead = await timeEach(() => readFileSync(path.join(ws, "small.txt"), "utf8"));
     return [
       result(`bash tool "true" (${mode})`, bash, bare, "baseline: /bin/true via runProcess"),
+      result(`bash "true" + intent/result appends`, recorded, bare, "sandbox + 2 SQLite appends (FULL sync)"),
       result(`read_file 300 B (${mode})`, read, fsRead, "baseline: fs.readFileSync"),
     ];
   } finally {

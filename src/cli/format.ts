@@ -30,6 +30,41 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} ${e.data.reason}`;
     case "run_finished":
       return `${head} ${e.data.status}: ${e.data.reason}`;
+    case "goal_set":
+      return `${head} ${e.data.predicates
+        .map((p) =>
+          Object.entries(p)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(""),
+        )
+        .join("; ")} (max ${e.data.max_turns} turns)`;
+    case "model_responded": {
+      const calls = e.data.tool_calls.map((c) => c.name).join(", ");
+      const text = e.data.text ? ` ${JSON.stringify(e.data.text.slice(0, 80))}` : "";
+      return `${head} turn ${e.data.turn} step ${e.data.step}: ${calls ? `calls ${calls}` : "no tool calls"}${text} (${e.data.input_tokens + e.data.output_tokens} tokens${e.data.cost_usd !== null ? `, $${e.data.cost_usd.toFixed(4)}` : ""})`;
+    }
+    case "model_failed":
+      return `${head} ${e.data.kind}: ${e.data.message.slice(0, 100)}${e.data.backoff_ms !== null ? ` (retry ${e.data.retry + 1} in ${e.data.backoff_ms} ms)` : ""}`;
+    case "tool_call_started":
+      return `${head} ${e.data.call_id} ${e.data.name} ${JSON.stringify(e.data.args).slice(0, 100)}`;
+    case "tool_call_finished":
+      return `${head} ${e.data.call_id} ${e.data.name}: ${!e.data.valid ? "invalid arguments" : e.data.is_error ? "error" : "ok"}${e.data.exit_code !== null ? ` exit ${e.data.exit_code}` : ""} in ${e.data.duration_ms} ms`;
+    case "tool_call_abandoned":
+      return `${head} ${e.data.call_id}: ${e.data.reason.slice(0, 100)}`;
+    case "workspace_touched":
+      return `${head} by ${e.data.call_id} → ${e.data.observation_id.slice(0, 12)}`;
+    case "goal_probed":
+      return `${head} ${Object.entries(e.data.predicate)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join("")} ${e.data.holds ? "holds" : "does not hold"}`;
+    case "goal_evaluated":
+      return `${head} turn ${e.data.turn}: ${e.data.outcome} — ${e.data.reason}`;
+    case "continuation_queued":
+      return `${head} (continuation, not evidence) ${JSON.stringify(e.data.text.split("\n")[0])}`;
+    case "budget_exhausted":
+      return `${head} cap ${e.data.cap}: ${e.data.used} of ${e.data.limit}`;
+    case "run_resumed":
+      return `${head} from revision ${e.data.from_revision}: ${e.data.action}`;
     default:
       return `${head} ${JSON.stringify(d)}`;
   }

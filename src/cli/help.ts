@@ -2,9 +2,13 @@
 export const HELP = `loopgate — the model may suggest it finished; only external evidence may declare DONE.
 
 Usage:
-  loopgate run TASK (--builder CMD | --oracle | --noop) [options]
+  loopgate run TASK (--model PROVIDER:MODEL | --builder CMD | --oracle | --noop) [options]
       Run a builder on a task until its held-out gates pass or the attempt cap is reached.
-      CMD is an argv line (no shell) with {prompt}, {prompt_file}, {required_fix}, {workspace}.
+      --model runs loopgate's own agent: anthropic:MODEL, openai:MODEL, openai-compatible:MODEL,
+      scripted:FILE, replay:FILE. CMD is an argv line (no shell) with {prompt}, {prompt_file},
+      {required_fix}, {workspace}.
+  loopgate resume RUN [--store DIR] [--json]
+      Continue an interrupted run from its log; calls left in doubt are never silently re-run.
   loopgate verify TASK --workspace DIR [--json]
       Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.
   loopgate task check TASK [--json]
@@ -22,6 +26,10 @@ Options:
   --builder-mount PATH   mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install
   --network              allow the builder network access (external agents need their API)
   --max-attempts N       override the task's budget.attempts
+  --max-turns N          built-in agent: turns per attempt (overrides budget.turns)
+  --max-cost USD         built-in agent: run-wide cost cap (overrides budget.cost_usd)
+  --record FILE          built-in agent: save the model's responses as a replayable scripted file
+  --base-url URL         built-in agent: the server of an openai-compatible model
   --unsafe-no-sandbox    run builders and gates without bubblewrap; recorded in the envelope
   -h, --help             this text;  --version  the version
 

@@ -44,6 +44,13 @@ export function progressReporter(
         line(`  ${f.severity === "blocking" ? "✗" : "!"} ${f.code}${f.path ? ` ${f.path}` : ""}`);
       if (fs.length > 8) line(`  … ${fs.length - 8} more findings`);
     },
+    agentStep: (i) => {
+      const what = `turn ${i.turn} step ${i.step}${i.tool ? ` · ${i.tool}` : " · model"} · ${i.tokens} tokens · $${i.costUsd.toFixed(4)}`;
+      if (tty) {
+        endLive();
+        startLive(what);
+      } else if (!i.tool) line(`  ${what}`);
+    },
     gateStarted: (_n, id) => startLive(`gate ${id}`),
     gateFinished: (_n, id, r) =>
       line(`  ${r.passed ? "✓" : "✗"} gate ${id} ${secs(r.duration_ms)} ${r.passed ? "passed" : r.summary}`),

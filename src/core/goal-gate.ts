@@ -41,7 +41,7 @@ export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[
   const key = "gate_passed" in p ? "gate_passed" : "file_exists";
   const value = "gate_passed" in p ? p.gate_passed : p.file_exists;
   const probe = trusted.findLast(
-    (e) => e.type === "goal_probed" && e.data.predicate[key] === value,
+    (e) => e.type === "goal_probed" && e.data.turn === turn && e.data.predicate[key] === value,
   );
   return probe?.type === "goal_probed" && probe.data.holds;
 }
