@@ -19,7 +19,8 @@ export interface GoalEvaluation {
 
 /**
  * Whether one predicate holds on trusted evidence inside the window (events after the goal was set,
- * in log order). A command counts only if it exited 0 and no later tool call changed the workspace;
+ * in log order). A command counts only if it is exactly the predicate's command, exited 0, and no later
+ * tool call changed the workspace;
  * gate and file predicates count only from loopgate's own probes at the end of this turn.
  */
 export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[], turn: number): boolean {
@@ -28,7 +29,9 @@ export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[
     for (let i = trusted.length - 1; i >= 0; i--) {
       const e = trusted[i];
       if (e?.type !== "tool_call_finished" || e.data.name !== "bash" || !e.data.valid) continue;
-      if (e.data.is_error || e.data.exit_code !== 0 || !e.data.subject.includes(p.command_succeeded))
+      // The exact command, not a substring: `echo node --test`, `node --test || true` or a pipe into
+      // `tail` (whose exit code wins) would otherwise pass for the tests.
+      if (e.data.is_error || e.data.exit_code !== 0 || e.data.subject.trim() !== p.command_succeeded.trim())
         continue;
       const callId = e.data.call_id;
       const stale = trusted
@@ -70,7 +73,7 @@ export function continuationPrompt(unmet: readonly string[]): string {
   return [
     "[loopgate] The goal is not met yet. Still unmet, on loopgate's own evidence:",
     ...unmet.map((u) => `- ${u}`),
-    "Keep working. Commands count only when loopgate ran them for you and they exited 0 after your last change.",
+    "Keep working. A command counts only when you run exactly that command with the bash tool and it exits 0 after your last change.",
     "This reminder is not evidence of completion.",
   ].join("\n");
 }
