@@ -7,6 +7,10 @@ Usage:
       --model runs loopgate's own agent: anthropic:MODEL, openai:MODEL, openai-compatible:MODEL,
       scripted:FILE, replay:FILE. CMD is an argv line (no shell) with {prompt}, {prompt_file},
       {required_fix}, {workspace}.
+  loopgate run --case FILE (--model PROVIDER:MODEL | --builder CMD | --noop) [--workspace DIR] [options]
+      Run a mission fixture (prompt, goal, files, artifacts, preserve): files are the starting workspace,
+      each artifact's expected JSON is a gate the builder never sees, preserved files are protected.
+      --workspace DIR: DIR must hold exactly the listed files (it is checked, never changed).
   loopgate resume RUN [--store DIR] [--json]
       Continue an interrupted run from its log; calls left in doubt are never silently re-run.
   loopgate verify TASK --workspace DIR [--json]
@@ -17,19 +21,29 @@ Usage:
   loopgate status RUN [--store DIR] [--json]            One run's envelope.
   loopgate events RUN [--store DIR] [--json]            One run's audit trail.
   loopgate demo [--store DIR] [--json]                  Run the bundled examples with honest and forging builders.
+  loopgate selftest [--json]
+      Measure this installation (contracts, sandbox and store, an end-to-end run, cost policy, a live
+      provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY.
+  loopgate exp run MANIFEST [--json] [--out FILE] [--store DIR]
+      Run an experiment: arms × tasks × seeds, each run with its own store; counts per arm (execution
+      failures apart from graded ones) and outcomes paired by (task, seed) against the control arm.
+      Exit 0 when it completed, whatever the outcomes.
 
 Options:
   --json                 print only the envelope (or the command's result) as JSON on stdout
+  --out FILE             exp: also write the experiment's JSON export to FILE
   --store DIR            where the event log lives (default: .loopgate/ beside the task; for runs/status/events:
                          $LOOPGATE_STORE or ./.loopgate)
   --builder-env NAME     let the caller's variable NAME reach the builder (repeatable); nothing else passes
   --builder-mount PATH   mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install
   --network              allow the builder network access (external agents need their API)
+  --case FILE            run: a mission fixture instead of TASK
   --max-attempts N       override the task's budget.attempts
   --max-turns N          built-in agent: turns per attempt (overrides budget.turns)
   --max-cost USD         built-in agent: run-wide cost cap (overrides budget.cost_usd)
   --record FILE          built-in agent: save the model's responses as a replayable scripted file
   --base-url URL         built-in agent: the server of an openai-compatible model
+  --judge-model SPEC     the judge's model (same forms as --model); overrides the task's judge.model
   --unsafe-no-sandbox    run builders and gates without bubblewrap; recorded in the envelope
   -h, --help             this text;  --version  the version
 

@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
 import { LoopgateError } from "../core/errors.js";
 import { demoCommand, packageRoot } from "./commands/demo.js";
+import { expCommand } from "./commands/exp.js";
 import { eventsCommand, runsCommand, statusCommand } from "./commands/inspect.js";
 import { resumeCommand } from "./commands/resume.js";
 import { type RunFlags, runCommand, taskCheckCommand, verifyCommand } from "./commands/run.js";
+import { selftestCommand } from "./commands/selftest.js";
 import { HELP } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
 
@@ -25,6 +27,9 @@ const options = {
   "base-url": { type: "string" },
   "max-turns": { type: "string" },
   "max-cost": { type: "string" },
+  out: { type: "string" },
+  "judge-model": { type: "string" },
+  case: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -53,7 +58,9 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       status: 1,
       events: 1,
       demo: 0,
+      selftest: 0,
       resume: 1,
+      exp: 2,
     };
     const most = arity[command];
     if (most !== undefined && rest.length > most)
@@ -61,6 +68,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         "bad_input",
         `loopgate ${command}: unexpected argument ${JSON.stringify(rest[most])}; see loopgate --help`,
       );
+    if (flags.case !== undefined && command !== "run")
+      throw new LoopgateError("bad_input", `loopgate ${command}: --case applies only to loopgate run`);
     const need = (what: string) => {
       const v = rest[0];
       if (!v)
@@ -69,7 +78,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     };
     switch (command) {
       case "run":
-        return await runCommand(io, need("TASK"), flags);
+        return await runCommand(io, flags.case !== undefined ? rest[0] : need("TASK"), flags);
       case "verify":
         return await verifyCommand(io, need("TASK"), flags);
       case "task":
@@ -85,6 +94,10 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         return await eventsCommand(io, need("RUN"), flags);
       case "resume":
         return await resumeCommand(io, need("RUN"), flags);
+      case "exp":
+        return await expCommand(io, rest, flags);
+      case "selftest":
+        return await selftestCommand(io, flags);
       case "demo":
         return await demoCommand(io, flags);
       default:

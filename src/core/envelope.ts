@@ -21,6 +21,8 @@ export const Envelope = z.object({
       log_excerpt: z.string(),
     }),
   ),
+  /** The judge's verdict on the final attempt, when the task has a judge and it was consulted. */
+  judge: z.object({ verdict: z.string(), rules_applied: z.array(z.string()) }).optional(),
   findings: z.array(Finding),
   claims: z.array(z.object({ attempt: z.number().int(), text: z.string(), hedged: z.boolean() })),
   sandbox: z.enum(["bubblewrap", "none"]),
@@ -48,6 +50,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
   const findings: Envelope["findings"] = [];
   const claims: Envelope["claims"] = [];
   let sandbox: Envelope["sandbox"] = "none";
+  let judge: Envelope["judge"];
   for (const e of events) {
     if (e.type === "run_started") sandbox = e.data.sandbox;
     else if (e.type === "gate_run_finished")
@@ -62,6 +65,8 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         log_excerpt: e.data.log_excerpt,
       });
     else if (e.type === "finding_recorded") findings.push(e.data);
+    else if (e.type === "judge_finished" && e.data.attempt === state.attempts.length)
+      judge = { verdict: e.data.verdict, rules_applied: e.data.rules_applied };
     else if (e.type === "claim_recorded")
       claims.push({ attempt: e.data.attempt, text: e.data.text, hedged: e.data.hedged });
   }
@@ -76,6 +81,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
     reason,
     attempts,
     gates,
+    ...(judge ? { judge } : {}),
     findings,
     claims,
     sandbox,

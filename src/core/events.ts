@@ -11,7 +11,14 @@ const attempt = z.number().int().positive();
 const excerpt = z.string().max(16_384);
 
 /** Why a gate did not decide: each of these is "not passed", never a pass. */
-export const GateError = z.enum(["timeout", "spawn_failed", "crashed", "unreadable", "sandbox_unavailable"]);
+export const GateError = z.enum([
+  "timeout",
+  "spawn_failed",
+  "crashed",
+  "unreadable",
+  "sandbox_unavailable",
+  "tampered",
+]);
 export type GateError = z.infer<typeof GateError>;
 
 export const FindingSeverity = z.enum(["blocking", "warning"]);
@@ -53,6 +60,8 @@ const data = {
     gates: z.array(GateDeclaration).min(1),
     sandbox: z.enum(["bubblewrap", "none"]),
     run_dir: z.string(),
+    /** The judge's model when the task configures one: an attempt then also needs its approval. */
+    judge: z.string().optional(),
   }),
   workspace_observed: z.object({
     attempt: z.number().int().nonnegative(),
@@ -169,6 +178,14 @@ const data = {
     limit: z.number(),
     used: z.number(),
   }),
+  judge_finished: z.object({
+    attempt,
+    verdict: z.enum(["approve", "reject", "inconclusive"]),
+    rules_applied: z.array(z.string()),
+    violations: z.array(z.object({ rule: z.string(), evidence: z.string().max(2000) })),
+    reason: z.string().max(2000),
+    duration_ms: z.number().nonnegative(),
+  }),
   run_resumed: z.object({
     from_revision: z.number().int().nonnegative(),
     in_doubt: z.array(z.string()),
@@ -221,6 +238,7 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("continuation_queued"),
   variant("budget_exhausted"),
   variant("run_resumed"),
+  variant("judge_finished"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

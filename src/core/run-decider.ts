@@ -31,7 +31,8 @@ export type RunCommand =
   | { type: "finish_run" }
   /** An event of the built-in agent's loop, appended as is while an attempt is open. */
   | { type: "record_agent"; event: AgentEventBody }
-  | { type: "resume"; data: EventData<"run_resumed"> };
+  | { type: "resume"; data: EventData<"run_resumed"> }
+  | { type: "record_judge"; data: EventData<"judge_finished"> };
 
 /** The agent loop's event types: recorded inside an attempt, folded by the agent's own projection. */
 export const agentEventTypes = [
@@ -75,6 +76,10 @@ export interface RunState {
   infrastructure: string | null;
   /** The first budget cap that stopped the run, named. */
   capReached: string | null;
+  /** Whether the task has a judge, whose approval every passing attempt then also needs. */
+  judgeRequired: boolean;
+  /** The judge's verdicts by attempt number (the last one counts). */
+  judgeVerdicts: Map<number, { verdict: string; reason: string }>;
   finished: { status: RunStatus; reason: string } | null;
 }
 
@@ -90,6 +95,8 @@ export function initialState(): RunState {
     blocking: new Map(),
     infrastructure: null,
     capReached: null,
+    judgeRequired: false,
+    judgeVerdicts: new Map(),
     finished: null,
   };
 }
@@ -106,6 +113,7 @@ export function evolve(state: RunState, event: EventBody): RunState {
         taskId: event.data.task_id,
         maxAttempts: event.data.max_attempts,
         gateIds: event.data.gates.map((g) => g.id),
+        judgeRequired: event.data.judge !== undefined,
       };
     case "attempt_started":
       return { ...state, attempts: [...state.attempts, { closed: false }] };
@@ -147,6 +155,11 @@ export function evolve(state: RunState, event: EventBody): RunState {
       blocking.set(event.data.attempt, [...(blocking.get(event.data.attempt) ?? []), label]);
       return { ...state, blocking };
     }
+    case "judge_finished": {
+      const judgeVerdicts = new Map(state.judgeVerdicts);
+      judgeVerdicts.set(event.data.attempt, { verdict: event.data.verdict, reason: event.data.reason });
+      return { ...state, judgeVerdicts };
+    }
     case "goal_set":
     case "model_responded":
     case "model_failed":
@@ -176,8 +189,17 @@ function replaceAttempt(state: RunState, n: number, a: AttemptState): RunState {
   return { ...state, attempts };
 }
 
-/** True when every declared gate ran on attempt `n`, every run of it passed, and nothing blocking was found. */
+/**
+ * True when every declared gate ran on attempt `n`, every run of it passed, nothing blocking was found,
+ * and, if the task has a judge, the judge approved that attempt. The judge can only veto.
+ */
 export function attemptPassed(state: RunState, n: number): boolean {
+  if (!gatesPassed(state, n)) return false;
+  return !state.judgeRequired || state.judgeVerdicts.get(n)?.verdict === "approve";
+}
+
+/** The gate-and-findings half of `attemptPassed`: what must hold before a judge is even consulted. */
+export function gatesPassed(state: RunState, n: number): boolean {
   const a = state.attempts[n - 1];
   if (!a || state.gateIds.length === 0 || (state.blocking.get(n)?.length ?? 0) > 0) return false;
   const gates = state.gateRuns.get(n);
@@ -205,6 +227,14 @@ export function attemptFailureReason(state: RunState, n: number): string {
   }
   const blocking = state.blocking.get(n) ?? [];
   if (blocking.length) parts.push(`blocking findings: ${blocking.slice(0, 5).join(", ")}`);
+  if (state.judgeRequired && parts.length === 0) {
+    const j = state.judgeVerdicts.get(n);
+    parts.push(
+      j
+        ? `judge ${j.verdict === "reject" ? "rejected" : j.verdict}: ${j.reason}`
+        : "the judge did not approve",
+    );
+  }
   return parts.join("; ") || "no gate passed";
 }
 
@@ -290,6 +320,12 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       return [command.event];
     case "resume":
       return [{ type: "run_resumed", data: command.data }];
+    case "record_judge":
+      needOpen(command.data.attempt);
+      if (!state.judgeRequired) throw new DomainError("record_judge: the task has no judge");
+      if (!gatesPassed(state, command.data.attempt))
+        throw new DomainError("record_judge: the judge is consulted only after every gate passed");
+      return [{ type: "judge_finished", data: command.data }];
     case "fail_infrastructure":
       return [{ type: "infrastructure_failed", data: { attempt: n, reason: command.reason } }];
     case "finish_run": {

@@ -109,11 +109,33 @@ const GoalSchema = z
   })
   .strict();
 
+/** A judge rule: a string, or an id with its text; a private rule is shown to the judge, never to the builder. */
+const JudgeRule = z.union([
+  z.string().min(1).max(2000),
+  z
+    .object({
+      id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only"),
+      text: z.string().min(1).max(2000),
+      private: z.boolean().default(false),
+    })
+    .strict(),
+]);
+
+/** The independent judge: a fresh model session that can only veto an attempt whose gates all passed. */
+const JudgeSchema = z
+  .object({
+    rules: z.array(JudgeRule).min(1, "a judge needs at least one rule to judge by"),
+    model: z.string().min(1).optional(),
+    timeout: duration.default("120s"),
+  })
+  .strict();
+
 const subprocessGate = z
   .object({
     id: gateId,
     run: argv,
     heldout: relPath.optional(),
+    canary: relPath.optional(),
     timeout: duration.default("60s"),
     feedback: feedback.default("summary"),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
@@ -135,7 +157,7 @@ export const TaskSchema = z
     gates: z
       .array(z.union([subprocessGate, staticGate]))
       .min(1, "a task needs at least one gate: without one nothing can declare it done"),
-    judge: z.unknown().optional(),
+    judge: JudgeSchema.optional(),
     budget: z
       .object({
         attempts: z.number().int().min(1).max(100).default(3),
@@ -172,13 +194,13 @@ export const TaskSchema = z
           message: `no gate ${p.gate_passed}; declared: ${t.gates.map((g) => g.id).join(", ")}`,
         });
     });
-    if (t.judge !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["judge"],
-        message:
-          "this version of loopgate has no judge yet; remove the judge section (a judge that cannot run must not be silently skipped)",
-      });
+    const ruleIds = new Set<string>();
+    t.judge?.rules.forEach((r, i) => {
+      const id = typeof r === "string" ? `rule-${i + 1}` : r.id;
+      if (ruleIds.has(id))
+        ctx.addIssue({ code: "custom", path: ["judge", "rules", i], message: `duplicate rule id ${id}` });
+      ruleIds.add(id);
+    });
   });
 
 export type Task = z.infer<typeof TaskSchema>;
@@ -242,4 +264,20 @@ function lineOf(
     } else break;
   }
   return best;
+}
+
+/** A judge rule with its id resolved: string rules are `rule-1`, `rule-2`, … in declaration order. */
+export interface ResolvedRule {
+  id: string;
+  text: string;
+  private: boolean;
+}
+
+/** The task's judge rules with ids. */
+export function judgeRules(task: Task): ResolvedRule[] {
+  return (task.judge?.rules ?? []).map((r, i) =>
+    typeof r === "string"
+      ? { id: `rule-${i + 1}`, text: r, private: false }
+      : { id: r.id, text: r.text, private: r.private },
+  );
 }

@@ -28,6 +28,8 @@ export interface Gate {
   feedback: Feedback;
   /** Absolute path of the held-out overlay, if any. */
   heldout: string | null;
+  /** Absolute path of the canary overlay: held-out tests that must fail, proving the framework still reports failures. */
+  canary: string | null;
   /** Whether the gate needs a writable environment (a real copy rather than links). */
   writable: boolean;
   run(ctx: GateContext): Promise<GateResult>;

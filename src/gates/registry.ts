@@ -8,7 +8,11 @@ import { subprocessGate } from "./subprocess-gate.js";
 export function buildGateRegistry(task: Task, taskDir: string): Gate[] {
   return task.gates.map((spec) =>
     isSubprocessGate(spec)
-      ? subprocessGate(spec, spec.heldout ? resolve(taskDir, spec.heldout) : null)
+      ? subprocessGate(
+          spec,
+          spec.heldout ? resolve(taskDir, spec.heldout) : null,
+          spec.canary ? resolve(taskDir, spec.canary) : null,
+        )
       : staticGate(spec),
   );
 }

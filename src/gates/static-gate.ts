@@ -31,6 +31,7 @@ export function staticGate(spec: StaticGateSpec): Gate {
     kind: "static",
     feedback: spec.feedback,
     heldout: null,
+    canary: null,
     writable: false,
     async run(ctx: GateContext): Promise<GateResult> {
       const started = performance.now();

@@ -18,13 +18,18 @@ function isInside(root: string, p: string): boolean {
 }
 
 /** A gate that runs an argv in the gate environment: exit 0 passes, anything else does not. */
-export function subprocessGate(spec: SubprocessGateSpec, heldout: string | null): Gate {
+export function subprocessGate(
+  spec: SubprocessGateSpec,
+  heldout: string | null,
+  canary: string | null = null,
+): Gate {
   const timeoutMs = parseDuration(spec.timeout) ?? 60_000;
   return {
     id: spec.id,
     kind: "subprocess",
     feedback: spec.feedback,
     heldout,
+    canary,
     writable: spec.writable,
     async run(ctx: GateContext): Promise<GateResult> {
       const params = {

@@ -1,4 +1,4 @@
-import { lstat, mkdir, rm } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { type AgentOutcome, describeGoal, runAgentAttempt } from "../agent/agent-loop.js";
 import { defaultTools } from "../agent/tools/registry.js";
@@ -6,9 +6,9 @@ import { parseDuration } from "../core/duration.js";
 import type { LoopgateEvent } from "../core/events.js";
 import { planGateChanges } from "../core/observation.js";
 import type { GoalPredicate } from "../core/task.js";
-import { buildGateEnvironment } from "../workspace/gate-environment.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { assertRealpathInside } from "../workspace/safe-path.js";
+import { runGateFresh } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
 import { lastObservationId } from "./run-driver.js";
 
@@ -104,36 +104,11 @@ async function probe(
       deliverables: ctx.loaded.task.deliverables,
       protected: ctx.loaded.task.protected,
     });
-    const linked = ctx.sandbox === "bubblewrap" && !gate.writable;
-    const envDir = join(ctx.runDir, "gate-env", `goal-${n}-${gate.id}`);
-    try {
-      await rm(envDir, { recursive: true, force: true });
-      await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
-      await buildGateEnvironment({
-        pristineDir: ctx.pristineDir,
-        pristine,
-        workspaceDir: ctx.workspace,
-        workspace: now,
-        plan,
-        ...(gate.heldout ? { heldoutDir: gate.heldout } : {}),
-        destDir: envDir,
-        mode: linked ? "link" : "copy",
-      });
-      const r = await gate.run({
-        gateEnv: envDir,
-        runId: ctx.journal.runId,
-        attempt: n,
-        taskId: ctx.loaded.task.id,
-        sandbox: ctx.sandbox,
-        readOnly: linked,
-      });
-      // The detail follows the gate's feedback setting: held-out logs never reach the model.
-      const detail =
-        gate.feedback === "log" ? r.log_excerpt.slice(-1500) : gate.feedback === "summary" ? r.summary : "";
-      return { holds: r.passed, detail };
-    } finally {
-      await rm(envDir, { recursive: true, force: true });
-    }
+    const r = await runGateFresh(ctx, gate, n, `goal-${n}-${gate.id}`, { pristine, after: now, plan });
+    // The detail follows the gate's feedback setting; it is audit only and never shown to the model.
+    const detail =
+      gate.feedback === "log" ? r.log_excerpt.slice(-1500) : gate.feedback === "summary" ? r.summary : "";
+    return { holds: r.passed, detail };
   }
   return { holds: false, detail: "command predicates are judged from recorded tool calls, not probed" };
 }

@@ -39,15 +39,19 @@ export function loadTask(path: string): LoadedTask {
   mustBeDir(workspace, `${path}: workspace`);
   const hidden: string[] = [];
   task.gates.forEach((g, i) => {
-    if (!isSubprocessGate(g) || !g.heldout) return;
-    const h = resolve(dir, g.heldout);
-    mustBeDir(h, `${path}: gates[${i}].heldout`);
-    if (inside(workspace, h) || inside(h, workspace))
-      throw new InputError(
-        `the held-out folder ${g.heldout} overlaps the workspace ${task.workspace}; held-out material must live outside it`,
-        `${path}: gates[${i}].heldout`,
-      );
-    hidden.push(h);
+    if (!isSubprocessGate(g)) return;
+    for (const key of ["heldout", "canary"] as const) {
+      const rel = g[key];
+      if (!rel) continue;
+      const h = resolve(dir, rel);
+      mustBeDir(h, `${path}: gates[${i}].${key}`);
+      if (inside(workspace, h) || inside(h, workspace))
+        throw new InputError(
+          `the ${key} folder ${rel} overlaps the workspace ${task.workspace}; held-out material must live outside it`,
+          `${path}: gates[${i}].${key}`,
+        );
+      hidden.push(h);
+    }
   });
   let oracle: string | null = null;
   if (task.oracle) {

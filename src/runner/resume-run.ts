@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { attemptEvents, foldAgent } from "../agent/agent-state.js";
+import { createModel } from "../agent/models/provider.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData } from "../core/events.js";
+import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
-import { loadTask } from "./load-task.js";
+import { type LoadedTask, loadTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import { failRun, runPaths } from "./run-context.js";
 import { currentRequiredFix, driveRun, lastObservationId } from "./run-driver.js";
@@ -37,7 +39,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   if (events.length === 0) throw new RunNotFoundError(o.runId, o.storeDir);
   const started = events[0];
   if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
-  const loaded = loadTask(started.data.task_path);
+  const loaded = loadRecordedTask(started.data.task_path, o.storeDir);
   if (loaded.digest !== started.data.task_digest)
     throw new InputError(
       `the task file changed since run ${o.runId} started; a resumed run must be checked by the same task`,
@@ -61,6 +63,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
         : {}),
       ...(o.reporter ? { reporter: o.reporter } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
+      ...(started.data.judge ? { judge: createModel(started.data.judge) } : {}),
     },
     journal,
     runDir,
@@ -147,4 +150,17 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     data: { from_revision: events.length - 1, in_doubt: inDoubt, action },
   });
   return driveRun(ctx);
+}
+
+/** The task a run recorded: a task file, or a mission fixture (`run --case`), rebuilt the same way. */
+function loadRecordedTask(path: string, storeDir: string): LoadedTask {
+  try {
+    return loadTask(path);
+  } catch (taskError) {
+    try {
+      return loadMissionCase(path, { storeDir });
+    } catch {
+      throw taskError;
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
 import type { Gate } from "../gates/gate.js";
@@ -29,6 +30,14 @@ export interface RunContext {
   reporter: RunReporter;
   signal: AbortSignal | undefined;
   clock: () => Date;
+  /**
+   * How gate environments are built. "pristine" is loopgate's policy. "as-built" (the builder's final
+   * tree plus the held-out overlay, nothing restored) exists only so the forgery benchmark can measure
+   * the baseline policies other harnesses use; the CLI never offers it.
+   */
+  gateEnvironment: "pristine" | "as-built";
+  /** The judge's model when the task configures a judge. */
+  judge: ModelAdapter | null;
 }
 
 /** The paths of a run's private folder. */

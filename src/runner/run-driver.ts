@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { agentUsage, attemptEvents } from "../agent/agent-state.js";
 import { parseDuration } from "../core/duration.js";
@@ -9,10 +9,13 @@ import type { EventData, LoopgateEvent, PathList } from "../core/events.js";
 import { isHedgedClaim } from "../core/hedge.js";
 import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
-import { attemptPassed } from "../core/run-decider.js";
-import { buildGateEnvironment } from "../workspace/gate-environment.js";
+import { attemptPassed, gatesPassed } from "../core/run-decider.js";
+import { judgeRules } from "../core/task.js";
+import { judgeRequiredFix, runJudge } from "../judge/judge.js";
+import { deliverablesDiff } from "../judge/judge-diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { runAgentPhase } from "./agent-phase.js";
+import { runGateFresh } from "./gate-run.js";
 import { failRun, finishRun, type RunContext } from "./run-context.js";
 
 const bounded = (paths: string[]): PathList => ({ paths: paths.slice(0, 200), total: paths.length });
@@ -58,13 +61,17 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
           const findings = journal.events.filter(
             (e) => e.type === "finding_recorded" && e.data.attempt === n,
           );
-          fix = buildRequiredFix({
-            attempt: n,
-            gates: gateRuns.map((e) => e.data as EventData<"gate_run_finished">),
-            feedback,
-            findings: findings.map((e) => e.data as EventData<"finding_recorded">),
-            deliverables: task.deliverables,
-          });
+          const judged = journal.events.findLast((e) => e.type === "judge_finished" && e.data.attempt === n);
+          fix =
+            judged?.type === "judge_finished" && gatesPassed(st, n)
+              ? judgeRequiredFix(n, judged.data, judgeRules(task), await attemptDiff(ctx, n))
+              : buildRequiredFix({
+                  attempt: n,
+                  gates: gateRuns.map((e) => e.data as EventData<"gate_run_finished">),
+                  feedback,
+                  findings: findings.map((e) => e.data as EventData<"finding_recorded">),
+                  deliverables: task.deliverables,
+                });
           await journal.record({ type: "issue_required_fix", text: fix });
         }
       }
@@ -101,43 +108,24 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
     );
     const gate = ctx.gates.find((g) => !done.has(g.id));
     if (!gate) {
+      if (st.judgeRequired && gatesPassed(st, n) && !events.some((e) => e.type === "judge_finished")) {
+        const stop = await judgePhase(ctx, n, plan, events);
+        if (stop) return stop;
+        continue;
+      }
       await journal.record({ type: "finish_attempt" });
       continue;
     }
     const i = ctx.gates.indexOf(gate);
     rep.gateStarted?.(n, gate.id);
-    const linked = ctx.sandbox === "bubblewrap" && !gate.writable;
-    const envDir = join(ctx.runDir, "gate-env", `${n}-${i}-${gate.id}`);
     let result: Awaited<ReturnType<typeof gate.run>>;
     try {
-      await rm(envDir, { recursive: true, force: true });
-      await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
-      await buildGateEnvironment({
-        pristineDir: ctx.pristineDir,
-        pristine,
-        workspaceDir: ctx.workspace,
-        workspace: after,
-        plan,
-        ...(gate.heldout ? { heldoutDir: gate.heldout } : {}),
-        destDir: envDir,
-        mode: linked ? "link" : "copy",
-      });
-      result = await gate.run({
-        gateEnv: envDir,
-        runId: journal.runId,
-        attempt: n,
-        taskId: task.id,
-        sandbox: ctx.sandbox,
-        readOnly: linked,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
+      result = await runGateFresh(ctx, gate, n, `${n}-${i}-${gate.id}`, { pristine, after, plan });
     } catch (e) {
       return failRun(
         ctx,
         `gate ${gate.id}: building or running its environment failed: ${(e as Error).message}`,
       );
-    } finally {
-      await rm(envDir, { recursive: true, force: true });
     }
     if (ctx.signal?.aborted) continue;
     const { infrastructure, ...data } = result;
@@ -294,5 +282,51 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
     return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
   }
   if (findings.length) rep.findings?.(n, findings);
+  return null;
+}
+
+/** The diff of attempt `n`'s deliverables against pristine, as the gates saw it. */
+async function attemptDiff(ctx: RunContext, n: number): Promise<string> {
+  const observed = attemptEvents(ctx.journal.events, n).findLast(
+    (e) => e.type === "workspace_observed" && e.data.phase === "after_builder",
+  );
+  if (observed?.type !== "workspace_observed") return "";
+  const pristine = await ctx.observations.get(pristineId(ctx.journal.events));
+  const after = await ctx.observations.get(observed.data.observation_id);
+  const task = ctx.loaded.task;
+  const plan = planGateChanges(pristine, after, {
+    deliverables: task.deliverables,
+    protected: task.protected,
+  });
+  return deliverablesDiff(plan, ctx.pristineDir, ctx.workspace);
+}
+
+/** Consults the judge on attempt `n`, whose gates all passed: a fresh session that can only veto. */
+async function judgePhase(
+  ctx: RunContext,
+  n: number,
+  plan: ReturnType<typeof planGateChanges>,
+  events: readonly LoopgateEvent[],
+): Promise<Envelope | null> {
+  const task = ctx.loaded.task;
+  if (!ctx.judge || !task.judge)
+    return failRun(ctx, "the task configures a judge but the run has no judge model");
+  const claim = events.findLast((e) => e.type === "claim_recorded");
+  const verdict = await runJudge(
+    ctx.judge,
+    {
+      prompt: task.prompt,
+      diff: await deliverablesDiff(plan, ctx.pristineDir, ctx.workspace),
+      gateLogs: events.flatMap((e) =>
+        e.type === "gate_run_finished"
+          ? [{ id: e.data.gate_id, passed: e.data.passed, log: e.data.log_excerpt }]
+          : [],
+      ),
+      finalMessage: claim?.type === "claim_recorded" ? claim.data.text : "",
+      rules: judgeRules(task),
+    },
+    parseDuration(task.judge.timeout) ?? 120_000,
+  );
+  await ctx.journal.record({ type: "record_judge", data: { attempt: n, ...verdict } }, "judge");
   return null;
 }

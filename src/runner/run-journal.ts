@@ -8,6 +8,7 @@ const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
   model_responded: "model",
   gate_run_finished: "gate",
   continuation_queued: "continuation",
+  judge_finished: "judge",
 };
 
 /**

@@ -2,9 +2,10 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
-import { InfrastructureError } from "../core/errors.js";
+import { InfrastructureError, InputError } from "../core/errors.js";
 import { buildGateRegistry } from "../gates/registry.js";
 import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
@@ -35,6 +36,10 @@ export interface RunTaskOptions {
   runId?: string;
   /** Aborting stops the run at once: running processes are killed and the run ends in TOOL_FAILURE. */
   signal?: AbortSignal;
+  /** See RunContext.gateEnvironment; benchmarks only. */
+  gateEnvironment?: "pristine" | "as-built";
+  /** The judge's model; required when the task configures a judge. */
+  judge?: ModelAdapter;
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -74,6 +79,8 @@ export function runContext(
     reporter: o.reporter ?? {},
     signal: o.signal,
     clock: o.clock ?? (() => new Date()),
+    gateEnvironment: o.gateEnvironment ?? "pristine",
+    judge: o.judge ?? null,
   };
 }
 
@@ -87,6 +94,11 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const runDir = join(o.storeDir, "runs", runId);
   const ctx = runContext(o, journal, runDir);
   const maxAttempts = o.workFrom ? 1 : (o.maxAttempts ?? task.budget.attempts);
+  if (task.judge && !o.judge)
+    throw new InputError(
+      "the task configures a judge but no judge model was given (judge.model in the task, or --judge-model); a judge that cannot run is never skipped",
+      `${loaded.file}: judge`,
+    );
   await journal.record({
     type: "start_run",
     data: {
@@ -98,6 +110,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       gates: ctx.gates.map((g) => ({ id: g.id, kind: g.kind })),
       sandbox: o.sandbox,
       run_dir: runDir,
+      ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
     },
   });
   ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });

@@ -204,3 +204,59 @@ describe("run decider: properties", () => {
     );
   });
 });
+
+describe("run decider: the judge can only veto", () => {
+  const withJudge = (gates: string[], max = 3): EventBody => {
+    const e = started(gates, max);
+    return {
+      ...e,
+      data: { ...(e.data as EventData<"run_started">), judge: "scripted:judge.yaml" },
+    } as EventBody;
+  };
+  const judged = (n: number, verdict: "approve" | "reject" | "inconclusive"): EventBody => ({
+    type: "judge_finished",
+    data: { attempt: n, verdict, rules_applied: ["r"], violations: [], reason: verdict, duration_ms: 1 },
+  });
+
+  it("all gates green but no approval is not SUCCESS; approval makes it SUCCESS", () => {
+    const given = [withJudge(["a"], 1), attempt(1), gate(1, "a", true)];
+    expect(verdict(foldRun([...given, finished(1, false)])).status).toBe("ESCALATED");
+    expect(verdict(foldRun([...given, judged(1, "approve"), finished(1, true)])).status).toBe("SUCCESS");
+    expect(verdict(foldRun([...given, judged(1, "inconclusive"), finished(1, false)])).reason).toContain(
+      "judge inconclusive",
+    );
+  });
+
+  it("refuses to consult the judge before every gate passed", () => {
+    const given = [withJudge(["a"]), attempt(1), gate(1, "a", false)];
+    expect(() =>
+      spec(given, { type: "record_judge", data: judged(1, "approve").data as EventData<"judge_finished"> }),
+    ).toThrow(/only after every gate passed/);
+  });
+
+  it("property: an approval never turns a failed gate into SUCCESS", () => {
+    const judgeEvent = fc
+      .tuple(
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom("approve" as const, "reject" as const, "inconclusive" as const),
+      )
+      .map(([n, v]) => judged(n, v));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(arbEvent, judgeEvent), { maxLength: 30 }), (rest) => {
+        const events = [withJudge(gateIds, 4), ...rest];
+        if (verdict(foldRun(events)).status !== "SUCCESS") return;
+        const final = events.filter((e) => e.type === "attempt_started").length;
+        for (const id of gateIds) {
+          const runs = events.filter(
+            (e) => e.type === "gate_run_finished" && e.data.attempt === final && e.data.gate_id === id,
+          );
+          expect(runs.length).toBeGreaterThan(0);
+          for (const r of runs) expect((r.data as { passed: boolean }).passed).toBe(true);
+        }
+        const verdicts = events.filter((e) => e.type === "judge_finished" && e.data.attempt === final);
+        expect((verdicts.at(-1)?.data as { verdict: string } | undefined)?.verdict).toBe("approve");
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { parseTask } from "../../src/core/task.js";
+import { judgeRules, parseTask } from "../../src/core/task.js";
 
 const valid = `id: demo
 prompt: fix it
@@ -76,8 +76,21 @@ describe("task file parsing", () => {
     expect(errorOf(`${valid}protected: ["../outside/**"]\n`)).toContain("protected[0]");
   });
 
-  it("refuses a judge section instead of silently skipping it", () => {
-    expect(errorOf(`${valid}judge: { rules: ["x"] }\n`)).toContain("no judge yet");
+  it("accepts judge rules (strings get ids rule-1, rule-2) and refuses an empty or duplicated rule list", () => {
+    const t = parseTask(
+      `${valid}judge: { rules: ["Keep the API.", { id: api, text: "No new deps.", private: true }] }\n`,
+      "task.yaml",
+    );
+    expect(judgeRules(t)).toEqual([
+      { id: "rule-1", text: "Keep the API.", private: false },
+      { id: "api", text: "No new deps.", private: true },
+    ]);
+    expect(errorOf(`${valid}judge: { rules: [] }\n`)).toContain(
+      "judge.rules: a judge needs at least one rule",
+    );
+    expect(errorOf(`${valid}judge: { rules: [{ id: a, text: x }, { id: a, text: y }] }\n`)).toContain(
+      "duplicate rule id a",
+    );
   });
 
   it("reports YAML syntax errors with their line", () => {

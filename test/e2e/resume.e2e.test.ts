@@ -106,3 +106,33 @@ describe.concurrent("resume after SIGKILL", () => {
     expect(status.status).not.toBe("SUCCESS");
   });
 });
+
+describe("resume of a mission-fixture run", () => {
+  it("a --case run killed after its first attempt started resumes to SUCCESS", async () => {
+    const dir = tempDir();
+    const { writeFileSync, chmodSync } = await import("node:fs");
+    const fixture = join(dir, "sum.json");
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        prompt: "Add the numbers in input.json; write the sum to answer.json.",
+        goal: "task:sum",
+        files: { "input.json": "[2,3]\n" },
+        artifacts: { "answer.json": { sum: 5 } },
+        preserve: ["input.json"],
+      }),
+    );
+    const solver = join(dir, "solve.sh");
+    writeFileSync(solver, `#!/bin/sh\necho '{"sum": 5}' > answer.json\n`);
+    chmodSync(solver, 0o755);
+    const store = join(dir, "store");
+    const killed = await loopgate(["run", "--case", fixture, "--builder", solver, "--store", store], {
+      env: { LOOPGATE_FAULT_KILL_AFTER_EVENTS: "3" },
+    });
+    expect(killed.signal, show(killed)).toBe("SIGKILL");
+    const runId = await onlyRun(store);
+    const resumed = await loopgate(["resume", runId, "--store", store, "--json"]);
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(parseStdout<{ status: string }>(resumed).status).toBe("SUCCESS");
+  });
+});

@@ -228,4 +228,32 @@ EOF2
     expect(env.status).toBe("SUCCESS");
     expect(existsSync(join(storeDir, "runs", env.run_id, "gate-env"))).toBe(true);
   });
+  it("a hedged completion claim sets hedge_warning without deciding anything", async () => {
+    const hedger =
+      "#!/bin/sh\necho 'echo 42' > lib/answer.sh\necho 'Fixed it, I believe it should work now.'\n";
+    const t = await makeTask({ taskYaml: taskYaml(), repo, heldout, scripts: { "hedger.sh": hedger } });
+    const env = await runTask({
+      loaded: loadTask(t.file),
+      builder: commandBuilder(t.script("hedger.sh")),
+      store,
+      storeDir,
+      sandbox: "bubblewrap",
+    });
+    expect(env.audit.hedge_warning).toBe(true);
+    expect(env.status).toBe("SUCCESS");
+    const plain = await makeTask({
+      taskYaml: taskYaml(),
+      repo,
+      heldout,
+      scripts: { "plain.sh": hedger.replace("I believe it should work now", "node --test exits 0") },
+    });
+    const env2 = await runTask({
+      loaded: loadTask(plain.file),
+      builder: commandBuilder(plain.script("plain.sh")),
+      store,
+      storeDir,
+      sandbox: "bubblewrap",
+    });
+    expect(env2.audit.hedge_warning).toBe(false);
+  });
 });

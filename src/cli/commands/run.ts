@@ -1,11 +1,14 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
-import { agentBuilder } from "../../agent/agent-builder.js";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
+import type { ModelAdapter } from "../../agent/model.js";
+import { createModel } from "../../agent/models/provider.js";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { splitCommandLine } from "../../builders/command-line.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import { type LoadedMissionCase, loadMissionCase } from "../../fixtures/mission-case.js";
 import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
@@ -33,6 +36,8 @@ export interface RunFlags {
   "base-url"?: string;
   "max-turns"?: string;
   "max-cost"?: string;
+  case?: string;
+  "judge-model"?: string;
 }
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
@@ -157,6 +162,7 @@ export async function executeRun(
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
       ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...judgeModelFor(loaded, flags),
     });
   } finally {
     process.off("SIGINT", onSignal);
@@ -165,13 +171,36 @@ export async function executeRun(
   }
 }
 
-/** `loopgate run TASK (--builder CMD | --oracle | --noop)`. */
-export async function runCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
-  const loaded = loadTask(taskPath);
+/** `loopgate run TASK (--builder CMD | --oracle | --noop)` or `loopgate run --case FILE (…)`. */
+export async function runCommand(
+  io: CommandIO,
+  taskPath: string | undefined,
+  flags: RunFlags,
+): Promise<number> {
+  const loaded = flags.case !== undefined ? loadCase(io, taskPath, flags) : loadTask(taskPath ?? "");
   const builder = chooseBuilder(loaded, flags);
   const env = await executeRun(io, loaded, builder, flags);
   printEnvelope(io, env, flags, loaded);
   return exitCodeOf(env.status);
+}
+
+/** A mission fixture (`--case FILE`) as the task; `--workspace DIR` binds it to an existing starting state. */
+function loadCase(io: CommandIO, taskPath: string | undefined, flags: RunFlags): LoadedMissionCase {
+  const file = flags.case as string;
+  if (taskPath !== undefined)
+    throw new InputError("give either TASK or --case FILE, not both", "loopgate run");
+  const storeDir = storeDirFrom(flags.store, join(dirname(resolve(file)), ".loopgate"));
+  const loaded = loadMissionCase(file, {
+    storeDir,
+    ...(flags.workspace !== undefined ? { against: flags.workspace } : {}),
+  });
+  const criteria = loaded.mission.criteria;
+  const n = criteria ? (Array.isArray(criteria) ? criteria.length : Object.keys(criteria).length) : 0;
+  if (n)
+    io.err(
+      `loopgate: note: ${file}: ${n} criteria recorded as local metadata, not enforced; only the artifact and preserve gates decide\n`,
+    );
+  return loaded;
 }
 
 /** `loopgate verify TASK --workspace DIR`: checks work produced elsewhere, one attempt, no builder. */
@@ -244,4 +273,26 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
   }
   if (oracle.status === "TOOL_FAILURE" || noop.status === "TOOL_FAILURE") return 2;
   return result.ok ? 0 : 1;
+}
+
+/**
+ * The judge's model: --judge-model, else the task's judge.model (a scripted/replay file there is
+ * relative to the task file). Only when the task configures a judge.
+ */
+export function judgeModelFor(loaded: LoadedTask, flags: RunFlags): { judge?: ModelAdapter } {
+  if (!loaded.task.judge) {
+    if (flags["judge-model"] !== undefined)
+      throw new InputError("the task configures no judge", "--judge-model");
+    return {};
+  }
+  const fromTask = loaded.task.judge.model;
+  const spec =
+    flags["judge-model"] !== undefined
+      ? normalizeModelSpec(flags["judge-model"])
+      : fromTask?.replace(
+          /^(scripted|replay):(?!\/)(.+)$/,
+          (_m, kind: string, p: string) => `${kind}:${resolve(loaded.dir, p)}`,
+        );
+  if (!spec) return {};
+  return { judge: createModel(spec) };
 }

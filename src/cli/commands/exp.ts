@@ -1,0 +1,61 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { InputError } from "../../core/errors.js";
+import { loadManifest } from "../../experiments/manifest.js";
+import { planExperiment } from "../../experiments/plan.js";
+import { formatExperimentReport } from "../../experiments/report.js";
+import { runExperiment } from "../../experiments/run-experiment.js";
+import { newRunId } from "../../runner/run-task.js";
+import { storeDirFrom } from "../context.js";
+import type { CommandIO } from "../io.js";
+
+/** Flags of `loopgate exp`. */
+export interface ExpFlags {
+  json?: boolean;
+  out?: string;
+  store?: string;
+}
+
+/**
+ * `loopgate exp run MANIFEST [--json] [--out FILE] [--store DIR]`: runs every arm × task × seed of an
+ * experiment manifest, each run with its own store under `<store>/experiments/<name>-<stamp>/`, and
+ * reports counts per arm and paired outcomes. Exit 0 when it completed, whatever the outcomes; 2 on bad
+ * input or when it was interrupted.
+ */
+export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags): Promise<number> {
+  const [sub, manifestPath] = rest;
+  if (sub !== "run") throw new InputError("the only subcommand is `run MANIFEST`", "loopgate exp");
+  if (!manifestPath) throw new InputError("missing MANIFEST; see loopgate --help", "loopgate exp run");
+  const source = loadManifest(manifestPath);
+  const plan = planExperiment(source);
+  const storeDir = storeDirFrom(flags.store, join(source.dir, ".loopgate"));
+  const outDir = join(storeDir, "experiments", `${source.manifest.name}-${newRunId()}`);
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    io.err(
+      `\nloopgate exp: ${sig}: stopping the running runs and recording them (press again to quit at once)\n`,
+    );
+    controller.abort(sig);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const result = await runExperiment({
+      plan,
+      outDir,
+      progress: (line) => io.err(`${line}\n`),
+      signal: controller.signal,
+    });
+    if (flags.out) {
+      const file = resolve(flags.out);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);
+    }
+    io.out(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatExperimentReport(result));
+    return result.interrupted ? 2 : 0;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
