@@ -1,9 +1,10 @@
 import picomatch from "picomatch";
-import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
 import { gateTemplateParams, templateNames } from "./template.js";
+import { lineOf } from "./yaml-source.js";
 
 const duration = z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, {
   message: 'expected a duration such as "30s", "500ms", "5m" or a number of seconds',
@@ -237,33 +238,6 @@ export function parseTask(text: string, file: string): Task {
   });
   const more = result.error.issues.length > 5 ? `\n(and ${result.error.issues.length - 5} more)` : "";
   throw new InputError(`invalid task file\n${messages.join("\n")}${more}`);
-}
-
-/** The 1-based line of the deepest node on `path` that exists in the document. */
-function lineOf(
-  doc: ReturnType<typeof parseDocument>,
-  path: readonly PropertyKey[],
-  counter: LineCounter,
-): number | null {
-  let node: unknown = doc.contents;
-  let best: number | null = null;
-  const lineAt = (n: unknown) => {
-    const range = (n as { range?: [number, number, number] } | null)?.range;
-    return range ? counter.linePos(range[0]).line : null;
-  };
-  best = lineAt(node);
-  for (const key of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key);
-      if (!pair) break;
-      node = pair.value ?? pair.key;
-      best = lineAt(pair.value ?? pair.key) ?? best;
-    } else if (isSeq(node) && typeof key === "number") {
-      node = node.items[key];
-      best = lineAt(node) ?? best;
-    } else break;
-  }
-  return best;
 }
 
 /** A judge rule with its id resolved: string rules are `rule-1`, `rule-2`, … in declaration order. */

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "../core/duration.js";
 import { formatPath, InputError } from "../core/errors.js";
+import { lineOf } from "../core/yaml-source.js";
 
 /**
  * How an arm decides "done" (see policies.ts): `loopgate` (the full policy), `overlay` (held-out gates on
@@ -208,30 +209,4 @@ export function manifestFromObject(input: ManifestInput, dir: string, label = "m
         .join("\n")}`,
     );
   return { manifest: result.data, file: label, dir: resolve(dir), where };
-}
-
-/** The 1-based line of the deepest node on `path` that exists in the document. */
-function lineOf(
-  doc: ReturnType<typeof parseDocument>,
-  path: readonly PropertyKey[],
-  counter: LineCounter,
-): number | null {
-  const lineAt = (n: unknown) => {
-    const range = (n as { range?: [number, number, number] } | null)?.range;
-    return range ? counter.linePos(range[0]).line : null;
-  };
-  let node: unknown = doc.contents;
-  let best = lineAt(node);
-  for (const key of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key);
-      if (!pair) break;
-      node = pair.value ?? pair.key;
-      best = lineAt(pair.value ?? pair.key) ?? best;
-    } else if (isSeq(node) && typeof key === "number") {
-      node = node.items[key];
-      best = lineAt(node) ?? best;
-    } else break;
-  }
-  return best;
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { type Document, isMap, isSeq, LineCounter, parseDocument, stringify } from "yaml";
+import { LineCounter, parseDocument, stringify } from "yaml";
 import { z } from "zod";
 import { formatPath, InputError } from "../../core/errors.js";
+import { lineOf } from "../../core/yaml-source.js";
 
 const toolCallSchema = z
   .object({
@@ -88,31 +89,4 @@ export function loadScript(path: string): ScriptedResponse[] {
 export function formatScript(responses: readonly ScriptedResponse[], header?: string): string {
   const comment = header ? `${header.replace(/^/gm, "# ")}\n` : "";
   return `${comment}${stringify({ responses }, { lineWidth: 0 })}`;
-}
-
-/** The 1-based line of the deepest node on `path` that exists (of the last key itself with `atKey`). */
-function lineOf(
-  doc: Document,
-  path: readonly PropertyKey[],
-  counter: LineCounter,
-  atKey = false,
-): number | null {
-  const lineAt = (n: unknown) => {
-    const range = (n as { range?: [number, number, number] } | null)?.range;
-    return range ? counter.linePos(range[0]).line : null;
-  };
-  let node: unknown = doc.contents;
-  let best = lineAt(node);
-  for (const [i, key] of path.entries()) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key);
-      if (!pair) break;
-      node = atKey && i === path.length - 1 ? pair.key : (pair.value ?? pair.key);
-      best = lineAt(node) ?? best;
-    } else if (isSeq(node) && typeof key === "number") {
-      node = node.items[key];
-      best = lineAt(node) ?? best;
-    } else break;
-  }
-  return best;
 }
