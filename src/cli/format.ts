@@ -63,6 +63,8 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} (continuation, not evidence) ${JSON.stringify(e.data.text.split("\n")[0])}`;
     case "budget_exhausted":
       return `${head} cap ${e.data.cap}: ${e.data.used} of ${e.data.limit}`;
+    case "judge_finished":
+      return `${head} attempt ${e.data.attempt}: ${e.data.verdict} — ${e.data.reason}${e.data.violations.length ? ` (violations: ${[...new Set(e.data.violations.map((v) => v.rule))].join(", ")})` : ""}`;
     case "run_resumed":
       return `${head} from revision ${e.data.from_revision}: ${e.data.action}`;
     default:
