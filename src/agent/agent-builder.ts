@@ -18,6 +18,7 @@ export function agentBuilder(
     maxTurns?: number;
     maxCostUsd?: number;
     position?: number;
+    stepChecks?: boolean;
   } = {},
 ): Builder {
   const normalized = normalizeModelSpec(spec);
@@ -32,12 +33,14 @@ export function agentBuilder(
       command: normalized,
       ...(options.maxTurns !== undefined ? { max_turns: options.maxTurns } : {}),
       ...(options.maxCostUsd !== undefined ? { max_cost_usd: options.maxCostUsd } : {}),
+      ...(options.stepChecks === false ? { step_checks: false } : {}),
     },
     run: () => Promise.reject(new Error("the built-in agent is driven by the runner, not run as a command")),
     agent: {
       model,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+      ...(options.stepChecks === false ? { stepChecks: false } : {}),
     },
   };
 }

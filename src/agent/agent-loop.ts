@@ -4,6 +4,10 @@ import type { AgentEventBody } from "../core/run-decider.js";
 import type { GoalPredicate } from "../core/task.js";
 import { agentUsage, attemptEvents, foldAgent } from "./agent-state.js";
 import type { ModelAdapter } from "./model.js";
+import { repairTurn } from "./self-check/repair-turn.js";
+import type { SelfCheckHook } from "./self-check/self-check.js";
+import { runStepWork, type StepCheckPolicy } from "./todo/step-work.js";
+import { todoWrittenFor } from "./todo/todo-tool.js";
 import { executeToolCall, isMutating, toolSpecs } from "./tools/registry.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
 
@@ -40,6 +44,10 @@ export interface AgentDeps {
   now(): number;
   sleep(ms: number): Promise<void>;
   onStep?(info: { turn: number; step: number; tool?: string; tokens: number; costUsd: number }): void;
+  /** Declared plan-step checks: whether they execute and how many per run (default on, 16). */
+  stepChecks?: StepCheckPolicy;
+  /** Heavy mode (`self_check: required`): the self-check tools and the bounded repair gate. */
+  selfCheck?: SelfCheckHook;
 }
 
 /** How the attempt's agent phase ended. */
@@ -50,7 +58,8 @@ export type AgentOutcome =
 
 /** Runs (or, after a crash, continues) the turn loop of one attempt until the goal gate lets it stop. */
 export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
-  const specs = toolSpecs(d.tools);
+  const allTools = d.selfCheck ? [...d.tools, ...d.selfCheck.tools] : d.tools;
+  const specs = toolSpecs(allTools);
   const rec = (event: AgentEventBody, origin: Origin = "runtime") => d.record(event, origin);
   const attempt = d.attempt;
   let retries = 0;
@@ -76,7 +85,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
     // 1. Tool calls the model asked for, one at a time: intent, execution, result.
     const call = s.pending[0];
     if (call) {
-      const mutating = isMutating(d.tools, call.name);
+      const mutating = isMutating(allTools, call.name);
       // A read-only call left in doubt by a crash is repeated under its recorded intent (resume rolled
       // back and abandoned the mutating ones), so its intent is not written twice.
       if (!s.inDoubt.some((c) => c.callId === call.id))
@@ -99,7 +108,8 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
         tokens: u.tokens,
         costUsd: u.costUsd,
       });
-      const r = await executeToolCall(d.tools, call, d.toolCtx);
+      const sc = d.selfCheck?.handles(call.name) ? await d.selfCheck.submit(call, d.events()) : null;
+      const r = sc ? sc.result : await executeToolCall(d.tools, call, d.toolCtx);
       await rec({
         type: "tool_call_finished",
         data: {
@@ -114,6 +124,9 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
           duration_ms: r.durationMs,
         },
       });
+      if (sc?.event) await rec(sc.event);
+      const written = todoWrittenFor(d.events(), attempt, call, r.valid && !r.isError);
+      if (written) await rec(written);
       if (mutating && r.valid) {
         const changed = await d.observeAfter(call.id);
         if (changed)
@@ -124,9 +137,24 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
       }
       continue;
     }
+    // 1b. The batch is done: declared checks of steps completed in it run, then each completion is appraised.
+    if (
+      await runStepWork({
+        attempt,
+        events: d.events,
+        checks: d.stepChecks ?? { enabled: true, max: 16 },
+        toolCtx: d.toolCtx,
+        record: rec,
+        observeAfter: d.observeAfter,
+      })
+    )
+      continue;
     // 2. The model stopped calling tools: the turn ends, and the goal gate decides whether it may stop.
     if (s.awaitingEvaluation) {
-      if (!d.goal) return { kind: "stopped", text: s.lastText };
+      if (!d.goal) {
+        if (await repairTurn(d, attempt, s.turn, rec)) continue;
+        return { kind: "stopped", text: s.lastText };
+      }
       for (const p of d.goal.predicates) {
         if ("command_succeeded" in p) continue;
         const r = await d.probe(p);
@@ -152,6 +180,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
       });
       continue;
     }
+    if (s.evaluated === "completed" && (await repairTurn(d, attempt, s.turn, rec))) continue;
     if (s.evaluated === "completed" || s.evaluated === "blocked")
       return { kind: "stopped", text: s.lastText };
     if (s.evaluated === "continuing") {

@@ -117,10 +117,19 @@ export function foldAgent(events: readonly LoopgateEvent[], prompt: string): Age
         s.stepsInTurn = 0;
         s.evaluated = null;
         s.continuationQueued = false;
+        s.awaitingEvaluation = false;
         break;
       case "budget_exhausted":
         s.capped = true;
         break;
+      case "step_appraised": {
+        // The finding is rendered onto the todo result it appraises (before the model reads it).
+        if (!e.data.rendered) break;
+        const callId = e.data.call_id;
+        const m = s.messages.findLast((x) => x.role === "tool" && x.callId === callId);
+        if (m?.role === "tool") m.content = `${m.content}\n${e.data.rendered}`;
+        break;
+      }
       default:
         break;
     }

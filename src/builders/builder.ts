@@ -52,4 +52,6 @@ export interface AgentSettings {
   model: ModelAdapter;
   maxTurns?: number;
   maxCostUsd?: number;
+  /** False with --no-step-checks: declared plan-step checks are not executed. */
+  stepChecks?: boolean;
 }

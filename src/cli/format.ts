@@ -67,6 +67,20 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} attempt ${e.data.attempt}: ${e.data.verdict} — ${e.data.reason}${e.data.violations.length ? ` (violations: ${[...new Set(e.data.violations.map((v) => v.rule))].join(", ")})` : ""}`;
     case "run_resumed":
       return `${head} from revision ${e.data.from_revision}: ${e.data.action}`;
+    case "todo_written": {
+      const done = e.data.items.filter((x) => x.status === "completed").length;
+      const parts = [`${e.data.call_id}: ${e.data.items.length} step(s), ${done} completed`];
+      if (e.data.completed.length)
+        parts.push(`completed ${e.data.completed.map((x) => JSON.stringify(x)).join(", ")}`);
+      if (e.data.reopened.length)
+        parts.push(`reopened ${e.data.reopened.map((x) => JSON.stringify(x)).join(", ")}`);
+      if (e.data.changes.length) parts.push(`${e.data.changes.length} check change(s) reported`);
+      return `${head} ${parts.join("; ")}`;
+    }
+    case "step_check_ran":
+      return `${head} ${JSON.stringify(e.data.step)}: ${e.data.command.slice(0, 80)} → ${e.data.status}${e.data.exit_code !== null ? ` (exit ${e.data.exit_code})` : ""}`;
+    case "step_appraised":
+      return `${head} ${JSON.stringify(e.data.step)}: ${e.data.finding ?? "no finding (ambiguous)"} after ${e.data.calls} call(s)${e.data.check ? `, check ${e.data.check.verified ? "verified" : "unverified"}` : ""}`;
     default:
       return `${head} ${JSON.stringify(d)}`;
   }

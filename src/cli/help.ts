@@ -20,6 +20,7 @@ Usage:
   loopgate runs [--store DIR] [--limit N] [--json]      Recent runs, one line each.
   loopgate status RUN [--store DIR] [--json]            One run's envelope.
   loopgate events RUN [--store DIR] [--json]            One run's audit trail.
+  loopgate health [--store DIR] [--days N] [--json]     Plan-step counters: completions, null steps, reopens.
   loopgate demo [--store DIR] [--json]                  Run the bundled examples with honest and forging builders.
   loopgate selftest [--json]
       Measure this installation (contracts, sandbox and store, an end-to-end run, cost policy, a live
@@ -43,6 +44,8 @@ Options:
   --max-cost USD         built-in agent: run-wide cost cap (overrides budget.cost_usd)
   --record FILE          built-in agent: save the model's responses as a replayable scripted file
   --base-url URL         built-in agent: the server of an openai-compatible model
+  --no-step-checks       built-in agent: do not execute the checks plan steps declare (they stay unverified)
+  --days N               health: only runs started in the last N days
   --judge-model SPEC     the judge's model (same forms as --model); overrides the task's judge.model
   --unsafe-no-sandbox    run builders and gates without bubblewrap; recorded in the envelope
   -h, --help             this text;  --version  the version

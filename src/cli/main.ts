@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { LoopgateError } from "../core/errors.js";
 import { demoCommand, packageRoot } from "./commands/demo.js";
 import { expCommand } from "./commands/exp.js";
+import { healthCommand } from "./commands/health.js";
 import { eventsCommand, runsCommand, statusCommand } from "./commands/inspect.js";
 import { resumeCommand } from "./commands/resume.js";
 import { type RunFlags, runCommand, taskCheckCommand, verifyCommand } from "./commands/run.js";
@@ -29,6 +30,8 @@ const options = {
   "max-cost": { type: "string" },
   out: { type: "string" },
   "judge-model": { type: "string" },
+  "no-step-checks": { type: "boolean" },
+  days: { type: "string" },
   case: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -61,6 +64,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       selftest: 0,
       resume: 1,
       exp: 2,
+      health: 0,
     };
     const most = arity[command];
     if (most !== undefined && rest.length > most)
@@ -96,6 +100,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         return await resumeCommand(io, need("RUN"), flags);
       case "exp":
         return await expCommand(io, rest, flags);
+      case "health":
+        return await healthCommand(io, flags as { store?: string; json?: boolean; days?: string });
       case "selftest":
         return await selftestCommand(io, flags);
       case "demo":

@@ -24,6 +24,17 @@ export const Envelope = z.object({
   /** The judge's verdict on the final attempt, when the task has a judge and it was consulted. */
   judge: z.object({ verdict: z.string(), rules_applied: z.array(z.string()) }).optional(),
   findings: z.array(Finding),
+  /** The built-in agent's self-check on the final attempt (heavy mode): advisory, never decides the status. */
+  self_check: z
+    .object({
+      advisory: z.literal(true),
+      semantic_status: z.enum(["complete", "incomplete"]),
+      decision: z.enum(["allow", "repair", "cap_reached"]),
+      blockers: z.array(z.string()),
+      repairs_used: z.number().int().nonnegative(),
+      cap: z.number().int().nonnegative(),
+    })
+    .optional(),
   claims: z.array(z.object({ attempt: z.number().int(), text: z.string(), hedged: z.boolean() })),
   sandbox: z.enum(["bubblewrap", "none"]),
   audit: z.object({
@@ -51,6 +62,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
   const claims: Envelope["claims"] = [];
   let sandbox: Envelope["sandbox"] = "none";
   let judge: Envelope["judge"];
+  let selfCheck: Envelope["self_check"];
   for (const e of events) {
     if (e.type === "run_started") sandbox = e.data.sandbox;
     else if (e.type === "gate_run_finished")
@@ -67,6 +79,15 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
     else if (e.type === "finding_recorded") findings.push(e.data);
     else if (e.type === "judge_finished" && e.data.attempt === state.attempts.length)
       judge = { verdict: e.data.verdict, rules_applied: e.data.rules_applied };
+    else if (e.type === "repair_decided")
+      selfCheck = {
+        advisory: true,
+        semantic_status: e.data.semantic_status,
+        decision: e.data.decision,
+        blockers: [...new Set(e.data.blockers.map((b) => b.code))],
+        repairs_used: e.data.repairs_used,
+        cap: e.data.cap,
+      };
     else if (e.type === "claim_recorded")
       claims.push({ attempt: e.data.attempt, text: e.data.text, hedged: e.data.hedged });
   }
@@ -83,6 +104,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
     gates,
     ...(judge ? { judge } : {}),
     findings,
+    ...(selfCheck ? { self_check: selfCheck } : {}),
     claims,
     sandbox,
     audit: {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SelfCheckPlan, SelfCheckSubmission } from "./self-check/schemas.js";
 
 /** Where a piece of evidence came from. Only trusted origins may complete anything. */
 export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation"]);
@@ -48,6 +49,8 @@ export const BuilderDescriptor = z.object({
   /** The built-in agent's command-line caps, kept so a resumed run enforces the same ones. */
   max_turns: z.number().int().positive().optional(),
   max_cost_usd: z.number().positive().optional(),
+  /** False when the run was started with --no-step-checks. */
+  step_checks: z.boolean().optional(),
 });
 
 const data = {
@@ -178,6 +181,33 @@ const data = {
     limit: z.number(),
     used: z.number(),
   }),
+  // The self-check of the built-in agent (advisory): accepted submissions and the repair gate.
+  self_check_plan_recorded: z.object({
+    attempt,
+    call_id: z.string(),
+    plan: SelfCheckPlan,
+    guard_version: z.number().int().positive(),
+  }),
+  self_check_recorded: z.object({
+    attempt,
+    call_id: z.string(),
+    check: SelfCheckSubmission,
+    guard_version: z.number().int().positive(),
+    observation_id: z.string(),
+    evidence_findings: z.array(z.object({ code: z.string(), detail: z.string().max(2000) })).max(100),
+    verified_artifacts: z.array(z.string()).max(100),
+    cited_commands: z.array(z.string().max(4000)).max(50),
+  }),
+  repair_decided: z.object({
+    attempt,
+    turn: z.number().int().positive(),
+    decision: z.enum(["allow", "repair", "cap_reached"]),
+    semantic_status: z.enum(["complete", "incomplete"]),
+    blockers: z.array(z.object({ code: z.string(), detail: z.string().max(500) })).max(200),
+    repairs_used: z.number().int().nonnegative(),
+    cap: z.number().int().nonnegative(),
+    warnings: z.array(z.string().max(500)).max(50),
+  }),
   judge_finished: z.object({
     attempt,
     verdict: z.enum(["approve", "reject", "inconclusive"]),
@@ -185,6 +215,61 @@ const data = {
     violations: z.array(z.object({ rule: z.string(), evidence: z.string().max(2000) })),
     reason: z.string().max(2000),
     duration_ms: z.number().nonnegative(),
+  }),
+  // Plan steps of the built-in agent's `todo` tool (see src/agent/todo/).
+  todo_written: z.object({
+    attempt,
+    call_id: z.string(),
+    items: z
+      .array(
+        z.object({
+          content: z.string().max(2000),
+          status: z.enum(["pending", "in_progress", "completed"]),
+          expect: z.string().max(2000).optional(),
+          check: z.string().max(4000).nullable(),
+          expect_calls: z.number().int().nonnegative().optional(),
+          check_frozen: z.boolean(),
+        }),
+      )
+      .max(100),
+    changes: z.array(
+      z.object({
+        step: z.string().max(2000),
+        kind: z.enum(["check_kept", "check_restored"]),
+        proposed: z.string().max(4000).nullable(),
+        kept: z.string().max(4000),
+      }),
+    ),
+    completed: z.array(z.string().max(2000)),
+    reopened: z.array(z.string().max(2000)),
+  }),
+  step_check_ran: z.object({
+    attempt,
+    call_id: z.string(),
+    step: z.string().max(2000),
+    command: z.string().max(4000),
+    status: z.enum(["passed", "failed", "refused", "unavailable", "skipped"]),
+    exit_code: z.number().int().nullable(),
+    detail: z.string().max(2000),
+    duration_ms: z.number().nonnegative(),
+  }),
+  step_appraised: z.object({
+    attempt,
+    call_id: z.string(),
+    step: z.string().max(2000),
+    finding: z
+      .enum(["landed", "null_step", "ended_on_failure", "ended_on_refusal", "check_failed"])
+      .nullable(),
+    measured: z.boolean(),
+    calls: z.number().int().nonnegative(),
+    check: z
+      .object({
+        command: z.string().max(4000),
+        exit_code: z.number().int().nullable(),
+        verified: z.boolean(),
+      })
+      .nullable(),
+    rendered: z.string().max(4000),
   }),
   run_resumed: z.object({
     from_revision: z.number().int().nonnegative(),
@@ -239,6 +324,12 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("budget_exhausted"),
   variant("run_resumed"),
   variant("judge_finished"),
+  variant("self_check_plan_recorded"),
+  variant("self_check_recorded"),
+  variant("repair_decided"),
+  variant("todo_written"),
+  variant("step_check_ran"),
+  variant("step_appraised"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

@@ -47,6 +47,12 @@ export const agentEventTypes = [
   "goal_evaluated",
   "continuation_queued",
   "budget_exhausted",
+  "self_check_plan_recorded",
+  "self_check_recorded",
+  "repair_decided",
+  "todo_written",
+  "step_check_ran",
+  "step_appraised",
 ] as const;
 export type AgentEventBody = Extract<EventBody, { type: (typeof agentEventTypes)[number] }>;
 
@@ -175,6 +181,12 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "workspace_changed":
     case "claim_recorded":
     case "required_fix_issued":
+    case "self_check_plan_recorded":
+    case "self_check_recorded":
+    case "repair_decided":
+    case "todo_written":
+    case "step_check_ran":
+    case "step_appraised":
       return state;
     default: {
       const never: never = event;

@@ -173,6 +173,8 @@ export const TaskSchema = z
       .strict()
       .default({ attempts: 3, turns: 20, steps_per_turn: 50 }),
     goal: GoalSchema.optional(),
+    /** Heavy mode of the built-in agent: the bounded self-check and its one repair turn (advisory). */
+    self_check: z.enum(["required", "off"]).default("off"),
     builder: z
       .object({ timeout: duration.default("10m"), network: z.boolean().default(false) })
       .strict()

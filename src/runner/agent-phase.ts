@@ -1,6 +1,9 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { type AgentOutcome, describeGoal, runAgentAttempt } from "../agent/agent-loop.js";
+import { createSelfCheck, sourceGuardContext } from "../agent/self-check/self-check.js";
+import { MAX_STEP_CHECKS } from "../agent/todo/step-work.js";
+import { todoTool } from "../agent/todo/todo-tool.js";
 import { defaultTools } from "../agent/tools/registry.js";
 import { parseDuration } from "../core/duration.js";
 import type { LoopgateEvent } from "../core/events.js";
@@ -42,13 +45,14 @@ export async function runAgentPhase(
     prompt,
     system: SYSTEM,
     model: agent.model,
-    tools: defaultTools,
+    tools: [...defaultTools, todoTool],
     toolCtx: {
       workspace: ctx.workspace,
       sandbox: ctx.sandbox,
       network: ctx.network,
       timeoutMs: 600_000,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      plan: { events: () => ctx.journal.events, checks: agent.stepChecks !== false },
     },
     goal,
     budget: {
@@ -77,6 +81,26 @@ export async function runAgentPhase(
     now: () => ctx.clock().getTime(),
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     ...(ctx.reporter.agentStep ? { onStep: ctx.reporter.agentStep } : {}),
+    stepChecks: {
+      enabled: agent.stepChecks !== false,
+      max: Math.min(task.budget.step_checks ?? MAX_STEP_CHECKS, MAX_STEP_CHECKS),
+    },
+    ...(task.self_check === "required"
+      ? {
+          selfCheck: createSelfCheck({
+            attempt: n,
+            cap: task.budget.repairs ?? 1,
+            guard: sourceGuardContext({
+              env: process.env,
+              allowEnv: ctx.allowEnv,
+              hidden: ctx.loaded.hidden,
+              nonPublic: [ctx.runDir, ctx.loaded.dir],
+            }),
+            observe: () => observer.observe(),
+            pristine: () => ctx.observations.get(pristineIdOf(ctx.journal.events)),
+          }),
+        }
+      : {}),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { LoopgateEvent } from "../../core/events.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 
 /** Where and how a tool runs: the run workspace in the agent sandbox. */
@@ -9,6 +10,8 @@ export interface ToolContext {
   network: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The run's events and whether step checks run, for the `todo` plan tool (set by the agent phase). */
+  plan?: { events(): readonly LoopgateEvent[]; checks: boolean };
 }
 
 /** What a tool call produced. `content` is what the model reads (bounded, the cut said). */

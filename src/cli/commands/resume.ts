@@ -41,6 +41,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
               ...((maxCostUsd ?? d.max_cost_usd) !== undefined
                 ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
                 : {}),
+              ...(d.step_checks === false ? { stepChecks: false } : {}),
             });
           case "command":
             return commandBuilder(d.command ?? "");

@@ -38,6 +38,7 @@ export interface RunFlags {
   "max-cost"?: string;
   case?: string;
   "judge-model"?: string;
+  "no-step-checks"?: boolean;
 }
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
@@ -68,7 +69,7 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
       "loopgate run",
     );
   if (flags.model === undefined)
-    for (const f of ["record", "max-turns", "max-cost", "base-url"] as const)
+    for (const f of ["record", "max-turns", "max-cost", "base-url", "no-step-checks"] as const)
       if (flags[f] !== undefined)
         throw new InputError("applies only to the built-in agent (--model)", `--${f}`);
   if (flags.model !== undefined) {
@@ -79,6 +80,7 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+      ...(flags["no-step-checks"] ? { stepChecks: false } : {}),
     });
   }
   if (flags.oracle) {

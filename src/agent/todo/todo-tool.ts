@@ -1,0 +1,79 @@
+import { z } from "zod";
+import type { LoopgateEvent } from "../../core/events.js";
+import type { AgentEventBody } from "../../core/run-decider.js";
+import { TODO_TOOL } from "../../core/step-appraisal.js";
+import type { ToolCall } from "../model.js";
+import type { AgentTool } from "../tools/tool.js";
+import { elapsedMs } from "../tools/tool-result.js";
+import { applyTodoWrite, currentPlan, renderPlan } from "./plan.js";
+
+const item = z.strictObject({
+  content: z.string().min(1).max(2000).describe("The step, in a few words."),
+  status: z.enum(["pending", "in_progress", "completed"]),
+  expect: z.string().max(2000).optional().describe("One sentence: what will be true when the step is done."),
+  check: z
+    .string()
+    .min(1)
+    .max(4000)
+    .nullable()
+    .optional()
+    .describe(
+      "A shell command whose exit code says whether the step is done; run by loopgate when the step is completed. " +
+        "null withdraws it while the step is open; once the step is completed its check is frozen.",
+    ),
+  expect_calls: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe("How many tool calls you expect the step to take."),
+});
+
+const schema = z.strictObject({
+  items: z
+    .array(item)
+    .max(100)
+    .refine((xs) => new Set(xs.map((x) => x.content)).size === xs.length, {
+      message: "each step's content must be unique: a step is known by its words",
+    })
+    .describe("The whole plan, every step, in order (each write replaces the list)."),
+});
+
+/** The plan tool: the model writes its steps; loopgate checks each one when it is ticked off. */
+export const todoTool: AgentTool<typeof schema> = {
+  name: TODO_TOOL,
+  description:
+    "Write your plan: the whole list of steps each time, each pending, in_progress or completed. Mark a step " +
+    "in_progress before working on it and completed when it is done. A step may say what will be true when it is " +
+    "done (expect), a shell command that checks it (check: loopgate runs it when the step is completed), and " +
+    "how many tool calls it will take (expect_calls). loopgate reports what it sees about a completed step in " +
+    "the result; it never changes your plan.",
+  schema,
+  mutating: false,
+  async execute(args, ctx) {
+    const started = performance.now();
+    const w = applyTodoWrite(currentPlan(ctx.plan?.events() ?? []), args.items);
+    return {
+      content: renderPlan(w, ctx.plan?.checks ?? true),
+      isError: false,
+      exitCode: null,
+      durationMs: elapsedMs(started),
+      subject: TODO_TOOL,
+    };
+  },
+};
+
+/** The `todo_written` event for a todo call that ran, or null for any other call (or one that did not run). */
+export function todoWrittenFor(
+  events: readonly LoopgateEvent[],
+  attempt: number,
+  call: ToolCall,
+  ran: boolean,
+): AgentEventBody | null {
+  if (call.name !== TODO_TOOL || !ran) return null;
+  const parsed = schema.safeParse(call.args ?? {});
+  if (!parsed.success) return null;
+  const w = applyTodoWrite(currentPlan(events), parsed.data.items);
+  return { type: "todo_written", data: { attempt, call_id: call.id, ...w } };
+}
