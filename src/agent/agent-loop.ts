@@ -181,6 +181,8 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
       continue;
     }
     if (s.evaluated === "completed" && (await repairTurn(d, attempt, s.turn, rec))) continue;
+    // A blocked goal spent the turn budget: the gate is still decided and recorded, but no repair turn runs.
+    if (s.evaluated === "blocked") await repairTurn(d, attempt, s.turn, rec, { turnsLeft: false });
     if (s.evaluated === "completed" || s.evaluated === "blocked")
       return { kind: "stopped", text: s.lastText };
     if (s.evaluated === "continuing") {

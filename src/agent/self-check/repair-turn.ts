@@ -15,13 +15,22 @@ export async function repairTurn(
   attempt: number,
   turn: number,
   rec: (event: AgentEventBody, origin?: Origin) => Promise<void>,
+  options: { turnsLeft: boolean } = { turnsLeft: true },
 ): Promise<boolean> {
   if (!d.selfCheck) return false;
   let events = attemptEvents(d.events(), attempt);
   const stop = events.findLastIndex((e) => e.type === "model_responded");
   let at = events.findLastIndex((e) => e.type === "repair_decided");
   if (at < stop) {
-    await rec(await d.selfCheck.gate(events, turn));
+    const decided = await d.selfCheck.gate(events, turn);
+    // With the turn budget spent, a repair turn would break that cap: the decision says so instead.
+    if (!options.turnsLeft && decided.data.decision === "repair")
+      decided.data = {
+        ...decided.data,
+        decision: "cap_reached",
+        warnings: [...decided.data.warnings, "the turn budget is spent, so no repair turn can run"].slice(0, 50),
+      };
+    await rec(decided);
     events = attemptEvents(d.events(), attempt);
     at = events.length - 1;
   }

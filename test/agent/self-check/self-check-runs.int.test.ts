@@ -21,7 +21,7 @@ const HELDOUT_MARKER = `HELDOUT-${randomBytes(8).toString("hex")}`;
 const SECRET_NAME = "LOOPGATE_SELF_CHECK_TEST_TOKEN";
 const SECRET = `s3cr3t-${randomBytes(12).toString("hex")}`;
 
-const taskYaml = (selfCheck = "required") => `id: self-check-answer
+const taskYaml = (selfCheck = "required", extra = "") => `id: self-check-answer
 prompt: Make lib/answer.js export 42.
 workspace: ./repo
 deliverables: ["lib/**"]
@@ -33,8 +33,8 @@ gates:
     heldout: ./heldout
     timeout: 20s
     feedback: none
-budget: { attempts: 1, turns: 6 }
-`;
+budget: { attempts: 1, turns: ${extra ? 2 : 6} }
+${extra}`;
 const repo = {
   "lib/answer.js": "export const answer = 41;\n",
   "test/answer.test.js":
@@ -65,8 +65,12 @@ interface Ran {
   of<T extends EventType>(type: T): EventData<T>[];
 }
 let n = 0;
-async function run(script: readonly ScriptedResponseInput[], selfCheck = "required"): Promise<Ran> {
-  const t = await makeTask({ taskYaml: taskYaml(selfCheck), repo, heldout });
+async function run(
+  script: readonly ScriptedResponseInput[],
+  selfCheck = "required",
+  extra = "",
+): Promise<Ran> {
+  const t = await makeTask({ taskYaml: taskYaml(selfCheck, extra), repo, heldout });
   dirs.push(t.dir);
   const file = join(t.dir, `script-${++n}.yaml`);
   await writeFile(file, stringify(script));
@@ -157,6 +161,22 @@ describe.concurrent("heavy mode: self-check and the repair turn, with scripted m
       decision: "cap_reached",
       repairs_used: 1,
     });
+  });
+
+  it("a goal blocked at the turn budget still records the gate, as cap_reached: no turn beyond the budget", async () => {
+    const goal = 'goal:\n  all:\n    - command_succeeded: "node --test test/"\n';
+    const r = await run(
+      [say("Done."), say("Done again."), say("never read")],
+      "required",
+      goal.replace("turns: 6", ""),
+    );
+    const evaluated = r.of("goal_evaluated").map((g) => g.outcome);
+    expect(evaluated.at(-1)).toBe("blocked");
+    const decided = r.of("repair_decided");
+    expect(decided).toHaveLength(1);
+    expect(decided[0]?.decision).toBe("cap_reached");
+    expect(decided[0]?.warnings).toContain("the turn budget is spent, so no repair turn can run");
+    expect(r.of("continuation_queued").filter((c) => c.text.includes("self_check"))).toEqual([]);
   });
 
   it("citing a call that never ran, and one that failed: findings, not a pass", async () => {
