@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { attemptEvents, foldAgent } from "../agent/agent-state.js";
 import { createModel } from "../agent/models/provider.js";
+import { todoWrittenFor } from "../agent/todo/todo-tool.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData } from "../core/events.js";
+import { TODO_TOOL } from "../core/step-appraisal.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
@@ -98,6 +100,27 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     if (builder.agent) {
       const fix = currentRequiredFix(journal.events);
       const s = foldAgent(inAttempt, fix ?? "");
+      // A crash between a todo call's result and its todo_written: the write is a pure function of the
+      // call's arguments and the plan before it, so it is recorded now, exactly as it would have been.
+      const lastTodo = inAttempt.findLast(
+        (e) => e.type === "tool_call_finished" && e.data.name === TODO_TOOL,
+      );
+      if (
+        lastTodo?.type === "tool_call_finished" &&
+        !inAttempt.some((e) => e.type === "todo_written" && e.data.call_id === lastTodo.data.call_id)
+      ) {
+        const intent = inAttempt.find(
+          (e) => e.type === "tool_call_started" && e.data.call_id === lastTodo.data.call_id,
+        );
+        const args = intent?.type === "tool_call_started" ? intent.data.args : undefined;
+        const written = todoWrittenFor(
+          journal.events,
+          n,
+          { id: lastTodo.data.call_id, name: TODO_TOOL, args },
+          lastTodo.data.valid && !lastTodo.data.is_error,
+        );
+        if (written) await journal.record({ type: "record_agent", event: written });
+      }
       // A crash between a mutating call's result and its observation must not hide the change:
       // observe now and record what that call did, so older evidence goes stale as it should.
       const lastMutating = inAttempt.findLast(
