@@ -19,6 +19,8 @@ export function agentBuilder(
     maxCostUsd?: number;
     position?: number;
     stepChecks?: boolean;
+    /** A model spec (same forms as the builder's) for step escalation; absent, escalation is off. */
+    stepEscalation?: string;
   } = {},
 ): Builder {
   const normalized = normalizeModelSpec(spec);
@@ -34,6 +36,9 @@ export function agentBuilder(
       ...(options.maxTurns !== undefined ? { max_turns: options.maxTurns } : {}),
       ...(options.maxCostUsd !== undefined ? { max_cost_usd: options.maxCostUsd } : {}),
       ...(options.stepChecks === false ? { step_checks: false } : {}),
+      ...(options.stepEscalation !== undefined
+        ? { step_escalation: normalizeModelSpec(options.stepEscalation) }
+        : {}),
     },
     run: () => Promise.reject(new Error("the built-in agent is driven by the runner, not run as a command")),
     agent: {
@@ -41,6 +46,9 @@ export function agentBuilder(
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
       ...(options.stepChecks === false ? { stepChecks: false } : {}),
+      ...(options.stepEscalation !== undefined
+        ? { stepEscalation: createModel(normalizeModelSpec(options.stepEscalation)) }
+        : {}),
     },
   };
 }

@@ -46,6 +46,8 @@ export interface AgentDeps {
   onStep?(info: { turn: number; step: number; tool?: string; tokens: number; costUsd: number }): void;
   /** Declared plan-step checks: whether they execute and how many per run (default on, 16). */
   stepChecks?: StepCheckPolicy;
+  /** Step escalation (`--step-escalation`): the quarantined model; absent, escalation is off. */
+  stepEscalation?: ModelAdapter;
   /** Heavy mode (`self_check: required`): the self-check tools and the bounded repair gate. */
   selfCheck?: SelfCheckHook;
 }
@@ -146,6 +148,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
         toolCtx: d.toolCtx,
         record: rec,
         observeAfter: d.observeAfter,
+        ...(d.stepEscalation ? { escalation: d.stepEscalation } : {}),
       })
     )
       continue;

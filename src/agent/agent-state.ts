@@ -1,4 +1,5 @@
 import type { LoopgateEvent } from "../core/events.js";
+import { renderEscalation } from "../core/step-escalation.js";
 import type { ModelMessage, ToolCall } from "./model.js";
 
 /** The built-in agent's position inside one attempt, folded from the run's events (so a resume is a fold). */
@@ -128,6 +129,15 @@ export function foldAgent(events: readonly LoopgateEvent[], prompt: string): Age
         const callId = e.data.call_id;
         const m = s.messages.findLast((x) => x.role === "tool" && x.callId === callId);
         if (m?.role === "tool") m.content = `${m.content}\n${e.data.rendered}`;
+        break;
+      }
+      case "step_escalated": {
+        // Only the fixed template is rendered, and only for revise_plan: the reviewer's words never are.
+        const nudge = renderEscalation(e.data.decision);
+        if (!nudge) break;
+        const callId = e.data.call_id;
+        const m = s.messages.findLast((x) => x.role === "tool" && x.callId === callId);
+        if (m?.role === "tool") m.content = `${m.content}\n${nudge}`;
         break;
       }
       default:

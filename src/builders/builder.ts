@@ -54,4 +54,6 @@ export interface AgentSettings {
   maxCostUsd?: number;
   /** False with --no-step-checks: declared plan-step checks are not executed. */
   stepChecks?: boolean;
+  /** With --step-escalation: the quarantined model consulted about a step that trips a trigger. */
+  stepEscalation?: ModelAdapter;
 }

@@ -81,6 +81,8 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} ${JSON.stringify(e.data.step)}: ${e.data.command.slice(0, 80)} → ${e.data.status}${e.data.exit_code !== null ? ` (exit ${e.data.exit_code})` : ""}`;
     case "step_appraised":
       return `${head} ${JSON.stringify(e.data.step)}: ${e.data.finding ?? "no finding (ambiguous)"} after ${e.data.calls} call(s)${e.data.check ? `, check ${e.data.check.verified ? "verified" : "unverified"}` : ""}`;
+    case "step_escalated":
+      return `${head} ${JSON.stringify(e.data.step)}: escalated (${e.data.trigger.replace("_", " ")}) → ${e.data.decision.replace("_", " ")} [${e.data.escalations_used}/5]`;
     default:
       return `${head} ${JSON.stringify(d)}`;
   }

@@ -45,6 +45,7 @@ Options:
   --record FILE          built-in agent: save the model's responses as a replayable scripted file
   --base-url URL         built-in agent: the server of an openai-compatible model
   --no-step-checks       built-in agent: do not execute the checks plan steps declare (they stay unverified)
+  --step-escalation SPEC built-in agent: consult this model (same forms as --model) about steps that trip an escalation trigger
   --days N               health: only runs started in the last N days
   --judge-model SPEC     the judge's model (same forms as --model); overrides the task's judge.model
   --unsafe-no-sandbox    run builders and gates without bubblewrap; recorded in the envelope

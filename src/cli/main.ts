@@ -31,6 +31,7 @@ const options = {
   out: { type: "string" },
   "judge-model": { type: "string" },
   "no-step-checks": { type: "boolean" },
+  "step-escalation": { type: "string" },
   days: { type: "string" },
   case: { type: "string" },
   help: { type: "boolean", short: "h" },

@@ -51,6 +51,8 @@ export const BuilderDescriptor = z.object({
   max_cost_usd: z.number().positive().optional(),
   /** False when the run was started with --no-step-checks. */
   step_checks: z.boolean().optional(),
+  /** The step-escalation model, so a resumed run escalates as the original did. */
+  step_escalation: z.string().optional(),
 });
 
 const data = {
@@ -271,6 +273,14 @@ const data = {
       .nullable(),
     rendered: z.string().max(4000),
   }),
+  step_escalated: z.object({
+    attempt,
+    call_id: z.string(),
+    step: z.string().max(2000),
+    trigger: z.enum(["span_outlier", "unverified_claim"]),
+    decision: z.enum(["carry_on", "revise_plan", "inconclusive"]),
+    escalations_used: z.number().int().nonnegative(),
+  }),
   run_resumed: z.object({
     from_revision: z.number().int().nonnegative(),
     in_doubt: z.array(z.string()),
@@ -330,6 +340,7 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("todo_written"),
   variant("step_check_ran"),
   variant("step_appraised"),
+  variant("step_escalated"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

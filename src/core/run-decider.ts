@@ -53,6 +53,7 @@ export const agentEventTypes = [
   "todo_written",
   "step_check_ran",
   "step_appraised",
+  "step_escalated",
 ] as const;
 export type AgentEventBody = Extract<EventBody, { type: (typeof agentEventTypes)[number] }>;
 
@@ -187,6 +188,7 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "todo_written":
     case "step_check_ran":
     case "step_appraised":
+    case "step_escalated":
       return state;
     default: {
       const never: never = event;

@@ -85,6 +85,7 @@ export async function runAgentPhase(
       enabled: agent.stepChecks !== false,
       max: Math.min(task.budget.step_checks ?? MAX_STEP_CHECKS, MAX_STEP_CHECKS),
     },
+    ...(agent.stepEscalation ? { stepEscalation: agent.stepEscalation } : {}),
     ...(task.self_check === "required"
       ? {
           selfCheck: createSelfCheck({

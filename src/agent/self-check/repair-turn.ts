@@ -28,7 +28,10 @@ export async function repairTurn(
       decided.data = {
         ...decided.data,
         decision: "cap_reached",
-        warnings: [...decided.data.warnings, "the turn budget is spent, so no repair turn can run"].slice(0, 50),
+        warnings: [...decided.data.warnings, "the turn budget is spent, so no repair turn can run"].slice(
+          0,
+          50,
+        ),
       };
     await rec(decided);
     events = attemptEvents(d.events(), attempt);

@@ -1,9 +1,12 @@
 import type { EventData, LoopgateEvent, Origin } from "../../core/events.js";
 import type { AgentEventBody } from "../../core/run-decider.js";
 import { appraiseStep, type CheckStatus, renderFinding, spanOf } from "../../core/step-appraisal.js";
+import { escalationsUsed, nextEscalation } from "../../core/step-escalation.js";
+import type { ModelAdapter } from "../model.js";
 import { bashTool } from "../tools/bash.js";
 import { executeToolCall } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
+import { escalateStep } from "./escalation.js";
 
 /** The hard cap on declared checks executed per run. */
 export const MAX_STEP_CHECKS = 16;
@@ -21,6 +24,8 @@ export interface StepWorkDeps {
   toolCtx: ToolContext;
   record(event: AgentEventBody, origin?: Origin): Promise<void>;
   observeAfter(callId: string): Promise<string | null>;
+  /** The quarantined model consulted when a landed step trips a trigger; absent: escalation is off. */
+  escalation?: ModelAdapter;
 }
 
 /** A completion of this attempt not yet appraised: the write's index in the run's events and the step. */
@@ -48,7 +53,7 @@ function nextCompletion(
 export async function runStepWork(d: StepWorkDeps): Promise<boolean> {
   const events = d.events();
   const next = nextCompletion(events, d.attempt);
-  if (!next) return false;
+  if (!next) return d.escalation ? escalate(d, d.escalation, events) : false;
   const write = events[next.at] as Extract<LoopgateEvent, { type: "todo_written" }>;
   const callId = write.data.call_id;
   const command = write.data.items.find((x) => x.content === next.step)?.check ?? null;
@@ -80,6 +85,29 @@ export async function runStepWork(d: StepWorkDeps): Promise<boolean> {
         ? { command: check.command, exit_code: check.exit_code, verified: check.status === "passed" }
         : null,
       rendered: renderFinding(next.step, a.finding, { repeated, check }).slice(0, 4000),
+    },
+  });
+  return true;
+}
+
+/** Escalates the next appraised step that trips a trigger, under the run's cap; one event per call. */
+async function escalate(
+  d: StepWorkDeps,
+  model: ModelAdapter,
+  events: readonly LoopgateEvent[],
+): Promise<boolean> {
+  const next = nextEscalation(events, d.attempt);
+  if (!next) return false;
+  const decision = await escalateStep(model, next.input, next.trigger);
+  await d.record({
+    type: "step_escalated",
+    data: {
+      attempt: d.attempt,
+      call_id: next.callId,
+      step: next.input.step,
+      trigger: next.trigger,
+      decision,
+      escalations_used: escalationsUsed(events) + 1,
     },
   });
   return true;

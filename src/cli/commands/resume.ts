@@ -42,6 +42,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
                 ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
                 : {}),
               ...(d.step_checks === false ? { stepChecks: false } : {}),
+              ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
             });
           case "command":
             return commandBuilder(d.command ?? "");

@@ -39,6 +39,7 @@ export interface RunFlags {
   case?: string;
   "judge-model"?: string;
   "no-step-checks"?: boolean;
+  "step-escalation"?: string;
 }
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
@@ -69,7 +70,14 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
       "loopgate run",
     );
   if (flags.model === undefined)
-    for (const f of ["record", "max-turns", "max-cost", "base-url", "no-step-checks"] as const)
+    for (const f of [
+      "record",
+      "max-turns",
+      "max-cost",
+      "base-url",
+      "no-step-checks",
+      "step-escalation",
+    ] as const)
       if (flags[f] !== undefined)
         throw new InputError("applies only to the built-in agent (--model)", `--${f}`);
   if (flags.model !== undefined) {
@@ -81,6 +89,7 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
       ...(flags["no-step-checks"] ? { stepChecks: false } : {}),
+      ...(flags["step-escalation"] !== undefined ? { stepEscalation: flags["step-escalation"] } : {}),
     });
   }
   if (flags.oracle) {
