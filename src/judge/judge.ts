@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { generateWithin } from "../agent/generate-within.js";
 import type { ModelAdapter, ModelResponse } from "../agent/model.js";
 import type { EventData } from "../core/events.js";
 import type { ResolvedRule } from "../core/task.js";
@@ -79,26 +80,18 @@ export async function runJudge(
   });
   const inconclusive = (reason: string) =>
     done({ verdict: "inconclusive", rules_applied: [], violations: [], reason });
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve("timeout");
-    }, timeoutMs);
-  });
   try {
-    const response = await Promise.race([
-      model.generate({
+    const response = await generateWithin(
+      model,
+      {
         system: SYSTEM,
         messages: [{ role: "user", content: judgeMessage(materials), origin: "operator" }],
         tools: [
           { name: "submit_verdict", description: "Submit the review verdict.", inputSchema: JudgeVerdict },
         ],
-        signal: controller.signal,
-      }),
-      timeout,
-    ]);
+      },
+      timeoutMs,
+    );
     if (response === "timeout") return inconclusive(`the judge did not answer within ${timeoutMs} ms`);
     if (!response.ok)
       return inconclusive(`the judge's model failed: ${response.error.kind}: ${response.error.message}`);
@@ -117,8 +110,6 @@ export async function runJudge(
     return done({ verdict: v.verdict, rules_applied: v.rules_applied, violations: v.violations, reason });
   } catch (e) {
     return inconclusive(`the judge failed: ${String(e)}`);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

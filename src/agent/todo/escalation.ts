@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EscalationDecision, EscalationInput, EscalationTrigger } from "../../core/step-escalation.js";
+import { generateWithin } from "../generate-within.js";
 import type { ModelAdapter, ModelResponse } from "../model.js";
 
 /** The only answer the reviewer may give; anything else is inconclusive. */
@@ -59,36 +60,22 @@ export async function escalateStep(
   trigger: EscalationTrigger,
   timeoutMs = 120_000,
 ): Promise<EscalationDecision> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve("timeout");
-    }, timeoutMs);
-  });
-  try {
-    const response = await Promise.race([
-      model.generate({
-        system: SYSTEM,
-        messages: [{ role: "user", content: escalationMessage(input, trigger), origin: "operator" }],
-        tools: [
-          {
-            name: "submit_decision",
-            description: "Submit the decision: carry_on or revise_plan.",
-            inputSchema: EscalationAnswer,
-          },
-        ],
-        signal: controller.signal,
-      }),
-      timeout,
-    ]);
-    if (response === "timeout" || !response.ok) return "inconclusive";
-    const parsed = EscalationAnswer.safeParse(answerOf(response));
-    return parsed.success ? parsed.data.decision : "inconclusive";
-  } catch {
-    return "inconclusive";
-  } finally {
-    clearTimeout(timer);
-  }
+  const response = await generateWithin(
+    model,
+    {
+      system: SYSTEM,
+      messages: [{ role: "user", content: escalationMessage(input, trigger), origin: "operator" }],
+      tools: [
+        {
+          name: "submit_decision",
+          description: "Submit the decision: carry_on or revise_plan.",
+          inputSchema: EscalationAnswer,
+        },
+      ],
+    },
+    timeoutMs,
+  );
+  if (response === "timeout" || !response.ok) return "inconclusive";
+  const parsed = EscalationAnswer.safeParse(answerOf(response));
+  return parsed.success ? parsed.data.decision : "inconclusive";
 }

@@ -1,0 +1,27 @@
+import type { ModelAdapter, ModelRequest, ModelResponse } from "./model.js";
+
+/**
+ * One model request with a hard deadline, for quarantined single calls (the judge, step escalation).
+ * The deadline aborts the request and answers `timeout`; like the model boundary, it never throws.
+ */
+export async function generateWithin(
+  model: ModelAdapter,
+  request: Omit<ModelRequest, "signal">,
+  timeoutMs: number,
+): Promise<ModelResponse | "timeout"> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve("timeout");
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([model.generate({ ...request, signal: controller.signal }), timeout]);
+  } catch (e) {
+    return { ok: false, error: { kind: "provider", message: String(e), retryable: false } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
