@@ -65,6 +65,12 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} cap ${e.data.cap}: ${e.data.used} of ${e.data.limit}`;
     case "judge_finished":
       return `${head} attempt ${e.data.attempt}: ${e.data.verdict} — ${e.data.reason}${e.data.violations.length ? ` (violations: ${[...new Set(e.data.violations.map((v) => v.rule))].join(", ")})` : ""}`;
+    case "self_check_plan_recorded":
+      return `${head} ${e.data.call_id}: final artifacts ${e.data.plan.finalArtifacts.map((a) => a.path).join(", ")}`;
+    case "self_check_recorded":
+      return `${head} ${e.data.call_id}: claimed ${e.data.check.status}; verified ${e.data.verified_artifacts.length} artifact(s)${e.data.evidence_findings.length ? `; findings: ${[...new Set(e.data.evidence_findings.map((f) => f.code))].join(", ")}` : ""}`;
+    case "repair_decided":
+      return `${head} turn ${e.data.turn}: ${e.data.decision} (${e.data.semantic_status}; repairs ${e.data.repairs_used} of ${e.data.cap})${e.data.blockers.length ? ` blockers: ${[...new Set(e.data.blockers.map((b) => b.code))].join(", ")}` : ""}`;
     case "run_resumed":
       return `${head} from revision ${e.data.from_revision}: ${e.data.action}`;
     case "todo_written": {
@@ -99,6 +105,19 @@ export function formatEnvelope(e: Envelope): string {
   const blocking = e.findings.filter((f) => f.severity === "blocking");
   if (blocking.length)
     lines.push(`blocking findings: ${blocking.map((f) => `${f.code} ${f.path ?? ""}`.trim()).join(", ")}`);
+  if (e.judge) lines.push(`judge: ${e.judge.verdict} (rules: ${e.judge.rules_applied.join(", ") || "none"})`);
+  if (e.self_check)
+    lines.push(
+      `self-check (advisory): ${e.self_check.semantic_status}, repair gate ${e.self_check.decision}, repairs ${e.self_check.repairs_used} of ${e.self_check.cap}${e.self_check.blockers.length ? `; blockers: ${e.self_check.blockers.join(", ")}` : ""}`,
+    );
+  const warnings = e.findings.filter((f) => f.severity === "warning" && f.attempt === e.attempts);
+  if (warnings.length)
+    lines.push(
+      `findings: ${warnings
+        .slice(0, 5)
+        .map((f) => `${f.code} ${f.path ?? ""}`.trim())
+        .join(", ")}${warnings.length > 5 ? ", …" : ""}`,
+    );
   if (e.audit.hedge_warning)
     lines.push("hedge warning: the builder's last message hedged while claiming completion");
   if (e.sandbox === "none") lines.push("WARNING: ran without a sandbox (--unsafe-no-sandbox)");
