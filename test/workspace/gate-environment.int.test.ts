@@ -68,6 +68,7 @@ describe("buildGateEnvironment", () => {
     writeFileSync(ws("src/a.js"), "a v2");
     rmSync(ws("src/b.js"));
     writeFileSync(ws("src/new.js"), "new");
+    // A builder "weakening" a protected test (file content, not a skipped test of this suite).
     writeFileSync(ws("test/a.test.js"), "test.skip()");
     writeFileSync(ws("package.json"), '{"scripts":{"test":"true"}}');
     writeFileSync(ws("docs/readme.md"), "docs v2");
