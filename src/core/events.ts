@@ -67,6 +67,8 @@ const data = {
     run_dir: z.string(),
     /** The judge's model when the task configures one: an attempt then also needs its approval. */
     judge: z.string().optional(),
+    /** Set only for the forgery benchmark's baseline runs: their gates did not see a pristine tree. */
+    gate_environment: z.literal("as-built").optional(),
   }),
   workspace_observed: z.object({
     attempt: z.number().int().nonnegative(),

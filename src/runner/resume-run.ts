@@ -66,6 +66,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
       ...(o.reporter ? { reporter: o.reporter } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(started.data.judge ? { judge: createModel(started.data.judge) } : {}),
+      ...(started.data.gate_environment ? { gateEnvironment: started.data.gate_environment } : {}),
     },
     journal,
     runDir,

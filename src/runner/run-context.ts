@@ -33,7 +33,8 @@ export interface RunContext {
   /**
    * How gate environments are built. "pristine" is loopgate's policy. "as-built" (the builder's final
    * tree plus the held-out overlay, nothing restored) exists only so the forgery benchmark can measure
-   * the baseline policies other harnesses use; the CLI never offers it.
+   * the baseline policies other harnesses use; `loopgate run` never offers it; only experiment arms
+   * that name a baseline policy (`overlay`, `in-workspace-tests`) use it, and run_started records it.
    */
   gateEnvironment: "pristine" | "as-built";
   /** The judge's model when the task configures a judge. */

@@ -111,6 +111,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       sandbox: o.sandbox,
       run_dir: runDir,
       ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
+      ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
     },
   });
   ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });

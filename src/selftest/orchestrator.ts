@@ -72,7 +72,8 @@ async function gateEnvironment(dir: string): Promise<string> {
   writeTree(pristineDir, { "src/a.js": "broken", "test/a.test.js": "real test", "package.json": "{}" });
   writeTree(heldoutDir, { "heldout-test/h.test.js": "held out" });
   await copyTree(pristineDir, workspaceDir);
-  // The builder fixes src, forges the protected test and hides both behind a .gitignore.
+  // The builder fixes src, forges the protected test (its content is the text "test.skip()", not a
+  // skipped test of this suite) and hides both behind a .gitignore.
   writeTree(workspaceDir, {
     "src/a.js": "fixed",
     "test/a.test.js": "test.skip()",
