@@ -15,7 +15,7 @@ Usage:
       Continue an interrupted run from its log; calls left in doubt are never silently re-run.
   loopgate verify TASK --workspace DIR [--json]
       Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.
-  loopgate task check TASK [--json]
+  loopgate task check TASK [--strict] [--store DIR] [--json]
       The oracle must reach SUCCESS and the no-op builder must not; otherwise the gates do not discriminate.
   loopgate runs [--store DIR] [--limit N] [--json]      Recent runs, one line each.
   loopgate status RUN [--store DIR] [--json]            One run's envelope.

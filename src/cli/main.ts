@@ -5,8 +5,9 @@ import { expCommand } from "./commands/exp.js";
 import { healthCommand } from "./commands/health.js";
 import { eventsCommand, runsCommand, statusCommand } from "./commands/inspect.js";
 import { resumeCommand } from "./commands/resume.js";
-import { type RunFlags, runCommand, taskCheckCommand, verifyCommand } from "./commands/run.js";
+import { type RunFlags, runCommand, verifyCommand } from "./commands/run.js";
 import { selftestCommand } from "./commands/selftest.js";
+import { taskCheckCommand } from "./commands/task-check.js";
 import { HELP } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
 
@@ -34,6 +35,7 @@ const options = {
   "step-escalation": { type: "string" },
   days: { type: "string" },
   case: { type: "string" },
+  strict: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;

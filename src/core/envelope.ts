@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Finding, type LoopgateEvent, RunStatus } from "./events.js";
+import { Finding, GateTamper, type LoopgateEvent, RunStatus } from "./events.js";
 import { foldRun, verdict } from "./run-decider.js";
 
 /** The typed delivery record of DESIGN.md; `loopgate run --json` prints it. */
@@ -19,6 +19,8 @@ export const Envelope = z.object({
       error: z.string().nullable(),
       duration_ms: z.number(),
       log_excerpt: z.string(),
+      /** How loopgate checked that this gate's result can be believed (subprocess gates). */
+      tamper: GateTamper.optional(),
     }),
   ),
   /** The judge's verdict on the final attempt, when the task has a judge and it was consulted. */
@@ -75,6 +77,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         error: e.data.error,
         duration_ms: e.data.duration_ms,
         log_excerpt: e.data.log_excerpt,
+        ...(e.data.tamper ? { tamper: e.data.tamper } : {}),
       });
     else if (e.type === "finding_recorded") findings.push(e.data);
     else if (e.type === "judge_finished" && e.data.attempt === state.attempts.length)

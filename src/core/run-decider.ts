@@ -189,6 +189,7 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "step_check_ran":
     case "step_appraised":
     case "step_escalated":
+    case "task_checked": // lives in a task's own stream, never in a run's
       return state;
     default: {
       const never: never = event;

@@ -141,6 +141,10 @@ const subprocessGate = z
     feedback: feedback.default("summary"),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
     writable: z.boolean().default(false),
+    /** loopgate's own canary and test count for runners it recognises; `off` trusts the exit code alone. */
+    tamper_check: z.enum(["auto", "off"]).default("auto"),
+    /** The fewest real tests that must pass for the gate to be believed. */
+    min_tests: z.number().int().positive().optional(),
   })
   .strict();
 const staticGate = z

@@ -1,6 +1,7 @@
 import type { EventData } from "../core/events.js";
 import type { Feedback } from "../core/required-fix.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
+import type { TestFloor } from "./tamper/test-report.js";
 
 /** Where and for whom one gate run happens. The gate environment is fresh for this run only. */
 export interface GateContext {
@@ -13,6 +14,15 @@ export interface GateContext {
   readOnly: boolean;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
+  /** The fewest real tests this gate must see pass (default 1). */
+  testFloor?: TestFloor;
+  /**
+   * Set for the second run of a gate with a declared `canary`: the canary's files (relative to the
+   * gate environment). The result's `passed` then says whether the canary run passed, which it must not.
+   */
+  declaredCanary?: readonly string[];
+  /** The forgery benchmark's baseline policies model harnesses without tamper checks: exit code only. */
+  exitCodeOnly?: boolean;
 }
 
 /** One gate's outcome: the event payload, plus whether loopgate itself (not the work) failed. */

@@ -5,9 +5,19 @@ import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
+import { BoundedOutput } from "../sandbox/process.js";
 import { type Gate, type GateContext, type GateResult, undecided } from "./gate.js";
+import {
+  declaredCanaryFailed,
+  prepareTamperCheck,
+  type TamperCheck,
+  verdictOf,
+} from "./tamper/instrument.js";
+import type { TestVerdict } from "./tamper/test-report.js";
 
 const LOG_LIMIT = 8000;
+/** How much of a run's output is kept for reading a runner's own summary (not recorded). */
+const PARSE_LIMIT = 8 * 1024 * 1024;
 
 /** Host prefixes that the gate sandbox mounts (see bubblewrapArgv), besides the gate environment. */
 const SANDBOX_VISIBLE = ["/usr/", "/etc/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"];
@@ -69,62 +79,148 @@ export function subprocessGate(
         home: "/tmp",
         extra: { PYTHONDONTWRITEBYTECODE: "1", LOOPGATE_RUN_ID: ctx.runId, ...spec.env },
       });
-      const r = await runSandboxed(
-        {
+      let tamper: TamperCheck;
+      try {
+        tamper = prepareTamperCheck(
+          spec,
           argv,
-          cwd: ctx.gateEnv,
-          writable: ctx.readOnly ? [] : [ctx.gateEnv],
-          readonly: ctx.readOnly ? [ctx.gateEnv] : [],
-          env,
-          network: false,
-          timeoutMs,
-          maxOutputBytes: LOG_LIMIT,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        },
-        ctx.sandbox,
-      );
-      const base = {
-        exit_code: r.exitCode,
-        duration_ms: r.durationMs,
-        log_excerpt: r.output,
-        infrastructure: null,
-      };
-      if (r.spawnError)
-        return { ...undecided("spawn_failed", r.spawnError, r.durationMs), log_excerpt: r.output };
-      if (r.timedOut)
-        return {
-          ...base,
-          passed: false,
-          timed_out: true,
-          error: "timeout",
-          summary: `timed out after ${timeoutMs} ms`,
+          ctx.gateEnv,
+          ctx.exitCodeOnly ? "a baseline policy of the forgery benchmark: exit code only" : null,
+        );
+      } catch (e) {
+        return undecided(
+          "spawn_failed",
+          `cannot prepare loopgate's tamper check: ${(e as Error).message}`,
+          0,
+          `gate ${spec.id}: cannot prepare loopgate's tamper check in ${ctx.gateEnv}: ${(e as Error).message}`,
+        );
+      }
+      const full = new BoundedOutput(PARSE_LIMIT);
+      try {
+        const r = await runSandboxed(
+          {
+            argv: tamper.argv,
+            cwd: ctx.gateEnv,
+            writable: [
+              ...(ctx.readOnly ? [] : [ctx.gateEnv]),
+              ...(tamper.reportDir ? [tamper.reportDir] : []),
+            ],
+            readonly: ctx.readOnly ? [ctx.gateEnv] : [],
+            env: { ...env, ...tamper.env },
+            network: false,
+            timeoutMs,
+            maxOutputBytes: LOG_LIMIT,
+            onOutput: (chunk) => full.push(chunk),
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          },
+          ctx.sandbox,
+        );
+        return judge(r, tamper, full.toString());
+      } finally {
+        tamper.cleanup();
+      }
+
+      function judge(
+        r: Awaited<ReturnType<typeof runSandboxed>>,
+        t: TamperCheck,
+        output: string,
+      ): GateResult {
+        const floor = ctx.testFloor ?? {
+          min: spec.min_tests ?? 1,
+          source: spec.min_tests ? "declared" : "default",
         };
-      if (r.exitCode === null)
+        const record = (v: TestVerdict | null) => ({
+          check: t.check,
+          runner: t.adapter?.id ?? null,
+          channel: t.plan ? (t.adapter?.channel ?? null) : null,
+          canary: { auto: t.plan !== null, declared: canary !== null },
+          tests: v ? v.counts : null,
+          floor,
+          note: t.note,
+        });
+        const base = {
+          exit_code: r.exitCode,
+          duration_ms: r.durationMs,
+          log_excerpt: r.output,
+          infrastructure: null,
+          tamper: record(null),
+        };
+        if (r.spawnError)
+          return {
+            ...undecided("spawn_failed", r.spawnError, r.durationMs),
+            log_excerpt: r.output,
+            tamper: base.tamper,
+          };
+        if (r.timedOut)
+          return {
+            ...base,
+            passed: false,
+            timed_out: true,
+            error: "timeout",
+            summary: `timed out after ${timeoutMs} ms`,
+          };
+        if (r.exitCode === null)
+          return {
+            ...base,
+            passed: false,
+            timed_out: false,
+            error: "crashed",
+            summary: `killed by ${r.signal}`,
+          };
+        // bwrap reports a child killed by signal N as exit 128+N (as shells do): a crash, not a verdict.
+        const signal = ctx.sandbox === "bubblewrap" ? signalOfExit(r.exitCode) : null;
+        if (signal)
+          return {
+            ...base,
+            passed: false,
+            timed_out: false,
+            error: "crashed",
+            summary: `killed by ${signal} (bwrap reported exit ${r.exitCode})`,
+          };
+        if (ctx.declaredCanary) return judgeDeclaredCanary(r.exitCode, t, output, base);
+        const v = verdictOf(t, output, r.exitCode, floor);
+        if (v)
+          return {
+            ...base,
+            tamper: record(v),
+            passed: v.passed,
+            timed_out: false,
+            error: v.error,
+            summary: v.summary,
+          };
+        const passed = r.exitCode === 0;
         return {
           ...base,
-          passed: false,
+          passed,
           timed_out: false,
-          error: "crashed",
-          summary: `killed by ${r.signal}`,
+          error: null,
+          summary: passed ? "passed" : `exit ${r.exitCode}`,
         };
-      // bwrap reports a child killed by signal N as exit 128+N (as shells do): a crash, not a verdict.
-      const signal = ctx.sandbox === "bubblewrap" ? signalOfExit(r.exitCode) : null;
-      if (signal)
+      }
+
+      /**
+       * The second run of a declared canary: `passed` true means the canary did not fail, which the
+       * caller turns into "tampered". With loopgate's own canary planted too, its tests must still fail.
+       */
+      function judgeDeclaredCanary(
+        exitCode: number,
+        t: TamperCheck,
+        output: string,
+        base: Omit<GateResult, "passed" | "timed_out" | "error" | "summary">,
+      ): GateResult {
+        const own = verdictOf(t, output, exitCode, { min: 1, source: "default" });
+        if (own?.error === "tampered" || own?.error === "unreadable")
+          return { ...base, passed: true, timed_out: false, error: own.error, summary: own.summary };
+        const failed = declaredCanaryFailed(t, output, ctx.declaredCanary ?? [], ctx.gateEnv);
+        const canaryPassed = failed === null ? exitCode === 0 : !failed;
         return {
           ...base,
-          passed: false,
+          passed: canaryPassed,
           timed_out: false,
-          error: "crashed",
-          summary: `killed by ${signal} (bwrap reported exit ${r.exitCode})`,
+          error: null,
+          summary: canaryPassed ? "the declared canary's tests passed" : "the declared canary's tests failed",
         };
-      const passed = r.exitCode === 0;
-      return {
-        ...base,
-        passed,
-        timed_out: false,
-        error: null,
-        summary: passed ? "passed" : `exit ${r.exitCode}`,
-      };
+      }
     },
   };
 }

@@ -120,7 +120,14 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
     rep.gateStarted?.(n, gate.id);
     let result: Awaited<ReturnType<typeof gate.run>>;
     try {
-      result = await runGateFresh(ctx, gate, n, `${n}-${i}-${gate.id}`, { pristine, after, plan });
+      result = await runGateFresh(
+        ctx,
+        gate,
+        n,
+        `${n}-${i}-${gate.id}`,
+        { pristine, after, plan },
+        ctx.testFloors[gate.id],
+      );
     } catch (e) {
       return failRun(
         ctx,

@@ -7,6 +7,7 @@ import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError, InputError } from "../core/errors.js";
 import { buildGateRegistry } from "../gates/registry.js";
+import type { TestFloor } from "../gates/tamper/test-report.js";
 import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
 import { copyTree } from "../workspace/copy-tree.js";
@@ -16,6 +17,7 @@ import type { RunReporter } from "./reporter.js";
 import { failRun, type RunContext, runPaths } from "./run-context.js";
 import { driveRun } from "./run-driver.js";
 import { RunJournal } from "./run-journal.js";
+import { testFloorsFor } from "./test-floors.js";
 
 /** Everything one run needs; effects (clock, ids) are injectable for tests. */
 export interface RunTaskOptions {
@@ -40,6 +42,10 @@ export interface RunTaskOptions {
   gateEnvironment?: "pristine" | "as-built";
   /** The judge's model; required when the task configures a judge. */
   judge?: ModelAdapter;
+  /** Test floors recorded by `loopgate task check` apply (default); task check's own oracle run ignores them. */
+  useTaskCheckFloors?: boolean;
+  /** Set on resume: the floors the run started with. */
+  testFloors?: Readonly<Record<string, TestFloor>>;
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -81,6 +87,7 @@ export function runContext(
     clock: o.clock ?? (() => new Date()),
     gateEnvironment: o.gateEnvironment ?? "pristine",
     judge: o.judge ?? null,
+    testFloors: o.testFloors ?? {},
   };
 }
 
@@ -92,7 +99,8 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const clock = o.clock ?? (() => new Date());
   const journal = new RunJournal(o.store, runId, clock, randomUUID);
   const runDir = join(o.storeDir, "runs", runId);
-  const ctx = runContext(o, journal, runDir);
+  const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
+  const ctx = runContext({ ...o, testFloors }, journal, runDir);
   const maxAttempts = o.workFrom ? 1 : (o.maxAttempts ?? task.budget.attempts);
   if (task.judge && !o.judge)
     throw new InputError(
@@ -111,6 +119,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       sandbox: o.sandbox,
       run_dir: runDir,
       ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
+      ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
       ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
     },
   });

@@ -40,6 +40,7 @@ export interface RunFlags {
   "judge-model"?: string;
   "no-step-checks"?: boolean;
   "step-escalation"?: string;
+  strict?: boolean;
 }
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
@@ -143,7 +144,7 @@ export async function executeRun(
   loaded: LoadedTask,
   builder: Builder,
   flags: RunFlags,
-  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number } = {},
+  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
   const store = openStore(s.storeDir, true);
@@ -173,6 +174,7 @@ export async function executeRun(
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
       ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {
@@ -231,59 +233,6 @@ function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: Lo
   }
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
   io.out(`${formatEnvelope(env)}\naudit trail: loopgate events ${env.run_id} --store ${storeDir}\n`);
-}
-
-/** `loopgate task check TASK`: the oracle must reach SUCCESS and the no-op must not. */
-export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
-  const loaded = loadTask(taskPath);
-  if (!loaded.oracle)
-    throw new InputError(
-      "task check needs an oracle (a reference solution) to compare against",
-      `${taskPath}: oracle`,
-    );
-  const oracle = await executeRun(io, loaded, oracleBuilder(loaded.oracle), flags, {
-    quiet: true,
-    maxAttempts: 1,
-  });
-  const noop = await executeRun(io, loaded, noopBuilder(), flags, { quiet: true, maxAttempts: 1 });
-  const problems: string[] = [];
-  if (oracle.status !== "SUCCESS")
-    problems.push(
-      `the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`,
-    );
-  if (noop.status === "SUCCESS")
-    problems.push(
-      "the no-op builder reached SUCCESS: the gates do not discriminate between doing nothing and the fix",
-    );
-  const stillPassing = noop.gates.filter((g) => g.passed).map((g) => g.id);
-  const result = {
-    task_id: loaded.task.id,
-    ok: problems.length === 0 && oracle.status === "SUCCESS" && noop.status !== "SUCCESS",
-    oracle: { run_id: oracle.run_id, status: oracle.status, reason: oracle.reason },
-    noop: {
-      run_id: noop.run_id,
-      status: noop.status,
-      reason: noop.reason,
-      gates_passed_without_work: stillPassing,
-    },
-    problems,
-  };
-  if (flags.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-  else {
-    io.out(`task ${loaded.task.id}\n`);
-    io.out(`  oracle: ${oracle.status} (${oracle.reason})\n  no-op:  ${noop.status} (${noop.reason})\n`);
-    if (stillPassing.length)
-      io.out(
-        `  note: these gates pass even when nothing is done (fine for guards): ${stillPassing.join(", ")}\n`,
-      );
-    io.out(
-      result.ok
-        ? "ok: the gates accept the oracle and reject the no-op\n"
-        : `NOT ok:\n  ${problems.join("\n  ")}\n`,
-    );
-  }
-  if (oracle.status === "TOOL_FAILURE" || noop.status === "TOOL_FAILURE") return 2;
-  return result.ok ? 0 : 1;
 }
 
 /**
