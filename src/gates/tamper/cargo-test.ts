@@ -65,27 +65,27 @@ export const cargoTest: RunnerAdapter = {
       runner: "cargo-test",
       cwd: input.gateEnv,
       argv,
-      env: {},
+      // The gate environment is read-only: build outside it, in the gate's private /tmp.
+      env: { CARGO_TARGET_DIR: `/tmp/${plausibleName("-")}` },
       files: [{ path, content }],
       canary: { tests: names, scope: "run" },
       reportFile: null,
     };
   },
   parse(output: string): TestReport | null {
+    // Each test binary prints `running N tests`, a line per test and `test result:` on stdout; cargo's
+    // `Running …` lines go to stderr and may land anywhere in the combined output, so blocks are read
+    // from the stdout lines alone. A block that never reached its result line ended early.
     const tests: ReportedTest[] = [];
     const silentFiles: string[] = [];
-    let section: string | null = null;
-    let sawResult = false;
+    let block = 0;
+    let open = false;
     let any = false;
-    const close = () => {
-      if (section !== null && !sawResult) silentFiles.push(section);
-    };
     for (const line of output.split("\n")) {
-      const running = /^\s+(?:Running|Doc-tests) (.+?)(?: \(.*\))?\s*$/.exec(line);
-      if (running) {
-        close();
-        section = running[1] ?? "";
-        sawResult = false;
+      if (/^running \d+ tests?$/.test(line.trim())) {
+        if (open) silentFiles.push(`test binary ${block}`);
+        block++;
+        open = true;
         continue;
       }
       const t = /^test (\S+)(?: - should panic)? \.\.\. (ok|FAILED|ignored)/.exec(line);
@@ -93,17 +93,17 @@ export const cargoTest: RunnerAdapter = {
         const full = t[1] ?? "";
         tests.push({
           name: full.split("::").pop() ?? full,
-          file: section,
+          file: `test binary ${block}`,
           outcome: t[2] === "ok" ? "passed" : t[2] === "ignored" ? "skipped" : "failed",
         });
         continue;
       }
       if (/^test result: (ok|FAILED)\./.test(line)) {
-        sawResult = true;
+        open = false;
         any = true;
       }
     }
-    close();
+    if (open) silentFiles.push(`test binary ${block}`);
     if (!any) return null;
     return { channel: "summary", tests, silentFiles };
   },

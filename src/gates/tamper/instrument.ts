@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { GateTamper } from "../../core/events.js";
 import type { SubprocessGateSpec } from "../../core/task.js";
 import type { RunnerAdapter, TamperPlan } from "./adapter.js";
@@ -60,14 +60,18 @@ export function prepareTamperCheck(
   if (spec.tamper_check === "off") return none("off", "tamper_check: off in the task file");
   const found = recogniseRunner(argv);
   if (!found) return none("none", "not a test runner loopgate recognises");
-  const reportDir = mkdtempSync(join(tmpdir(), "loopgate-gate-"));
+  // A neutral name: the folder is visible to the code under test (the runner's argv names it).
+  const reportDir = mkdtempSync(join(tmpdir(), "tmp-"));
   const cleanup = () => rmSync(reportDir, { recursive: true, force: true });
   const plan = found.adapter.plan({ argv, offset: found.offset, gateEnv, reportDir });
   if (typeof plan === "string") {
     cleanup();
     return { ...none("none", `${found.adapter.id}: ${plan}`), adapter: found.adapter };
   }
-  for (const f of plan.files) writeFileSync(f.path, f.content, { flag: "wx", mode: 0o644 });
+  for (const f of plan.files) {
+    mkdirSync(dirname(f.path), { recursive: true });
+    writeFileSync(f.path, f.content, { flag: "wx", mode: 0o644 });
+  }
   return {
     argv: plan.argv,
     env: plan.env,

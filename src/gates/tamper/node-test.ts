@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import type { PlanInput, RunnerAdapter, TamperPlan } from "./adapter.js";
-import { differentLiterals, distinctNames, plausibleName } from "./names.js";
+import { differentLiterals, plausibleName } from "./names.js";
 import type { ReportedTest, TestReport } from "./test-report.js";
 
 // Node 20's own discovery rule (lib/internal/test_runner/runner.js): a file is a test file when its
@@ -44,24 +44,50 @@ export const nodeTest: RunnerAdapter = {
     const filter = argv.find((a) => FILTERS.some((f) => a === f || a.startsWith(`${f}=`)));
     if (filter) return `${filter} selects a subset of tests, which could leave loopgate's canary out`;
     const [a, b] = differentLiterals();
-    const names = distinctNames(canaryBodies(a, b).length, () => plausibleName(" "));
+    const name = plausibleName(" ");
     const preload = join(input.reportDir, `${plausibleName("-")}.mjs`);
     const reporter = join(input.reportDir, `${plausibleName("-")}.mjs`);
     const reportFile = join(input.reportDir, `${plausibleName("-")}.jsonl`);
-    const bodies = canaryBodies(a, b);
+    const forms = canaryBodies(a, b).map((body) => `() => { ${body}; }`);
+    const token = `${a} !== ${b}`;
     const preloadText = [
       'import assert from "node:assert";',
       'import strict from "node:assert/strict";',
       'import { test } from "node:test";',
-      // Only in the runner's children (each runs one test file), once the file's own tests are done;
-      // each canary test carries the file it ran in, since node reports the preload as its location.
+      // Only in the runner's children (each runs one test file), once the file's own tests are done. The
+      // harness finishes the file in its own beforeExit listener and cancels what is still pending, so it
+      // is held back until the canary has run. One test, trying every assertion form: a form that stayed
+      // silent was disabled. It carries the file it ran in, since node reports the preload as its location.
       "if (process.env.NODE_TEST_CONTEXT) {",
       "  let planted = false;",
       '  const file = ` [${process.argv[1] ?? ""}]`;',
-      '  process.prependListener("beforeExit", () => {',
+      `  const forms = [${forms.join(", ")}];`,
+      '  process.prependListener("beforeExit", function canary() {',
       "    if (planted) return;",
       "    planted = true;",
-      ...bodies.map((body, i) => `    test(${JSON.stringify(names[i])} + file, () => { ${body}; });`),
+      '    const held = process.listeners("beforeExit").filter((l) => l !== canary);',
+      '    for (const l of held) process.removeListener("beforeExit", l);',
+        "    let restored = false;",
+      '    const restore = () => { if (!restored) { restored = true; for (const l of held) process.on("beforeExit", l); } };',
+      // Fail closed, not forever: a canary that never gets to run lets the file finish after 10 s.
+      "    const fallback = setTimeout(restore, 10000);",
+      `    test(${JSON.stringify(name)} + file, () => {`,
+      "      clearTimeout(fallback);",
+      "      try {",
+      "        let silent = 0;",
+      "        for (const form of forms) {",
+      "          try {",
+      "            form();",
+      "            silent++;",
+      "          } catch {}",
+      "        }",
+      // Always a failure (a passing test here can be cancelled by the harness); its message says whether
+      // every form threw, and only that message counts as the canary failing.
+      `        throw new Error(silent === 0 ? ${JSON.stringify(token)} : \`\${silent} silent\`);`,
+      "      } finally {",
+      "        restore();",
+      "      }",
+      "    });",
       "  });",
       "}",
       "",
@@ -86,7 +112,7 @@ export const nodeTest: RunnerAdapter = {
         { path: preload, content: preloadText },
         { path: reporter, content: REPORTER },
       ],
-      canary: { tests: names, scope: "each_file" },
+      canary: { tests: [name], scope: "each_file", token },
       reportFile,
     };
   },
@@ -110,6 +136,8 @@ export const nodeTest: RunnerAdapter = {
       if (m && base !== null && canary.has(base)) {
         e.name = base;
         e.file = m[1] ?? null;
+        // The canary always reports a failure; only its own message means every assertion form threw.
+        if (!(e.error ?? "").includes(plan.canary.token ?? "\u0000")) e.t = "pass";
       }
       const k = e.file ?? "";
       byFile.set(k, [...(byFile.get(k) ?? []), e]);
@@ -147,6 +175,7 @@ interface NodeEvent {
   kind?: string;
   skip?: boolean;
   todo?: boolean;
+  error?: string;
 }
 
 function relativeTo(file: string, plan: TamperPlan): string {
@@ -188,6 +217,7 @@ const REPORTER = `export default async function* (source) {
       kind: d.details?.type,
       skip: d.skip !== undefined && d.skip !== false,
       todo: d.todo !== undefined && d.todo !== false,
+      error: event.type === "test:fail" ? String(d.details?.error?.cause?.message ?? d.details?.error?.message ?? "").slice(0, 500) : undefined,
     }) + "\\n";
   }
 }

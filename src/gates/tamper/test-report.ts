@@ -31,6 +31,8 @@ export interface PlantedCanary {
    * preloaded into every test file's process, so every file that reported tests must report each one failed.
    */
   scope: "run" | "each_file";
+  /** For runners whose canary always reports a failure: the message that means every assertion in it failed. */
+  token?: string;
 }
 
 /** The tests a run must pass to be believed: at least `min` real tests. */
