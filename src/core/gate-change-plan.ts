@@ -38,7 +38,7 @@ function parentOf(path: string): string {
 }
 
 /** A path matches when it or any ancestor matches, so a pattern naming a directory covers its subtree (like gitignore). */
-function subtreeMatcher(patterns: readonly string[]): (path: string) => boolean {
+export function subtreeMatcher(patterns: readonly string[]): (path: string) => boolean {
   const cleaned = patterns.map((p) => p.replace(/^(\.\/)+/, "").replace(/\/+$/, "")).filter((p) => p !== "");
   if (cleaned.length === 0) return () => false;
   const isMatch = picomatch(cleaned, { dot: true });

@@ -8,10 +8,12 @@ import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/comma
 import { splitCommandLine } from "../../builders/command-line.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import { describeUncovered, uncoveredProtected } from "../../core/glob-coverage.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../fixtures/mission-case.js";
 import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
+import { WorkspaceObserver } from "../../workspace/observer.js";
 import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import type { CommandIO } from "../io.js";
@@ -172,7 +174,11 @@ export async function executeRun(
       ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
-      ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(showProgress
+        ? { reporter: progressReporter(io.stderr) }
+        : extra.quiet
+          ? {}
+          : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
       ...judgeModelFor(loaded, flags),
     });
   } finally {
@@ -247,6 +253,14 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
   });
   const noop = await executeRun(io, loaded, noopBuilder(), flags, { quiet: true, maxAttempts: 1 });
   const problems: string[] = [];
+  // -- protected globs that match nothing in the workspace protect nothing (issue 8, class 7)
+  if (existsSync(loaded.workspace)) {
+    const observed = await new WorkspaceObserver(loaded.workspace).observe();
+    const paths = observed.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(loaded.task.protected, paths))
+      problems.push(describeUncovered(u, loaded.task.workspace));
+  }
+  // --
   if (oracle.status !== "SUCCESS")
     problems.push(
       `the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`,
