@@ -17,6 +17,7 @@ Usage:
       Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.
   loopgate task check TASK [--strict] [--store DIR] [--json]
       The oracle must reach SUCCESS and the no-op builder must not; otherwise the gates do not discriminate.
+      A protected glob that matches nothing in the workspace is a problem too (run only warns).
   loopgate runs [--store DIR] [--limit N] [--json]      Recent runs, one line each.
   loopgate status RUN [--store DIR] [--json]            One run's envelope.
   loopgate events RUN [--store DIR] [--json]            One run's audit trail.

@@ -33,6 +33,7 @@ export function progressReporter(
   };
   return {
     runStarted: (i) => line(`run ${i.runId} · task ${i.taskId} · gates: ${i.gates.join(", ")}`),
+    warning: (t) => line(`warning: ${t}`),
     attemptStarted: (n, max) => line(`attempt ${n}/${max}`),
     builderStarted: (_n, d) => startLive(`builder: ${d.length > 60 ? `${d.slice(0, 57)}...` : d}`),
     builderFinished: (_n, r) =>

@@ -3,6 +3,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
+import { globProblem } from "./glob-syntax.js";
 import { gateTemplateParams, templateNames } from "./template.js";
 import { lineOf } from "./yaml-source.js";
 
@@ -15,17 +16,17 @@ const glob = z
   .refine((g) => !g.startsWith("/") && !g.split("/").includes(".."), {
     message: "a glob is relative to the workspace root: no leading / and no ..",
   })
-  .refine(
-    (g) => {
+  .superRefine((g, ctx) => {
+    let problem = globProblem(g);
+    if (problem === null)
       try {
         picomatch.makeRe(g);
-        return true;
-      } catch {
-        return false;
+      } catch (e) {
+        problem = (e as Error).message;
       }
-    },
-    { message: "not a valid glob" },
-  );
+    if (problem !== null)
+      ctx.addIssue({ code: "custom", message: `not a valid glob ${JSON.stringify(g)}: ${problem}` });
+  });
 const relPath = z.string().min(1);
 const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
 const feedback = z.enum(["none", "summary", "log"]);

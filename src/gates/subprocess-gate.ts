@@ -75,9 +75,21 @@ export function subprocessGate(
           `gate ${spec.id}: ${why}; install the program under /usr or ship it in the gate's heldout overlay`,
         );
       }
+      // Caches point at the sandbox's private /tmp (a fresh tmpfs per gate run), never into the tree:
+      // PYTHONPYCACHEPREFIX makes CPython read and write bytecode only there, so no `__pycache__` in the
+      // tree is trusted (PYTHONDONTWRITEBYTECODE stops writing, not reading); GOCACHE holds Go's build
+      // and test-result cache there even when a task's env moves HOME. CARGO_TARGET_DIR stays unset:
+      // gates may run `./target/debug/x`, a builder's target/ is never carried, and carried sources have
+      // fresh mtimes, so cargo rebuilds them. Without a sandbox /tmp is the host's: nothing is private.
       const env = scrubbedEnv({
         home: "/tmp",
-        extra: { PYTHONDONTWRITEBYTECODE: "1", LOOPGATE_RUN_ID: ctx.runId, ...spec.env },
+        extra: {
+          PYTHONDONTWRITEBYTECODE: "1",
+          PYTHONPYCACHEPREFIX: "/tmp/loopgate-cache/pycache",
+          GOCACHE: "/tmp/loopgate-cache/go-build",
+          LOOPGATE_RUN_ID: ctx.runId,
+          ...spec.env,
+        },
       });
       let tamper: TamperCheck;
       try {

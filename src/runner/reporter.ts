@@ -11,6 +11,8 @@ export interface RunReporter {
     attempt: number,
     info: { exitCode: number | null; timedOut: boolean; durationMs: number },
   ): void;
+  /** A problem of the task itself that does not stop the run (a protected glob that matches nothing). */
+  warning?(text: string): void;
   findings?(attempt: number, findings: { code: string; severity: string; path?: string | undefined }[]): void;
   gateStarted?(attempt: number, gateId: string): void;
   gateFinished?(attempt: number, gateId: string, result: GateResult): void;

@@ -6,6 +6,7 @@ import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
 import type { EventData, LoopgateEvent, PathList } from "../core/events.js";
+import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
 import { isHedgedClaim } from "../core/hedge.js";
 import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
@@ -267,6 +268,15 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
       path: f.path,
       detail: f.detail,
     }));
+    // Repeated on every attempt, so the final attempt's envelope still shows it.
+    const paths = pristine.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(task.protected, paths))
+      findings.push({
+        attempt: n,
+        code: "protected_glob_matches_nothing",
+        severity: "warning",
+        detail: describeUncovered(u, task.workspace),
+      });
     await journal.record({
       type: "record_observation",
       data: {

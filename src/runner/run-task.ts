@@ -6,6 +6,7 @@ import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError, InputError } from "../core/errors.js";
+import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
 import { buildGateRegistry } from "../gates/registry.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
@@ -144,6 +145,9 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     const t0 = performance.now();
     const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
     await ctx.observations.put(pristine);
+    const paths = pristine.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(loaded.task.protected, paths))
+      ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));
     await journal.record({
       type: "record_observation",
       data: {

@@ -6,7 +6,6 @@ import {
   copyFileSync,
   fchmodSync,
   fstatSync,
-  futimesSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -155,8 +154,9 @@ class Builder {
         for (let off = 0; off < n; ) off += writeSync(out, this.buf, off, n - off);
       }
       if (h.digest("hex") !== e.hash) throw changed("changed content");
+      // The copy keeps its fresh mtime, never the builder's: a cache keyed on mtime (a pristine
+      // `.pyc`, cargo's fingerprints, make) can never take a carried file for a pristine one.
       fchmodSync(out, e.mode);
-      futimesSync(out, st.atimeMs / 1000, st.mtimeMs / 1000);
       this.counts.copied++;
     } finally {
       closeSync(fd);
@@ -252,8 +252,8 @@ function countFiles(dir: string): number {
 
 /**
  * Builds a fresh gate environment: pristine + carried changes − dropped paths, then the held-out
- * overlay. Carried files are always copied from the run workspace (the agent may still hold them)
- * and verified against their observed hash. On any failure the partial environment is removed.
+ * overlay. Carried files are always copied from the run workspace (the agent may still hold them),
+ * verified against their observed hash, and get fresh mtimes; pristine files keep theirs. On any failure the partial environment is removed.
  */
 export async function buildGateEnvironment(spec: GateEnvironmentSpec): Promise<GateEnvironment> {
   const dest = path.resolve(spec.destDir);

@@ -173,7 +173,11 @@ export async function executeRun(
       ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
-      ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(showProgress
+        ? { reporter: progressReporter(io.stderr) }
+        : extra.quiet
+          ? {}
+          : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
       ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
       ...judgeModelFor(loaded, flags),
     });

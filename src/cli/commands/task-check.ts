@@ -1,10 +1,13 @@
+import { existsSync } from "node:fs";
 import { noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import { describeUncovered, uncoveredProtected } from "../../core/glob-coverage.js";
 import { isSubprocessGate, type Task } from "../../core/task.js";
 import { tamperCheckFor } from "../../gates/tamper/instrument.js";
 import { loadTask } from "../../runner/load-task.js";
 import { recordTaskCheck } from "../../runner/test-floors.js";
+import { WorkspaceObserver } from "../../workspace/observer.js";
 import { openStore } from "../context.js";
 import type { CommandIO } from "../io.js";
 import { executeRun, type RunFlags, runSettings } from "./run.js";
@@ -90,6 +93,13 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
   }
   const noop = await executeRun(io, loaded, noopBuilder(), flags, { quiet: true, maxAttempts: 1 });
   const problems: string[] = [];
+  // A protected glob that matches nothing in the workspace protects nothing (a typo such as test/** for tests/).
+  if (existsSync(loaded.workspace)) {
+    const observed = await new WorkspaceObserver(loaded.workspace).observe();
+    const paths = observed.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(loaded.task.protected, paths))
+      problems.push(describeUncovered(u, loaded.task.workspace));
+  }
   if (oracle.status !== "SUCCESS")
     problems.push(
       `the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`,

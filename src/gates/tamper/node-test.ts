@@ -67,7 +67,7 @@ export const nodeTest: RunnerAdapter = {
       "    planted = true;",
       '    const held = process.listeners("beforeExit").filter((l) => l !== canary);',
       '    for (const l of held) process.removeListener("beforeExit", l);',
-        "    let restored = false;",
+      "    let restored = false;",
       '    const restore = () => { if (!restored) { restored = true; for (const l of held) process.on("beforeExit", l); } };',
       // Fail closed, not forever: a canary that never gets to run lets the file finish after 10 s.
       "    const fallback = setTimeout(restore, 10000);",
