@@ -55,7 +55,7 @@ const ERROR_WORD: Record<GateError, string> = {
   crashed: "crashed",
   tampered: "tampered",
   spawn_failed: "could not run",
-  unreadable: "could not run",
+  unreadable: "gave no readable test results",
   sandbox_unavailable: "could not run",
   too_few_tests: "ran too few tests",
 };

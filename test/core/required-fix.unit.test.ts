@@ -101,7 +101,7 @@ describe("summary feedback carries no figure the code under test controls", () =
       crashed: "crashed",
       tampered: "tampered",
       spawn_failed: "could not run",
-      unreadable: "could not run",
+      unreadable: "gave no readable test results",
       sandbox_unavailable: "could not run",
       too_few_tests: "ran too few tests",
     };

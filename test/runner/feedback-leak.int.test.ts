@@ -42,7 +42,8 @@ describe("summary feedback does not carry the exit code code under test chose", 
     const events = await store.readStream(RunJournal.stream(env.run_id));
     const fixes = events.flatMap((e) => (e.type === "required_fix_issued" ? [e.data.text] : []));
     expect(fixes).toHaveLength(1);
-    expect(fixes[0]).toContain("- check heldout-tests: failed\n");
+    // The code exits before unittest prints its summary: loopgate's tamper check reads no results.
+    expect(fixes[0]).toContain("- check heldout-tests: gave no readable test results\n");
     expect(fixes[0]).not.toContain(HELD_OUT_FIRST_BYTE);
     // And the builder, told nothing it could decode, did the work on attempt 2.
     expect(env.status).toBe("SUCCESS");
