@@ -34,23 +34,24 @@ export async function runGateFresh(
   const real = () => runIn(ctx, gate, n, name, state, [gate.heldout], { floor, pad });
   const canary = () =>
     runIn(ctx, gate, n, name, state, [gate.heldout, gate.canary], { floor, declaredCanary: canaryFiles });
-  const canaryFirst = randomInt(2) === 1;
-  const first = canaryFirst ? await canary() : await real();
-  if (canaryFirst) {
-    const verdict = judgeCanary(first);
-    if (verdict) return { ...(await real()), ...verdict(null) };
-    const r = await real();
-    return r.passed ? { ...r, duration_ms: r.duration_ms + first.duration_ms } : r;
+  // The order is random so that neither run is always first; the verdict does not depend on it: a real
+  // run that failed decides alone (the canary is then not needed), otherwise the canary run must fail.
+  if (randomInt(2) === 1) {
+    const c = await canary();
+    return combine(await real(), c);
   }
-  if (!first.passed) return first;
-  const c = await canary();
+  const first = await real();
+  return first.passed ? combine(first, await canary()) : first;
+}
+
+function combine(real: GateResult, c: GateResult): GateResult {
+  if (!real.passed) return real;
   const verdict = judgeCanary(c);
-  if (verdict) return { ...first, ...verdict(first) };
-  return { ...first, duration_ms: first.duration_ms + c.duration_ms };
+  return verdict ? { ...real, ...verdict(real) } : { ...real, duration_ms: real.duration_ms + c.duration_ms };
 }
 
 /** What a declared canary run says about the gate, or null when it failed as it must. */
-function judgeCanary(c: GateResult): ((real: GateResult | null) => Partial<GateResult>) | null {
+function judgeCanary(c: GateResult): ((real: GateResult) => Partial<GateResult>) | null {
   if (c.error === "spawn_failed" || c.infrastructure) return () => ({ ...c, passed: false });
   if (c.timed_out)
     return () => ({
@@ -66,7 +67,7 @@ function judgeCanary(c: GateResult): ((real: GateResult | null) => Partial<GateR
         c.error === "tampered" || c.error === "unreadable"
           ? `its canary run: ${c.summary}`
           : "its canary (a held-out test that must fail) passed: the test framework does not report failures here",
-      log_excerpt: `${real?.log_excerpt ?? ""}\n[loopgate] canary run: expected a failure\n${c.log_excerpt.slice(-2000)}`,
+      log_excerpt: `${real.log_excerpt}\n[loopgate] canary run: expected a failure\n${c.log_excerpt.slice(-2000)}`,
     });
   return null;
 }
