@@ -163,7 +163,9 @@ export function formatForgeryTable(t: ForgeryTable): string {
   );
   out.push("");
   for (const g of t.known_gaps)
-    out.push(`KNOWN GAP (reported, not hidden): ${g.scenario}: ${MARK[g.verdict]} by loopgate; closed by ${g.closed_by}`);
+    out.push(
+      `KNOWN GAP (reported, not hidden): ${g.scenario}: ${MARK[g.verdict]} by loopgate; closed by ${g.closed_by}`,
+    );
   if (t.known_gaps.length) out.push("");
   if (t.loopgate_misses.length === 0 && t.target_met)
     out.push(
