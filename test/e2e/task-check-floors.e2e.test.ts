@@ -1,7 +1,7 @@
 // `loopgate task check` records the count of real tests the oracle passed per gate; later runs of the
 // same task file hold to it, and --strict refuses gates loopgate cannot tamper-check.
 import { afterAll, describe, expect, it } from "vitest";
-import { type Envelope, exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 
 afterAll(removeTemps);
 
