@@ -90,21 +90,25 @@ export async function pruneRuns(o: {
   return result;
 }
 
-/** Bytes (apparent sizes) and files under `dir`, without following symlinks. */
+/**
+ * Disk space and files under `dir` as `du` counts them: allocated blocks of every entry (folders too),
+ * a hard-linked file once, symlinks not followed.
+ */
 async function measure(dir: string): Promise<{ bytes: number; files: number }> {
+  const seen = new Set<string>();
   let bytes = 0;
   let files = 0;
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) {
-      const sub = await measure(p);
-      bytes += sub.bytes;
-      files += sub.files;
-    } else {
-      bytes += (await lstat(p)).size;
-      files++;
+  const visit = async (p: string) => {
+    const st = await lstat(p);
+    const key = `${st.dev}:${st.ino}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      bytes += st.blocks * 512;
     }
-  }
+    if (st.isDirectory()) for (const name of await readdir(p)) await visit(join(p, name));
+    else files++;
+  };
+  await visit(dir);
   return { bytes, files };
 }
 
