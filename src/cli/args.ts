@@ -86,18 +86,23 @@ function checkValue(flag: string, value: string, check: NonNullable<FlagSpec["ch
   }
 }
 
-/** Refuses flags that the command does not take, suggesting the closest one it does take. */
+/**
+ * Refuses flags that the command does not take, saying which commands take it and suggesting the
+ * closest flag the command does take. `takers` lists, for a flag, the commands that accept it.
+ */
 export function checkApplies(
   command: string,
   given: readonly FlagName[],
   accepted: readonly FlagName[],
+  takers: (flag: FlagName) => readonly string[] = () => [],
 ): void {
   for (const f of given)
     if (!accepted.includes(f)) {
       const own = accepted.filter((a) => a !== "help" && a !== "version").map((a) => `--${a}`);
+      const who = takers(f);
+      const where = who.length ? `applies only to loopgate ${who.join(", ")}, not to` : "does not apply to";
       throw new InputError(
-        `does not apply to loopgate ${command}${didYouMean(`--${f}`, own)}; see loopgate ${command} --help`,
-        `--${f}`,
+        `--${f} ${where} loopgate ${command}${didYouMean(`--${f}`, own)}; see loopgate ${command} --help`,
       );
     }
 }

@@ -35,7 +35,9 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
           COMMANDS.map((c) => c.name),
         )}; see loopgate --help`,
       );
-    checkApplies(name, given, [...command.flags, ...GLOBAL_FLAGS]);
+    checkApplies(name, given, [...command.flags, ...GLOBAL_FLAGS], (flag) =>
+      COMMANDS.filter((c) => c.flags.includes(flag)).map((c) => c.name),
+    );
     if (flags.help) {
       io.out(command.name === "help" ? HELP : commandHelp(command.name));
       return 0;

@@ -103,9 +103,14 @@ describe("checkApplies", () => {
     const runs = COMMANDS.find((c) => c.name === "runs");
     expect(() => checkApplies("runs", ["limit", "json"], runs?.flags ?? [])).not.toThrow();
     expect(() => checkApplies("runs", ["model"], runs?.flags ?? [])).toThrow(
-      /^--model: does not apply to loopgate runs/,
+      /^--model does not apply to loopgate runs/,
     );
-    expect(() => checkApplies("runs", ["days"], ["store", "limit"])).toThrow(/does not apply/);
+    expect(() => checkApplies("runs", ["lmit" as never], ["store", "limit"])).toThrow(
+      /did you mean --limit\?/,
+    );
+    expect(() => checkApplies("verify", ["case"], ["workspace"], () => ["run"])).toThrow(
+      /^--case applies only to loopgate run, not to loopgate verify/,
+    );
   });
 
   it("every flag a command lists is declared, and every declared flag is used by some command", () => {

@@ -96,7 +96,8 @@ describe.concurrent("flag errors", () => {
   it("a flag the command does not take is refused, naming it and the command", async () => {
     const r = await loopgate(["runs", "--model", "scripted:x.yaml", "--store", tempDir()]);
     expect(r.code, show(r)).toBe(2);
-    expect(r.stderr).toContain("--model: does not apply to loopgate runs");
+    expect(r.stderr).toContain("--model applies only to loopgate run");
+    expect(r.stderr).toContain("not to loopgate runs");
     const v = await loopgate(["status", "some-run", "--limt", "3"]);
     expect(v.code, show(v)).toBe(2);
     expect(v.stderr).toContain("did you mean --limit?");
