@@ -80,7 +80,16 @@ export async function pruneRuns(o: {
       continue;
     }
     const size = await measure(path);
-    if (!o.dryRun) await removeTree(path);
+    if (!o.dryRun) {
+      const failed = await removeTree(path).then(
+        () => null,
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      );
+      if (failed) {
+        keep(`could not be removed (${failed}); part of it may be gone`);
+        continue;
+      }
+    }
     const r = byId.get(d.runId) as GcRun & { status: RunStatus | null };
     result.removed.push({ run_id: d.runId, status: r.status, finished_at: r.finishedAt, path, ...size });
     result.freed_bytes += size.bytes;
