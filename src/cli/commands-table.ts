@@ -1,3 +1,4 @@
+import { InputError, LoopgateError } from "../core/errors.js";
 import type { FlagName, FlagValues } from "./flags.js";
 import type { CommandIO } from "./io.js";
 
@@ -45,21 +46,15 @@ const AGENT_FLAGS: readonly FlagName[] = [
 type AnyFlags = any;
 const f = (v: FlagValues): AnyFlags => v;
 
-/** Says which positional word is missing, naming the command. */
+/** The positional word at `index`, or a bad-input error naming the command and what is missing. */
 export function need(command: string, args: readonly string[], index: number, what: string): string {
   const v = args[index];
-  if (!v) throw new MissingArgument(command, what);
+  if (!v)
+    throw new LoopgateError(
+      "bad_input",
+      `loopgate ${command}: missing ${what}; see loopgate ${command} --help`,
+    );
   return v;
-}
-
-/** A missing positional word (`loopgate status` without RUN). */
-export class MissingArgument extends Error {
-  constructor(
-    readonly command: string,
-    readonly what: string,
-  ) {
-    super(`loopgate ${command}: missing ${what}; see loopgate ${command} --help`);
-  }
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -127,7 +122,6 @@ A run that already finished is not run again: resume says so and exits with its 
     maxArgs: 2,
     run: async (io, args, flags) => {
       const { taskCheckCommand } = await import("./commands/run.js");
-      const { InputError } = await import("../core/errors.js");
       if (args[0] !== "check") throw new InputError("the only subcommand is `check TASK`", "loopgate task");
       return taskCheckCommand(io, need("task", args, 1, "TASK"), f(flags));
     },

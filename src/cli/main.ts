@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { LoopgateError } from "../core/errors.js";
 import { checkApplies, parseArgv } from "./args.js";
-import { COMMANDS, findCommand, MissingArgument } from "./commands-table.js";
+import { COMMANDS, findCommand } from "./commands-table.js";
 import { GLOBAL_FLAGS } from "./flags.js";
 import { commandHelp, HELP } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
@@ -50,7 +50,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       );
     return await command.run(io, rest, flags);
   } catch (e) {
-    if (e instanceof LoopgateError || e instanceof MissingArgument) {
+    if (e instanceof LoopgateError) {
       io.err(`${e.message.startsWith("loopgate ") ? e.message : `loopgate: ${e.message}`}\n`);
       return 2;
     }
