@@ -46,9 +46,9 @@ describe("task check and test floors", () => {
 
     const run = await loopgate(["run", exampleTask("js-slugify"), "--oracle", "--json", "--store", store]);
     expect(run.code, show(run)).toBe(0);
-    const env = parseStdout<
-      Envelope & { gates: { id: string; tamper?: { floor: { min: number; source: string } } }[] }
-    >(run);
+    const env = parseStdout<{ gates: { id: string; tamper?: { floor: { min: number; source: string } } }[] }>(
+      run,
+    );
     expect(env.gates.find((g) => g.id === "visible-tests")?.tamper?.floor).toEqual({
       min: VISIBLE_TESTS,
       source: "task_check",

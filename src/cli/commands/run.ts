@@ -16,6 +16,7 @@ import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
+import { reportTargets, writeReports } from "../report/write-reports.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Flags shared by `run`, `verify` and `task check`. */
@@ -41,6 +42,8 @@ export interface RunFlags {
   "no-step-checks"?: boolean;
   "step-escalation"?: string;
   strict?: boolean;
+  junit?: string;
+  markdown?: string;
 }
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
@@ -194,10 +197,12 @@ export async function runCommand(
   taskPath: string | undefined,
   flags: RunFlags,
 ): Promise<number> {
+  const reports = reportTargets(flags);
   const loaded = flags.case !== undefined ? loadCase(io, taskPath, flags) : loadTask(taskPath ?? "");
   const builder = chooseBuilder(loaded, flags);
   const env = await executeRun(io, loaded, builder, flags);
   printEnvelope(io, env, flags, loaded);
+  for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
   return exitCodeOf(env.status);
 }
 
@@ -224,9 +229,11 @@ function loadCase(io: CommandIO, taskPath: string | undefined, flags: RunFlags):
 export async function verifyCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
   if (!flags.workspace)
     throw new InputError("verify needs --workspace DIR, the folder holding the work", "loopgate verify");
+  const reports = reportTargets(flags);
   const loaded = loadTask(taskPath);
   const env = await executeRun(io, loaded, noopBuilder(), flags, { workFrom: resolve(flags.workspace) });
   printEnvelope(io, env, flags, loaded);
+  for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
   return exitCodeOf(env.status);
 }
 
