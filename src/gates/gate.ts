@@ -33,6 +33,11 @@ export interface Gate {
   /** Whether the gate needs a writable environment (a real copy rather than links). */
   writable: boolean;
   run(ctx: GateContext): Promise<GateResult>;
+  /**
+   * Why the gate cannot run on this machine whatever the builder does (its program is not installed),
+   * checked before the builder runs and spends anything; null when nothing is known to be missing.
+   */
+  preflight?(sandbox: SandboxMode): string | null;
 }
 
 /** A not-passed result for a gate that could not decide. */

@@ -15,5 +15,7 @@ export interface RunReporter {
   gateStarted?(attempt: number, gateId: string): void;
   gateFinished?(attempt: number, gateId: string, result: GateResult): void;
   runFinished?(envelope: Envelope): void;
+  /** Something the user should know that is not a failure (a folder not mounted, and why). */
+  note?(text: string): void;
   agentStep?(info: { turn: number; step: number; tool?: string; tokens: number; costUsd: number }): void;
 }

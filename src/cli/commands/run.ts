@@ -1,14 +1,13 @@
-import { existsSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
-import { splitCommandLine } from "../../builders/command-line.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../fixtures/mission-case.js";
+import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
@@ -54,8 +53,6 @@ export function numberFlag(value: string | undefined, flag: string, integer: boo
   return n;
 }
 
-const inside = (parent: string, p: string) => p === parent || p.startsWith(`${parent}/`);
-
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
 export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
   const chosen = [
@@ -97,30 +94,15 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
     return oracleBuilder(loaded.oracle);
   }
   if (flags.noop) return noopBuilder();
-  return commandBuilder(anchorProgram(flags.builder as string));
-}
-
-const shellQuote = (w: string) => `'${w.replace(/'/g, "'\\''")}'`;
-
-/**
- * A relative program path (`./my-agent.sh`, `agents/fix.sh`) means the caller's directory, as in a
- * shell; the builder itself would look in the run workspace. Bare names still go through PATH.
- */
-function anchorProgram(commandLine: string): string {
-  const words = splitCommandLine(commandLine);
-  const program = words[0] as string;
-  if (!program.includes("/") || isAbsolute(program) || !existsSync(resolve(program))) return commandLine;
-  return [resolve(program), ...words.slice(1)].map(shellQuote).join(" ");
+  // Relative file paths in the command mean the caller's directory, as in a shell (see commandBuilder).
+  return commandBuilder(flags.builder as string, process.cwd());
 }
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
 export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
   const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
-  for (const m of mounts)
-    for (const h of [...loaded.hidden, storeDir, loaded.dir])
-      if (inside(m, h) || (h !== loaded.dir && inside(h, m)))
-        throw new InputError(`${m} would expose ${h} to the builder`, "--builder-mount");
+  checkUserMounts(mounts, mountGuards(loaded, storeDir));
   for (const name of flags["builder-env"] ?? [])
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
