@@ -57,8 +57,9 @@ export function scriptIndex(words: readonly string[]): number | null {
  */
 export function checkPlaceholders(words: readonly string[]): void {
   const known: readonly string[] = BUILDER_PLACEHOLDERS;
+  // `${HOME}` inside `sh -c '…'` is the shell's, not a placeholder.
   for (const w of words)
-    for (const m of w.matchAll(/\{([A-Za-z_][A-Za-z0-9_-]*)\}/g))
+    for (const m of w.matchAll(/(?<!\$)\{([A-Za-z_][A-Za-z0-9_-]*)\}/g))
       if (!known.includes(m[1] as string))
         throw new InputError(
           `unknown placeholder {${m[1]}} in the builder command; the known ones are ${BUILDER_PLACEHOLDERS.map((k) => `{${k}}`).join(", ")}`,

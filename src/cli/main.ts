@@ -34,6 +34,8 @@ const options = {
   "step-escalation": { type: "string" },
   days: { type: "string" },
   case: { type: "string" },
+  verbose: { type: "boolean" },
+  follow: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;

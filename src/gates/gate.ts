@@ -13,6 +13,8 @@ export interface GateContext {
   readOnly: boolean;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
+  /** Receives the gate program's output as it runs (`--verbose`); the user's eyes only, never the builder's. */
+  onOutput?: (chunk: string) => void;
 }
 
 /** One gate's outcome: the event payload, plus whether loopgate itself (not the work) failed. */

@@ -67,6 +67,7 @@ export function subprocessGate(
           timeoutMs,
           maxOutputBytes: LOG_LIMIT,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
+          ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
         },
         ctx.sandbox,
       );

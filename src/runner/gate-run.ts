@@ -97,6 +97,9 @@ async function runIn(
       sandbox: ctx.sandbox,
       readOnly: linked,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.reporter.gateOutput
+        ? { onOutput: (chunk: string) => ctx.reporter.gateOutput?.(gate.id, chunk) }
+        : {}),
     });
   } finally {
     await rm(envDir, { recursive: true, force: true });

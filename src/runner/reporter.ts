@@ -13,6 +13,8 @@ export interface RunReporter {
   ): void;
   findings?(attempt: number, findings: { code: string; severity: string; path?: string | undefined }[]): void;
   gateStarted?(attempt: number, gateId: string): void;
+  /** A gate program's output as it runs; shown to the user only (`--verbose`). */
+  gateOutput?(gateId: string, chunk: string): void;
   gateFinished?(attempt: number, gateId: string, result: GateResult): void;
   runFinished?(envelope: Envelope): void;
   /** Something the user should know that is not a failure (a folder not mounted, and why). */

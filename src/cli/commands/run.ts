@@ -39,7 +39,13 @@ export interface RunFlags {
   "judge-model"?: string;
   "no-step-checks"?: boolean;
   "step-escalation"?: string;
+  /** Stream the builder's and the gates' output live, prefixed (`--follow` is the same). */
+  verbose?: boolean;
+  follow?: boolean;
 }
+
+/** Whether the user asked for the builder's and gates' output live (`--verbose` or `--follow`). */
+export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
 export function numberFlag(value: string | undefined, flag: string, integer: boolean): number | undefined {
@@ -129,7 +135,8 @@ export async function executeRun(
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
   const store = openStore(s.storeDir, true);
-  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY);
+  // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
+  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
@@ -154,7 +161,7 @@ export async function executeRun(
       ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
-      ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(showProgress ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {
