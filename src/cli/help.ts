@@ -36,8 +36,10 @@ Options:
   --store DIR            where the event log lives (default: .loopgate/ beside the task; for runs/status/events:
                          $LOOPGATE_STORE or ./.loopgate)
   --builder-env NAME     let the caller's variable NAME reach the builder (repeatable); nothing else passes
-  --builder-mount PATH   mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install
+  --builder-mount PATH   mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install;
+                         files the command names (and an interpreter's script folder) are mounted already
   --network              allow the builder network access (external agents need their API)
+  --verbose, --follow    run/resume: stream the builder's and the gates' output live, prefixed "builder| ", "gate ID| "
   --case FILE            run: a mission fixture instead of TASK
   --max-attempts N       override the task's budget.attempts
   --max-turns N          built-in agent: turns per attempt (overrides budget.turns)
