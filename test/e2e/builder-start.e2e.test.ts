@@ -87,6 +87,14 @@ describe.concurrent("builders that start, and builders that cannot", () => {
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain("oracle: SUCCESS");
   });
+
+  it("task check: an oracle that cannot start is a TOOL_FAILURE, not 'the gates reject a correct solution'", async () => {
+    const task = greetingTask("#!/bin/sh\nno-such-tool-4410 --fix\n");
+    const r = await loopgate(["task", "check", task, "--store", tempDir()]);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stdout).toContain("could not be judged (TOOL_FAILURE");
+    expect(r.stdout).not.toContain("reject a correct solution");
+  });
 });
 
 describe.concurrent("saying why", () => {

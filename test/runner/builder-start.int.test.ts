@@ -1,6 +1,6 @@
 // Builders and oracles that cannot start end the run as TOOL_FAILURE at once, and the files a
 // builder command names are mounted for it (real bubblewrap, real SQLite).
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import type { Builder } from "../../src/builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../src/builders/command-builder.js";
 import type { Envelope } from "../../src/core/envelope.js";
 import { InputError } from "../../src/core/errors.js";
+import { mountGuards, planBuilderMounts } from "../../src/runner/builder-mounts.js";
 import { type LoadedTask, loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
@@ -202,5 +203,39 @@ describe("a builder that cannot start is TOOL_FAILURE at once", () => {
     });
     expect(env.status).toBe("ESCALATED");
     expect(env.attempts).toBe(2);
+  });
+});
+
+describe("the mount plan keeps the refusal rules", () => {
+  it("a --builder-mount symlink to a held-out folder is refused like the folder itself", async () => {
+    const t = await task();
+    const link = join(agents, `link-${Math.random().toString(16).slice(2)}`);
+    symlinkSync(join(t.dir, "heldout"), link);
+    expect(() => planBuilderMounts(commandBuilder("true"), [link], mountGuards(t.loaded, storeDir))).toThrow(
+      /would expose .*heldout/,
+    );
+  });
+
+  it("a script in the temp root itself: its folder is too broad, only the script is mounted", async () => {
+    const t = await task();
+    const script = join(tmpdir(), `loopgate-script-${Math.random().toString(16).slice(2)}.sh`);
+    writeFileSync(script, "echo hi\n");
+    try {
+      const plan = planBuilderMounts(commandBuilder(`bash ${script}`), [], mountGuards(t.loaded, storeDir));
+      expect(plan.mounts).toEqual([script]);
+      expect(plan.notes.join("\n")).toContain("too broad");
+    } finally {
+      rmSync(script);
+    }
+  });
+
+  it("an oracle inside a held-out folder gets only itself, never the held-out folder", async () => {
+    const t = await task();
+    const oracle = join(t.dir, "heldout", "solve.sh");
+    writeFileSync(oracle, "#!/bin/sh\n");
+    const guards = { ...mountGuards(t.loaded, storeDir), oracle };
+    const plan = planBuilderMounts(oracleBuilder(oracle), [], guards);
+    expect(plan.mounts).toEqual([oracle]);
+    expect(plan.masked).toEqual([]);
   });
 });
