@@ -206,6 +206,27 @@ describe("a builder that cannot start is TOOL_FAILURE at once", () => {
   });
 });
 
+describe("the final reason names a builder timeout", () => {
+  it("a builder killed at builder.timeout: the reason says so and how long it ran", async () => {
+    const t = await makeTask({
+      taskYaml: `${taskYaml().replace("oracle: ./solution.sh\n", "")}builder: { timeout: 1s }\n`,
+      repo,
+      heldout,
+    });
+    const env = await runTask({
+      loaded: loadTask(t.file),
+      builder: commandBuilder("sleep 30"),
+      store,
+      storeDir,
+      sandbox: "bubblewrap",
+      maxAttempts: 1,
+    });
+    expect(env.status).toBe("ESCALATED");
+    // How long it ran is measured, so only its form is asserted (load may stretch it).
+    expect(env.reason).toMatch(/the builder timed out after \d+ s \(builder\.timeout in the task\)/);
+  });
+});
+
 describe("the mount plan keeps the refusal rules", () => {
   it("a --builder-mount symlink to a held-out folder is refused like the folder itself", async () => {
     const t = await task();
