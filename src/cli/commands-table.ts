@@ -83,6 +83,8 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
       ...AGENT_FLAGS,
       "junit",
       "markdown",
+      "verbose",
+      "follow",
     ],
     maxArgs: 1,
     run: async (io, args, flags) => {
@@ -92,10 +94,20 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
   },
   {
     name: "resume",
-    usage: ["loopgate resume RUN [--store DIR] [--json]"],
+    usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
     about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.
 A run that already finished is not run again: resume says so and exits with its status.`,
-    flags: ["store", "json", "builder-env", "builder-mount", "base-url", "max-turns", "max-cost"],
+    flags: [
+      "store",
+      "json",
+      "builder-env",
+      "builder-mount",
+      "base-url",
+      "max-turns",
+      "max-cost",
+      "verbose",
+      "follow",
+    ],
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { resumeCommand } = await import("./commands/resume.js");

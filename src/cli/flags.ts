@@ -16,6 +16,10 @@ export interface FlagSpec {
 }
 
 export const FLAGS = {
+  verbose: {
+    help: 'run/resume: stream the builder\'s and the gates\' output live, prefixed "builder| ", "gate ID| "',
+  },
+  follow: { help: "the same as --verbose" },
   strict: {
     help: "task check: a gate loopgate cannot tamper-check (no canary, no test count) is a problem, not a warning",
   },

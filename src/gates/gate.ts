@@ -23,6 +23,8 @@ export interface GateContext {
   declaredCanary?: readonly string[];
   /** The forgery benchmark's baseline policies model harnesses without tamper checks: exit code only. */
   exitCodeOnly?: boolean;
+  /** Receives the gate program's output as it runs (`--verbose`); the user's eyes only, never the builder's. */
+  onOutput?: (chunk: string) => void;
 }
 
 /** One gate's outcome: the event payload, plus whether loopgate itself (not the work) failed. */
@@ -43,6 +45,11 @@ export interface Gate {
   /** Whether the gate needs a writable environment (a real copy rather than links). */
   writable: boolean;
   run(ctx: GateContext): Promise<GateResult>;
+  /**
+   * Why the gate cannot run on this machine whatever the builder does (its program is not installed),
+   * checked before the builder runs and spends anything; null when nothing is known to be missing.
+   */
+  preflight?(sandbox: SandboxMode): string | null;
 }
 
 /** A not-passed result for a gate that could not decide. */

@@ -3,8 +3,8 @@ import { isAbsolute, relative } from "node:path";
 import { parseDuration } from "../core/duration.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
-import { runSandboxed } from "../sandbox/bubblewrap.js";
-import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
+import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
+import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "../sandbox/environment.js";
 import { BoundedOutput } from "../sandbox/process.js";
 import { type Gate, type GateContext, type GateResult, undecided } from "./gate.js";
 import {
@@ -52,29 +52,8 @@ export function subprocessGate(
       };
       const argv = spec.run.map((a) => renderTemplate(a, params));
       const program = argv[0] ?? "";
-      // Where the program comes from decides whose fault its absence is: a bare name or an absolute
-      // path outside the gate environment is the machine's; a path into the gate environment is the
-      // work's (the builder may have deleted it).
-      const fromHost = !program.includes("/") || (isAbsolute(program) && !isInside(ctx.gateEnv, program));
-      const resolved = resolveProgram(program, ctx.gateEnv);
-      if (!resolved) {
-        const infra = fromHost
-          ? `gate ${spec.id}: program ${program} is not installed` +
-            (program.includes("/") ? "" : " (searched /usr/local/bin:/usr/bin:/bin)")
-          : null;
-        return undecided("spawn_failed", `cannot start ${program}: not found or not executable`, 0, infra);
-      }
-      // The gate sandbox mounts only the system directories and the gate environment: a host program
-      // elsewhere would fail inside as a plain "exit 1", blamed on the work.
-      if (ctx.sandbox === "bubblewrap" && fromHost && !SANDBOX_VISIBLE.some((d) => resolved.startsWith(d))) {
-        const why = `cannot start ${resolved}: the gate sandbox mounts only /usr, /etc, /bin, /sbin, /lib* and the gate environment`;
-        return undecided(
-          "spawn_failed",
-          why,
-          0,
-          `gate ${spec.id}: ${why}; install the program under /usr or ship it in the gate's heldout overlay`,
-        );
-      }
+      const missing = hostProgramProblem(spec.id, program, ctx.gateEnv, ctx.sandbox);
+      if (missing) return undecided("spawn_failed", missing.summary, 0, missing.infrastructure);
       // Caches point at the sandbox's private /tmp (a fresh tmpfs per gate run), never into the tree:
       // PYTHONPYCACHEPREFIX makes CPython read and write bytecode only there, so no `__pycache__` in the
       // tree is trusted (PYTHONDONTWRITEBYTECODE stops writing, not reading); GOCACHE holds Go's build
@@ -122,7 +101,10 @@ export function subprocessGate(
             network: false,
             timeoutMs,
             maxOutputBytes: LOG_LIMIT,
-            onOutput: (chunk) => full.push(chunk),
+            onOutput: (chunk) => {
+              full.push(chunk);
+              ctx.onOutput?.(chunk);
+            },
             ...(ctx.signal ? { signal: ctx.signal } : {}),
           },
           ctx.sandbox,
@@ -235,6 +217,39 @@ export function subprocessGate(
       }
     },
   };
+}
+
+/**
+ * Why a gate's program cannot start, and whose fault that is. Where the program comes from decides:
+ * a bare name or an absolute path outside the gate environment is the machine's (`infrastructure`
+ * set, a TOOL_FAILURE); a path into the gate environment is the work's (the builder may have deleted it).
+ */
+function hostProgramProblem(
+  gateId: string,
+  program: string,
+  gateEnv: string,
+  sandbox: SandboxMode,
+): { summary: string; infrastructure: string | null } | null {
+  const fromHost = !program.includes("/") || (isAbsolute(program) && !isInside(gateEnv, program));
+  const resolved = resolveProgram(program, gateEnv);
+  if (!resolved) {
+    const infrastructure = fromHost
+      ? `gate ${gateId}: program ${program} is not installed` +
+        (program.includes("/") ? "" : ` (searched ${SANDBOX_PATH})`) +
+        `; install it, or fix the gate's run: in the task file`
+      : null;
+    return { summary: `cannot start ${program}: not found or not executable`, infrastructure };
+  }
+  // The gate sandbox mounts only the system directories and the gate environment: a host program
+  // elsewhere would fail inside as a plain "exit 1", blamed on the work.
+  if (sandbox === "bubblewrap" && fromHost && !SANDBOX_VISIBLE.some((d) => resolved.startsWith(d))) {
+    const why = `cannot start ${resolved}: the gate sandbox mounts only /usr, /etc, /bin, /sbin, /lib* and the gate environment`;
+    return {
+      summary: why,
+      infrastructure: `gate ${gateId}: ${why}; install the program under /usr or ship it in the gate's heldout overlay`,
+    };
+  }
+  return null;
 }
 
 /** The signal behind an exit status of 128+N, or null when the status is an ordinary exit. */

@@ -155,6 +155,9 @@ async function runIn(
       ...(extra.floor ? { testFloor: extra.floor } : {}),
       ...(extra.declaredCanary ? { declaredCanary: extra.declaredCanary } : {}),
       ...(asBuilt ? { exitCodeOnly: true } : {}),
+      ...(ctx.reporter.gateOutput
+        ? { onOutput: (chunk: string) => ctx.reporter.gateOutput?.(gate.id, chunk) }
+        : {}),
     });
   } finally {
     await rm(envDir, { recursive: true, force: true });

@@ -24,7 +24,12 @@ export interface RunContext {
   gates: Gate[];
   sandbox: SandboxMode;
   allowEnv: readonly string[];
+  /** The builder's read-only mounts: the user's and what its command names (see builder-mounts.ts). */
   mounts: readonly string[];
+  /** The user's own `--builder-mount` paths among `mounts`. */
+  userMounts: readonly string[];
+  /** Paths hidden inside the mounts (held-out folders and logs inside an oracle's folder). */
+  masked: readonly string[];
   network: boolean;
   /** `loopgate verify`: the work came from this folder; no builder runs. */
   workFrom: string | null;

@@ -13,6 +13,7 @@ import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import { failRun, type RunContext, runPaths } from "./run-context.js";
@@ -65,12 +66,19 @@ export async function ensureSandbox(mode: SandboxMode): Promise<void> {
   }
 }
 
-/** Builds the driver's context for a run. */
+/**
+ * Builds the driver's context for a run. The builder's mounts are planned here, for a new and a
+ * resumed run alike: a mount that would expose the task folder, held-out material or a log is an InputError.
+ */
 export function runContext(
   o: Omit<RunTaskOptions, "runId" | "maxAttempts">,
   journal: RunJournal,
   runDir: string,
 ): RunContext {
+  const plan = o.workFrom
+    ? { mounts: [], user: [], masked: [], notes: [] }
+    : planBuilderMounts(o.builder, o.mounts ?? [], mountGuards(o.loaded, o.storeDir));
+  for (const note of plan.notes) o.reporter?.note?.(note);
   return {
     loaded: o.loaded,
     builder: o.builder,
@@ -80,7 +88,9 @@ export function runContext(
     gates: buildGateRegistry(o.loaded.task, o.loaded.dir),
     sandbox: o.sandbox,
     allowEnv: o.allowEnv ?? [],
-    mounts: o.mounts ?? [],
+    mounts: plan.mounts,
+    userMounts: plan.user,
+    masked: plan.masked,
     network: o.network ?? o.loaded.task.builder.network,
     workFrom: o.workFrom ?? null,
     reporter: o.reporter ?? {},

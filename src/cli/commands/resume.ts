@@ -9,7 +9,7 @@ import { formatEnvelope } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
-import { numberFlag, type RunFlags } from "./run.js";
+import { followOutput, numberFlag, type RunFlags } from "./run.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
@@ -49,7 +49,9 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
       signal: controller.signal,
-      ...(!flags.json || io.stderr.isTTY ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(!flags.json || io.stderr.isTTY || followOutput(flags)
+        ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) }
+        : {}),
       builder: (d, responses) => {
         switch (d.kind) {
           case "agent":

@@ -1,14 +1,13 @@
-import { existsSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
-import { splitCommandLine } from "../../builders/command-line.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../fixtures/mission-case.js";
+import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
@@ -44,7 +43,13 @@ export interface RunFlags {
   strict?: boolean;
   junit?: string;
   markdown?: string;
+  /** Stream the builder's and the gates' output live, prefixed (`--follow` is the same). */
+  verbose?: boolean;
+  follow?: boolean;
 }
+
+/** Whether the user asked for the builder's and gates' output live (`--verbose` or `--follow`). */
+export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
 export function numberFlag(value: string | undefined, flag: string, integer: boolean): number | undefined {
@@ -57,8 +62,6 @@ export function numberFlag(value: string | undefined, flag: string, integer: boo
     );
   return n;
 }
-
-const inside = (parent: string, p: string) => p === parent || p.startsWith(`${parent}/`);
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
 export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
@@ -101,30 +104,15 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
     return oracleBuilder(loaded.oracle);
   }
   if (flags.noop) return noopBuilder();
-  return commandBuilder(anchorProgram(flags.builder as string));
-}
-
-const shellQuote = (w: string) => `'${w.replace(/'/g, "'\\''")}'`;
-
-/**
- * A relative program path (`./my-agent.sh`, `agents/fix.sh`) means the caller's directory, as in a
- * shell; the builder itself would look in the run workspace. Bare names still go through PATH.
- */
-function anchorProgram(commandLine: string): string {
-  const words = splitCommandLine(commandLine);
-  const program = words[0] as string;
-  if (!program.includes("/") || isAbsolute(program) || !existsSync(resolve(program))) return commandLine;
-  return [resolve(program), ...words.slice(1)].map(shellQuote).join(" ");
+  // Relative file paths in the command mean the caller's directory, as in a shell (see commandBuilder).
+  return commandBuilder(flags.builder as string, process.cwd());
 }
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
 export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
   const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
-  for (const m of mounts)
-    for (const h of [...loaded.hidden, storeDir, loaded.dir])
-      if (inside(m, h) || (h !== loaded.dir && inside(h, m)))
-        throw new InputError(`${m} would expose ${h} to the builder`, "--builder-mount");
+  checkUserMounts(mounts, mountGuards(loaded, storeDir));
   for (const name of flags["builder-env"] ?? [])
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
@@ -151,7 +139,8 @@ export async function executeRun(
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
   const store = openStore(s.storeDir, true);
-  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY);
+  // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
+  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
@@ -177,7 +166,7 @@ export async function executeRun(
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
       ...(showProgress
-        ? { reporter: progressReporter(io.stderr) }
+        ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) }
         : extra.quiet
           ? {}
           : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),

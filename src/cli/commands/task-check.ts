@@ -100,7 +100,10 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
     for (const u of uncoveredProtected(loaded.task.protected, paths))
       problems.push(describeUncovered(u, loaded.task.workspace));
   }
-  if (oracle.status !== "SUCCESS")
+  // A TOOL_FAILURE says nothing about the gates: the oracle (or a gate) could not run at all.
+  if (oracle.status === "TOOL_FAILURE")
+    problems.push(`the oracle run could not be judged (TOOL_FAILURE: ${oracle.reason})`);
+  else if (oracle.status !== "SUCCESS")
     problems.push(
       `the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`,
     );
