@@ -41,6 +41,14 @@ export function subprocessGate(
     heldout,
     canary,
     writable: spec.writable,
+    preflight(sandbox) {
+      const program = spec.run[0] ?? "";
+      // A templated program (`${gate_env}/run.sh`) lives in the gate environment, which does not exist yet.
+      if (program.includes("${")) return null;
+      const fromHost = !program.includes("/") || isAbsolute(program);
+      if (!fromHost) return null;
+      return hostProgramProblem(spec.id, program, "/nonexistent-gate-env", sandbox)?.infrastructure ?? null;
+    },
     async run(ctx: GateContext): Promise<GateResult> {
       const params = {
         gate_env: ctx.gateEnv,
