@@ -19,6 +19,8 @@ export const Envelope = z.object({
       error: z.string().nullable(),
       duration_ms: z.number(),
       log_excerpt: z.string(),
+      /** A differential gate's generator seed, drawn at gate time. */
+      seed: z.number().int().optional(),
     }),
   ),
   /** The judge's verdict on the final attempt, when the task has a judge and it was consulted. */
@@ -75,6 +77,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         error: e.data.error,
         duration_ms: e.data.duration_ms,
         log_excerpt: e.data.log_excerpt,
+        ...(e.data.seed !== undefined ? { seed: e.data.seed } : {}),
       });
     else if (e.type === "finding_recorded") findings.push(e.data);
     else if (e.type === "judge_finished" && e.data.attempt === state.attempts.length)

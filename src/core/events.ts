@@ -40,7 +40,7 @@ export type PathList = z.infer<typeof PathList>;
 
 export const GateDeclaration = z.object({
   id: z.string(),
-  kind: z.enum(["subprocess", "static", "builtin"]),
+  kind: z.enum(["subprocess", "static", "differential", "builtin"]),
 });
 
 export const BuilderDescriptor = z.object({
@@ -110,6 +110,8 @@ const data = {
     duration_ms: z.number().nonnegative(),
     log_excerpt: excerpt,
     summary: z.string().max(2000),
+    /** A differential gate's generator seed, drawn at gate time. */
+    seed: z.number().int().nonnegative().optional(),
   }),
   attempt_finished: z.object({ attempt, passed: z.boolean() }),
   required_fix_issued: z.object({ attempt, text: z.string().max(8000) }),

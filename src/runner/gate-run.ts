@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ChangePlan, Observation } from "../core/observation.js";
 import type { Gate, GateResult } from "../gates/gate.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
+import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -96,6 +97,7 @@ async function runIn(
       taskId: ctx.loaded.task.id,
       sandbox: ctx.sandbox,
       readOnly: linked,
+      oracleTree: oracleTreeOf(ctx), // differential gates only; built on first use
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
   } finally {

@@ -22,6 +22,13 @@ export interface SandboxSpec {
   signal?: AbortSignal;
   /** Fed to the sandboxed process's stdin. */
   input?: string | Buffer;
+  /**
+   * Host paths mounted at another path inside the sandbox (bubblewrap only), after every other mount, so
+   * two trees can be run at the same visible path.
+   */
+  binds?: readonly { source: string; target: string; writable?: boolean }[];
+  /** Keep stdout and stderr apart, byte for byte, up to this many bytes each (ProcessResult.streams). */
+  captureBytes?: number;
 }
 
 /** How processes are isolated: bubblewrap, or nothing at all when the user explicitly opted out. */
@@ -44,6 +51,7 @@ export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
   // Writable mounts first, so a read-only mount nested inside one stays read-only.
   for (const p of spec.writable) args.push("--bind", p, p);
   for (const p of spec.readonly) args.push("--ro-bind", p, p);
+  for (const b of spec.binds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.source, b.target);
   args.push("--chdir", spec.cwd, "--", ...spec.argv);
   return args;
 }
@@ -54,15 +62,21 @@ export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
  */
 export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<ProcessResult> {
   const options = {
-    cwd: spec.cwd,
+    // With binds, spec.cwd may exist only inside the sandbox (bwrap's --chdir); bwrap itself starts in /.
+    cwd: spec.binds?.length ? "/" : spec.cwd,
     env: spec.env,
     timeoutMs: spec.timeoutMs,
     ...(spec.maxOutputBytes !== undefined ? { maxOutputBytes: spec.maxOutputBytes } : {}),
     ...(spec.onOutput ? { onOutput: spec.onOutput } : {}),
     ...(spec.signal ? { signal: spec.signal } : {}),
     ...(spec.input !== undefined ? { input: spec.input } : {}),
+    ...(spec.captureBytes !== undefined ? { captureBytes: spec.captureBytes } : {}),
   };
-  if (mode === "none") return runProcess(spec.argv, options);
+  if (mode === "none") {
+    if (spec.binds?.length)
+      throw new InfrastructureError("bind mounts at another path need the bubblewrap sandbox");
+    return runProcess(spec.argv, options);
+  }
   const bwrap = resolveProgram("bwrap", "/", `${SANDBOX_PATH}:/usr/sbin`);
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
   return runProcess(bubblewrapArgv(spec, bwrap), options);
