@@ -51,5 +51,9 @@ Options:
   --unsafe-no-sandbox    run builders and gates without bubblewrap; recorded in the envelope
   -h, --help             this text;  --version  the version
 
+Gate kinds (task.yaml gates[]): run (a subprocess; exit 0 passes), static (one deterministic file check),
+differential (cases run on the oracle's tree and the builder's, each in its own sandbox, outputs compared;
+the expected outputs never exist where the builder's code runs). See the README's "Differential gates".
+
 Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input.
 `;
