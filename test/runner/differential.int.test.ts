@@ -7,6 +7,7 @@ import { commandBuilder, oracleBuilder } from "../../src/builders/command-builde
 import { loadTask } from "../../src/runner/load-task.js";
 import { oracleTreeOf } from "../../src/runner/oracle-tree.js";
 import type { RunContext } from "../../src/runner/run-context.js";
+import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
@@ -137,6 +138,13 @@ describe("differential gates in a run", () => {
     expect(nonces[0]).toMatch(/^[0-9a-f]{16}$/);
     expect(nonces[1]).toBe(nonces[0]);
     expect(env.claims.map((c) => c.text).join("\n")).toContain("build scan: absent");
+    // The required fix the builder got says the gate failed, and carries none of the oracle's output.
+    const events = await store.readStream(RunJournal.stream(env.run_id));
+    const fix = events.find((e) => e.type === "required_fix_issued");
+    expect(fix?.type === "required_fix_issued" && fix.data.text).toContain("- check cli: failed");
+    expect(JSON.stringify(events.filter((e) => e.type === "attempt_started"))).not.toContain(
+      "ORACLE-expected",
+    );
     await rm(t.dir, { recursive: true, force: true });
   });
 
@@ -156,6 +164,26 @@ describe("differential gates in a run", () => {
     expect(env.gates[0]?.passed).toBe(false);
     expect(existsSync(join(storeDir, "runs", env.run_id, "oracle-tree"))).toBe(false);
     await rm(t.dir, { recursive: true, force: true });
+  });
+
+  it("refuses a generator that lives inside the workspace, where the builder could read it", async () => {
+    const gen = (where: string) => `      generator: { run: ["sh", "${where}", "\${seed}"] }\n`;
+    const inside = await makeTask({
+      taskYaml: taskYaml().replace("    timeout: 60s", `${gen("repo/gen.sh")}    timeout: 60s`),
+      repo: { "gen.sh": "echo '{}'\n", "bin/answer": "" },
+      scripts: { "solution.sh": solution },
+    });
+    expect(() => loadTask(inside.file)).toThrow(
+      /gates\[0\]\.differential\.generator\.run\[1\]: the generator's repo\/gen\.sh lies inside the workspace/,
+    );
+    const outside = await makeTask({
+      taskYaml: taskYaml().replace("    timeout: 60s", `${gen("scripts/gen.sh")}    timeout: 60s`),
+      repo: { "bin/answer": "" },
+      scripts: { "solution.sh": solution, "gen.sh": "echo '{}'\n" },
+    });
+    expect(loadTask(outside.file).hidden).toContain(outside.script("gen.sh"));
+    await rm(inside.dir, { recursive: true, force: true });
+    await rm(outside.dir, { recursive: true, force: true });
   });
 
   it("is built once per run, reused on resume, and rebuilt when absent", async () => {
