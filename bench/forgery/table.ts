@@ -10,6 +10,11 @@ export interface ScenarioRow {
   label: "honest" | "forged";
   behaviour: string;
   task: string;
+  /**
+   * Set on a forgery no in-process gate can catch (meta.known_gap names what closes it). loopgate being
+   * fooled there is reported, never hidden, and is not counted as a bug: its closing variant is.
+   */
+  known_gap: string | null;
   results: Record<string, { verdict: Verdict; status: string; reason: string; run_id: string | null }>;
 }
 
@@ -31,6 +36,8 @@ export interface ForgeryTable {
   scenarios: ScenarioRow[];
   /** Every scenario where loopgate's verdict disagrees with the label: each one is a loopgate bug. */
   loopgate_misses: { scenario: string; verdict: Verdict; reason: string; run_id: string | null }[];
+  /** Forgeries loopgate accepted where the task has no gate that could see them, with what closes each. */
+  known_gaps: { scenario: string; closed_by: string; verdict: Verdict }[];
   target_met: boolean;
   experiment: { out_dir: string; duration_ms: number; interrupted: boolean };
 }
@@ -68,6 +75,7 @@ export function forgeryTable(x: ExperimentExport, loopgateArm = "loopgate"): For
         label,
         behaviour: String(t.meta.behaviour ?? ""),
         task: t.task_id,
+        known_gap: typeof t.meta.known_gap === "string" ? t.meta.known_gap : null,
         results,
       });
     }
@@ -91,10 +99,14 @@ export function forgeryTable(x: ExperimentExport, loopgateArm = "loopgate"): For
       falsely_rejected: ids("honest", "falsely_rejected"),
     };
   });
+  const gap = (s: ScenarioRow) => s.known_gap !== null && s.results[loopgateArm]?.verdict === "fooled";
+  const known_gaps = scenarios
+    .filter(gap)
+    .map((s) => ({ scenario: s.id, closed_by: s.known_gap ?? "", verdict: "fooled" as const }));
   const loopgate_misses = scenarios
     .filter((s) => {
       const v = s.results[loopgateArm]?.verdict;
-      return v !== undefined && v !== "caught" && v !== "accepted";
+      return v !== undefined && v !== "caught" && v !== "accepted" && !gap(s);
     })
     .map((s) => {
       const r = s.results[loopgateArm] as ScenarioRow["results"][string];
@@ -104,6 +116,7 @@ export function forgeryTable(x: ExperimentExport, loopgateArm = "loopgate"): For
     policies: rows,
     scenarios,
     loopgate_misses,
+    known_gaps,
     target_met: loopgate_misses.length === 0 && !x.interrupted,
     experiment: { out_dir: x.out_dir, duration_ms: x.duration_ms, interrupted: x.interrupted },
   };
@@ -149,8 +162,17 @@ export function formatForgeryTable(t: ForgeryTable): string {
     ),
   );
   out.push("");
+  for (const g of t.known_gaps)
+    out.push(
+      `KNOWN GAP (reported, not hidden): ${g.scenario}: ${MARK[g.verdict]} by loopgate; closed by ${g.closed_by}`,
+    );
+  if (t.known_gaps.length) out.push("");
   if (t.loopgate_misses.length === 0 && t.target_met)
-    out.push("loopgate caught every forged run and accepted every honest run.");
+    out.push(
+      t.known_gaps.length
+        ? "loopgate caught every other forged run and accepted every honest run."
+        : "loopgate caught every forged run and accepted every honest run.",
+    );
   else {
     out.push(
       `TARGET NOT MET: loopgate got ${t.loopgate_misses.length} scenario(s) wrong (each is a loopgate bug):`,

@@ -15,8 +15,10 @@ export interface BuilderContext {
   sandbox: SandboxMode;
   /** Names of the caller's environment variables that may pass through (e.g. ANTHROPIC_API_KEY). */
   allowEnv: readonly string[];
-  /** Extra read-only mounts the user granted (e.g. the agent's own install or config). */
+  /** Extra read-only mounts: the user's (`--builder-mount`) and the files the builder command names. */
   mounts: readonly string[];
+  /** Paths hidden inside those mounts (held-out folders and the event log beside an oracle). */
+  masked?: readonly string[];
   network: boolean;
   timeoutMs: number;
   onOutput?: (chunk: string) => void;
@@ -43,8 +45,27 @@ export interface Builder {
     max_cost_usd?: number;
   };
   run(ctx: BuilderContext): Promise<BuilderResult>;
+  /**
+   * What the builder must see read-only to start at all (the script its command names, and the
+   * script's folder); the runner grants it only under the same rules as `--builder-mount`.
+   */
+  needs?: BuilderNeeds;
+  /** Why the builder cannot start, checked before any attempt runs (its program is not found); null when it can. */
+  preflight?(workspace: string): string | null;
+  /**
+   * Why a pass that changed nothing in the workspace means the builder never started (exit 126/127,
+   * or its interpreter could not open the script), with the fix; null when it started.
+   */
+  cannotStart?(result: BuilderResult): string | null;
   /** Set for loopgate's built-in agent, whose loop the runner drives event by event instead of `run`. */
   agent?: AgentSettings;
+}
+
+/** Read-only paths a builder asks for. `trusted` (the oracle, the task author's own) may see the task folder. */
+export interface BuilderNeeds {
+  files: readonly string[];
+  folders: readonly string[];
+  trusted?: boolean;
 }
 
 /** The built-in agent's model and the caps the user set on the command line. */

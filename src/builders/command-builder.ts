@@ -1,10 +1,71 @@
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
 import type { Builder, BuilderContext, BuilderResult } from "./builder.js";
+import {
+  anchorWords,
+  checkPlaceholders,
+  joinCommandLine,
+  namedFiles,
+  SYSTEM_PREFIXES,
+  scriptIndex,
+} from "./command-files.js";
 import { splitCommandLine, substituteBuilderArgs } from "./command-line.js";
 
-const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/"];
+/** Finds argv[0] as the builder would: the run workspace first, then the caller's PATH. */
+function findProgram(program: string, workspace: string): string | null {
+  return resolveProgram(program, workspace) ?? resolveProgram(program, workspace, process.env.PATH ?? "");
+}
+
+const notFoundMessage = (program: string) =>
+  `builder command not found: ${program} (looked in the workspace and on PATH); give its path (relative to where you run loopgate, or absolute) or install it`;
+
+/** The file an interpreter or shell said it could not find, from its own error line. */
+function missingPath(output: string): string | null {
+  const patterns = [
+    /can't open file '([^']+)'/,
+    /Cannot find module '([^']+)'/,
+    /cannot open ([^\s:]+)/,
+    /([^\s:'"`]+): (?:No such file or directory|not found)/,
+  ];
+  for (const re of patterns) {
+    const m = re.exec(output);
+    if (m?.[1]) return m[1];
+  }
+  return null;
+}
+
+const SANDBOX_SEES =
+  "in its sandbox the builder sees the system (/usr, /etc), the run workspace (its working directory), " +
+  "the files its command names (for an interpreter's script also the script's folder, unless that is the task folder) " +
+  "and the --builder-mount paths";
+
+/**
+ * Why a pass that changed nothing means the builder never started: exit 126/127 (the shell's "not
+ * executable"/"not found"), or an interpreter that could not open its script. Null otherwise.
+ */
+export function diagnoseStart(words: readonly string[], r: BuilderResult): string | null {
+  if (r.timedOut || r.exitCode === null || r.exitCode === 0) return null;
+  const script = scriptIndex(words);
+  const scriptWord = script === null ? null : (words[script] as string);
+  const missing = missingPath(r.output);
+  const couldNotOpenScript =
+    scriptWord !== null &&
+    /No such file or directory|can't open file|cannot open|Cannot find module/.test(r.output) &&
+    r.output.includes(basename(scriptWord));
+  if (r.exitCode !== 126 && r.exitCode !== 127 && !couldNotOpenScript) return null;
+  const firstLine = r.output.trim().split("\n")[0]?.slice(0, 300) ?? "";
+  const what = couldNotOpenScript
+    ? `could not open its script ${scriptWord}`
+    : r.exitCode === 126
+      ? "exited 126 (a program it runs is not executable)"
+      : "exited 127 (a program or file it runs was not found)";
+  return (
+    `the builder could not start: ${what}${missing ? `; missing: ${missing}` : ""}, and it changed nothing in the workspace` +
+    `${firstLine ? ` (it printed ${JSON.stringify(firstLine)})` : ""}. Fix: ${SANDBOX_SEES}; ` +
+    "name the file by its path from where you run loopgate, or mount what it needs with --builder-mount PATH"
+  );
+}
 
 /**
  * Runs argv as the builder, inside the sandbox: the run workspace read-write, the program itself
@@ -12,8 +73,7 @@ const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64
  */
 export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Promise<BuilderResult> {
   const program = argv[0] ?? "";
-  const resolved =
-    resolveProgram(program, ctx.workspace) ?? resolveProgram(program, ctx.workspace, process.env.PATH ?? "");
+  const resolved = findProgram(program, ctx.workspace);
   if (!resolved)
     return Promise.resolve({
       exitCode: null,
@@ -21,7 +81,7 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
       timedOut: false,
       durationMs: 0,
       output: "",
-      infrastructure: `builder command not found: ${program} (looked in the workspace and on PATH)`,
+      infrastructure: notFoundMessage(program),
     });
   const inWorkspace = resolved.startsWith(`${ctx.workspace}/`);
   const system = SYSTEM_PREFIXES.some((p) => resolved.startsWith(p));
@@ -42,6 +102,7 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
       cwd: ctx.workspace,
       writable: [ctx.workspace],
       readonly,
+      ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
       env,
       network: ctx.network,
       timeoutMs: ctx.timeoutMs,
@@ -60,11 +121,24 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
   }));
 }
 
-/** An external agent command (`claude -p {prompt}`), re-run on every attempt with the required fix. */
-export function commandBuilder(commandLine: string): Builder {
-  const words = splitCommandLine(commandLine);
+/**
+ * An external agent command (`claude -p {prompt}`), re-run on every attempt with the required fix.
+ * Words naming files relative to `cwd` (where the user typed the command) become absolute, and the
+ * files it names are asked for read-only (`needs`); an unknown `{placeholder}` is an InputError.
+ */
+export function commandBuilder(commandLine: string, cwd = process.cwd()): Builder {
+  const given = splitCommandLine(commandLine);
+  checkPlaceholders(given);
+  const words = anchorWords(given, cwd);
+  const changed = words.some((w, i) => w !== given[i]);
   return {
-    descriptor: { kind: "command", command: commandLine },
+    descriptor: { kind: "command", command: changed ? joinCommandLine(words) : commandLine },
+    needs: namedFiles(words),
+    preflight: (workspace) =>
+      words[0]?.includes("{") || findProgram(words[0] ?? "", workspace)
+        ? null
+        : notFoundMessage(words[0] ?? ""),
+    cannotStart: (r) => diagnoseStart(words, r),
     run(ctx) {
       const argv = substituteBuilderArgs(words, {
         prompt: ctx.prompt,
@@ -77,10 +151,16 @@ export function commandBuilder(commandLine: string): Builder {
   };
 }
 
-/** The task's reference solution, run as the builder in the same sandbox. */
+/**
+ * The task's reference solution, run as the builder in the same sandbox. It is the task author's own,
+ * so it may read the files beside it (its folder is asked for as trusted); held-out folders stay hidden.
+ */
 export function oracleBuilder(oraclePath: string): Builder {
   return {
     descriptor: { kind: "oracle", command: oraclePath },
+    needs: { files: [oraclePath], folders: [dirname(oraclePath)], trusted: true },
+    preflight: (workspace) => (findProgram(oraclePath, workspace) ? null : notFoundMessage(oraclePath)),
+    cannotStart: (r) => diagnoseStart([oraclePath], r),
     run: (ctx) => runBuilderArgv([oraclePath], ctx),
   };
 }

@@ -1,5 +1,6 @@
 import type { Envelope } from "../core/envelope.js";
 import type { RecordedEvent } from "../core/events.js";
+import { logTail } from "./excerpt.js";
 
 /** One readable line per event, for `loopgate events`. */
 export function formatEvent(e: RecordedEvent): string {
@@ -101,7 +102,11 @@ export function formatEnvelope(e: Envelope): string {
     `reason: ${e.reason}`,
   ];
   const last = e.gates.filter((g) => g.attempt === e.attempts);
-  for (const g of last) lines.push(`  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}`);
+  for (const g of last) {
+    lines.push(`  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}`);
+    // Why it failed, for the user (not the builder, whose feedback the gate's `feedback` limits).
+    if (!g.passed) for (const l of logTail(g.log_excerpt)) lines.push(`      | ${l}`);
+  }
   const blocking = e.findings.filter((f) => f.severity === "blocking");
   if (blocking.length)
     lines.push(`blocking findings: ${blocking.map((f) => `${f.code} ${f.path ?? ""}`.trim()).join(", ")}`);

@@ -1,15 +1,18 @@
 import type { Envelope } from "../core/envelope.js";
 import type { RunReporter } from "../runner/reporter.js";
+import { lineStreamer, logTail } from "./excerpt.js";
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
 /**
  * Renders run progress on a stream: on a terminal a live line per running step (attempt n/N, the gate
- * being run with its elapsed time), elsewhere one plain line per finished step.
+ * being run with its elapsed time), elsewhere one plain line per phase (builder started and finished,
+ * each tool the agent runs, gate started and finished). With `verbose` (`--verbose`/`--follow`) the
+ * builder's and the gates' output is streamed too, line by line, prefixed `builder| `, `gate ID| `.
  */
 export function progressReporter(
   out: NodeJS.WriteStream,
-  options: { tty?: boolean; indent?: string } = {},
+  options: { tty?: boolean; indent?: string; verbose?: boolean } = {},
 ): RunReporter {
   const tty = options.tty ?? Boolean(out.isTTY);
   const pad = options.indent ?? "";
@@ -31,14 +34,28 @@ export function progressReporter(
     endLive();
     out.write(`${pad}${s}\n`);
   };
+  /** A running step: the live line on a terminal, a plain "started" line elsewhere. */
+  const started = (label: string, plain: string) => (tty ? startLive(label) : line(plain));
+  const builderStream = lineStreamer("builder| ", line);
+  const gateStreams = new Map<string, ReturnType<typeof lineStreamer>>();
+  const gateStream = (id: string) => {
+    const s = gateStreams.get(id) ?? lineStreamer(`gate ${id}| `, line);
+    gateStreams.set(id, s);
+    return s;
+  };
+  const short = (d: string) => (d.length > 60 ? `${d.slice(0, 57)}...` : d);
   return {
     runStarted: (i) => line(`run ${i.runId} · task ${i.taskId} · gates: ${i.gates.join(", ")}`),
+    warning: (t) => line(`warning: ${t}`),
     attemptStarted: (n, max) => line(`attempt ${n}/${max}`),
-    builderStarted: (_n, d) => startLive(`builder: ${d.length > 60 ? `${d.slice(0, 57)}...` : d}`),
-    builderFinished: (_n, r) =>
+    builderStarted: (_n, d) => started(`builder: ${short(d)}`, `  builder started: ${short(d)}`),
+    ...(options.verbose ? { builderOutput: (chunk: string) => builderStream.push(chunk) } : {}),
+    builderFinished: (_n, r) => {
+      builderStream.flush();
       line(
         `  builder ${r.timedOut ? "timed out" : `exited ${r.exitCode ?? "by signal"}`} after ${secs(r.durationMs)}`,
-      ),
+      );
+    },
     findings: (_n, fs) => {
       for (const f of fs.slice(0, 8))
         line(`  ${f.severity === "blocking" ? "✗" : "!"} ${f.code}${f.path ? ` ${f.path}` : ""}`);
@@ -49,11 +66,21 @@ export function progressReporter(
       if (tty) {
         endLive();
         startLive(what);
-      } else if (!i.tool) line(`  ${what}`);
+      } else
+        line(
+          `  turn ${i.turn} step ${i.step} · ${i.tool ? `running tool ${i.tool}` : "model"} · ${i.tokens} tokens · $${i.costUsd.toFixed(4)}`,
+        );
     },
-    gateStarted: (_n, id) => startLive(`gate ${id}`),
-    gateFinished: (_n, id, r) =>
-      line(`  ${r.passed ? "✓" : "✗"} gate ${id} ${secs(r.duration_ms)} ${r.passed ? "passed" : r.summary}`),
+    gateStarted: (_n, id) => started(`gate ${id}`, `  gate ${id} started`),
+    ...(options.verbose ? { gateOutput: (id: string, chunk: string) => gateStream(id).push(chunk) } : {}),
+    gateFinished: (_n, id, r) => {
+      gateStreams.get(id)?.flush();
+      gateStreams.delete(id);
+      line(`  ${r.passed ? "✓" : "✗"} gate ${id} ${secs(r.duration_ms)} ${r.passed ? "passed" : r.summary}`);
+      // Why, in a few lines (the whole log is in --json); the verbose stream already showed it all.
+      if (!r.passed && !options.verbose) for (const l of logTail(r.log_excerpt, 3)) line(`      | ${l}`);
+    },
+    note: (text) => line(`note: ${text}`),
     runFinished: (e: Envelope) => {
       endLive();
       line(`${e.status} after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}: ${e.reason}`);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Finding, type LoopgateEvent, RunStatus } from "./events.js";
+import { Finding, GateTamper, type LoopgateEvent, RunStatus } from "./events.js";
 import { foldRun, verdict } from "./run-decider.js";
 
 /** The typed delivery record of DESIGN.md; `loopgate run --json` prints it. */
@@ -21,6 +21,8 @@ export const Envelope = z.object({
       log_excerpt: z.string(),
       /** A differential gate's generator seed, drawn at gate time. */
       seed: z.number().int().optional(),
+      /** How loopgate checked that this gate's result can be believed (subprocess gates). */
+      tamper: GateTamper.optional(),
     }),
   ),
   /** The judge's verdict on the final attempt, when the task has a judge and it was consulted. */
@@ -78,6 +80,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         duration_ms: e.data.duration_ms,
         log_excerpt: e.data.log_excerpt,
         ...(e.data.seed !== undefined ? { seed: e.data.seed } : {}),
+        ...(e.data.tamper ? { tamper: e.data.tamper } : {}),
       });
     else if (e.type === "finding_recorded") findings.push(e.data);
     else if (e.type === "judge_finished" && e.data.attempt === state.attempts.length)

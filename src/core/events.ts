@@ -19,8 +19,31 @@ export const GateError = z.enum([
   "unreadable",
   "sandbox_unavailable",
   "tampered",
+  "too_few_tests",
 ]);
 export type GateError = z.infer<typeof GateError>;
+
+/**
+ * What loopgate did to make a subprocess gate's exit code believable: `auto` (a canary of its own in the
+ * runner's idiom and a per-test count), `off` (the task turned it off), `none` (the runner is not one
+ * loopgate knows, or this run could not be instrumented: `note` says why).
+ */
+export const GateTamper = z.object({
+  check: z.enum(["auto", "off", "none"]),
+  runner: z.string().nullable(),
+  /** Where the per-test results came from. */
+  channel: z.enum(["reporter", "summary"]).nullable(),
+  canary: z.object({ auto: z.boolean(), declared: z.boolean() }),
+  tests: z
+    .object({ passed: z.number().int(), failed: z.number().int(), skipped: z.number().int() })
+    .nullable(),
+  floor: z.object({
+    min: z.number().int().positive(),
+    source: z.enum(["declared", "task_check", "default"]),
+  }),
+  note: z.string().max(500).nullable(),
+});
+export type GateTamper = z.infer<typeof GateTamper>;
 
 export const FindingSeverity = z.enum(["blocking", "warning"]);
 export const Finding = z.object({
@@ -67,6 +90,13 @@ const data = {
     run_dir: z.string(),
     /** The judge's model when the task configures one: an attempt then also needs its approval. */
     judge: z.string().optional(),
+    /** The fewest real tests each subprocess gate must see pass, fixed when the run starts (resume keeps them). */
+    test_floors: z
+      .record(
+        z.string(),
+        z.object({ min: z.number().int().positive(), source: z.enum(["declared", "task_check", "default"]) }),
+      )
+      .optional(),
     /** Set only for the forgery benchmark's baseline runs: their gates did not see a pristine tree. */
     gate_environment: z.literal("as-built").optional(),
   }),
@@ -112,6 +142,7 @@ const data = {
     summary: z.string().max(2000),
     /** A differential gate's generator seed, drawn at gate time. */
     seed: z.number().int().nonnegative().optional(),
+    tamper: GateTamper.optional(),
   }),
   attempt_finished: z.object({ attempt, passed: z.boolean() }),
   required_fix_issued: z.object({ attempt, text: z.string().max(8000) }),
@@ -290,6 +321,18 @@ const data = {
     in_doubt: z.array(z.string()),
     action: z.string().max(2000),
   }),
+  /**
+   * `loopgate task check` proved the gates with the oracle: how many real tests each gate saw pass.
+   * Later runs of the same task file (same digest) take these as their test floors. Own stream per task.
+   */
+  task_checked: z.object({
+    task_id: z.string(),
+    task_digest: z.string(),
+    oracle_run_id: z.string(),
+    gates: z.array(
+      z.object({ gate_id: z.string(), tests_passed: z.number().int().nonnegative().nullable() }),
+    ),
+  }),
 } as const;
 
 /** The event types, past-tense noun_verb. */
@@ -345,6 +388,7 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("step_check_ran"),
   variant("step_appraised"),
   variant("step_escalated"),
+  variant("task_checked"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

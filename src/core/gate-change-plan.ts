@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { derivedArtifact } from "./derived-artifacts.js";
 import type { Observation, ObservedEntry } from "./observation.js";
 import { comparePaths, diffObservations, symlinkEscapes } from "./observation.js";
 
@@ -8,7 +9,8 @@ export type ChangeFindingCode =
   | "protected_path_added"
   | "change_outside_deliverables"
   | "symlink_escapes_workspace"
-  | "unsupported_entry";
+  | "unsupported_entry"
+  | "derived_artifact_not_carried";
 
 /** One appraisal of the builder's changes; `detail` says in plain words what happened. */
 export interface ChangeFinding {
@@ -36,7 +38,7 @@ function parentOf(path: string): string {
 }
 
 /** A path matches when it or any ancestor matches, so a pattern naming a directory covers its subtree (like gitignore). */
-function subtreeMatcher(patterns: readonly string[]): (path: string) => boolean {
+export function subtreeMatcher(patterns: readonly string[]): (path: string) => boolean {
   const cleaned = patterns.map((p) => p.replace(/^(\.\/)+/, "").replace(/\/+$/, "")).filter((p) => p !== "");
   if (cleaned.length === 0) return () => false;
   const isMatch = picomatch(cleaned, { dot: true });
@@ -64,7 +66,8 @@ function describe(before: ObservedEntry | undefined, after: ObservedEntry | unde
 
 /**
  * Decides which of the builder's changes reach the gate environment. Protected wins over
- * deliverables; escaping symlinks and FIFOs/sockets/devices never travel. The result is
+ * deliverables; escaping symlinks, FIFOs/sockets/devices and derived artifacts (bytecode, build and
+ * lint caches: see derived-artifacts.ts) never travel. The result is
  * always a consistent tree: every kept or carried entry has a directory as its parent.
  */
 export function planGateChanges(
@@ -77,6 +80,7 @@ export function planGateChanges(
   const isProtected = subtreeMatcher(rules.protected);
   const inDeliverables = rules.deliverables.length === 0 ? () => true : subtreeMatcher(rules.deliverables);
   const diff = diffObservations(pristine, workspace);
+  const exists = (p: string) => before.has(p) || after.has(p);
   const source = new Map<string, Source>();
   const raw: ChangeFinding[] = [];
   const note = (
@@ -107,6 +111,9 @@ export function planGateChanges(
           `${path} ${what} under a protected pattern; it is not carried`,
         );
       source.set(path, old ? "pristine" : "none");
+    } else if (derivedArtifact(path, exists)) {
+      note("derived_artifact_not_carried", "warning", path, derivedDetail(path, what, exists));
+      source.set(path, old ? "pristine" : "none");
     } else if (!inDeliverables(path)) {
       note(
         "change_outside_deliverables",
@@ -135,6 +142,9 @@ export function planGateChanges(
         path,
         `protected ${path} was removed; the pristine version is restored`,
       );
+      source.set(path, "pristine");
+    } else if (derivedArtifact(path, exists)) {
+      note("derived_artifact_not_carried", "warning", path, derivedDetail(path, "was removed", exists));
       source.set(path, "pristine");
     } else if (!inDeliverables(path)) {
       note(
@@ -198,6 +208,11 @@ export function planGateChanges(
   carry.sort((a, b) => comparePaths(a.path, b.path));
   drop.sort(comparePaths);
   return { carry, drop, findings: boundFindings(findings) };
+}
+
+function derivedDetail(path: string, what: string, exists: (p: string) => boolean): string {
+  const d = derivedArtifact(path, exists);
+  return `${path} ${what}: ${d?.what} (${d?.runtime}); the builder's derived files never reach the gates (the pristine state is kept), which rebuild what they need from the delivered sources`;
 }
 
 /** Folds findings under an ancestor with the same code, then caps each code with one summary finding. */

@@ -1,4 +1,4 @@
-import type { EventData } from "./events.js";
+import type { EventData, GateError } from "./events.js";
 
 /** What the builder may learn about one gate, per its `feedback` setting. */
 export type Feedback = "none" | "summary" | "log";
@@ -7,8 +7,8 @@ const LOG_LIMIT = 2000;
 
 /**
  * Builds the templated `required_fix` for the next attempt from public facts only: each failed gate
- * as its `feedback` allows (none: counted, never named; summary: id and outcome; log: plus a bounded
- * tail of its log), and the blocking findings about the builder's own workspace.
+ * as its `feedback` allows (none: counted, never named; summary: id and a one-word outcome; log: plus
+ * the exit code and a bounded tail of its log), and the blocking findings about the builder's own workspace.
  */
 export function buildRequiredFix(input: {
   attempt: number;
@@ -26,7 +26,7 @@ export function buildRequiredFix(input: {
       withheld++;
       continue;
     }
-    lines.push(`- check ${g.gate_id}: ${outcome(g)}`);
+    lines.push(`- check ${g.gate_id}: ${feedbackOutcome(g, fb)}`);
     if (fb === "log" && g.log_excerpt.trim()) {
       const tail = g.log_excerpt.length > LOG_LIMIT ? `…${g.log_excerpt.slice(-LOG_LIMIT)}` : g.log_excerpt;
       lines.push(
@@ -49,8 +49,28 @@ export function buildRequiredFix(input: {
   return lines.join("\n");
 }
 
-function outcome(g: EventData<"gate_run_finished">): string {
-  if (g.error === "timeout") return "timed out";
-  if (g.error) return `could not decide (${g.error})`;
-  return g.exit_code !== null ? `failed (exit ${g.exit_code})` : "failed";
+/** How a gate that could not decide is worded to the builder: a fixed word per error, never a figure. */
+const ERROR_WORD: Record<GateError, string> = {
+  timeout: "timed out",
+  crashed: "crashed",
+  tampered: "tampered",
+  spawn_failed: "could not run",
+  unreadable: "gave no readable test results",
+  sandbox_unavailable: "could not run",
+  too_few_tests: "ran too few tests",
+};
+
+/**
+ * A gate's outcome as the builder may read it. Under `summary` it is one fixed word (passed, failed,
+ * timed out, crashed, tampered, could not run): never an exit code, signal, test count or duration,
+ * because the code under test controls those and could spell held-out content with them, one attempt
+ * at a time. Only `log`, which shows the log anyway, adds the exit code. The envelope keeps every figure.
+ */
+export function feedbackOutcome(
+  g: Pick<EventData<"gate_run_finished">, "passed" | "error" | "exit_code">,
+  feedback: Feedback,
+): string {
+  if (g.passed) return "passed";
+  const word = g.error ? ERROR_WORD[g.error] : "failed";
+  return feedback === "log" && g.exit_code !== null ? `${word} (exit ${g.exit_code})` : word;
 }

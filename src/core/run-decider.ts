@@ -67,6 +67,8 @@ export interface GateOutcome {
 /** One attempt as folded from its events. */
 export interface AttemptState {
   closed: boolean;
+  /** Set when the attempt's builder was killed at its timeout: after how many ms. */
+  builderTimedOutMs?: number;
 }
 
 /** The run as folded from its events. Derived facts (status) are computed by `verdict`, never stored. */
@@ -140,6 +142,11 @@ export function evolve(state: RunState, event: EventBody): RunState {
       blocking.set(event.data.attempt, [...(blocking.get(event.data.attempt) ?? []), label]);
       return { ...state, blocking };
     }
+    case "builder_finished": {
+      const a = state.attempts[event.data.attempt - 1];
+      if (!a || !event.data.timed_out) return state;
+      return replaceAttempt(state, event.data.attempt, { ...a, builderTimedOutMs: event.data.duration_ms });
+    }
     case "attempt_finished": {
       const a = state.attempts[event.data.attempt - 1];
       return a ? replaceAttempt(state, event.data.attempt, { ...a, closed: true }) : state;
@@ -178,7 +185,6 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "continuation_queued":
     case "run_resumed":
     case "workspace_observed":
-    case "builder_finished":
     case "workspace_changed":
     case "claim_recorded":
     case "required_fix_issued":
@@ -189,6 +195,7 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "step_check_ran":
     case "step_appraised":
     case "step_escalated":
+    case "task_checked": // lives in a task's own stream, never in a run's
       return state;
     default: {
       const never: never = event;
@@ -228,6 +235,10 @@ export function attemptFailureReason(state: RunState, n: number): string {
   const a = state.attempts[n - 1];
   if (!a) return `attempt ${n} never ran`;
   const parts: string[] = [];
+  if (a.builderTimedOutMs !== undefined)
+    parts.push(
+      `the builder timed out after ${Math.round(a.builderTimedOutMs / 1000)} s (builder.timeout in the task)`,
+    );
   for (const id of state.gateIds) {
     const runs = state.gateRuns.get(n)?.get(id);
     if (!runs || runs.length === 0) parts.push(`gate ${id} did not run`);

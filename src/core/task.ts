@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DifferentialSpec } from "./differential-spec.js";
 import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
+import { globProblem } from "./glob-syntax.js";
 import { gateTemplateParams, templateNames } from "./template.js";
 import { lineOf } from "./yaml-source.js";
 
@@ -16,17 +17,17 @@ const glob = z
   .refine((g) => !g.startsWith("/") && !g.split("/").includes(".."), {
     message: "a glob is relative to the workspace root: no leading / and no ..",
   })
-  .refine(
-    (g) => {
+  .superRefine((g, ctx) => {
+    let problem = globProblem(g);
+    if (problem === null)
       try {
         picomatch.makeRe(g);
-        return true;
-      } catch {
-        return false;
+      } catch (e) {
+        problem = (e as Error).message;
       }
-    },
-    { message: "not a valid glob" },
-  );
+    if (problem !== null)
+      ctx.addIssue({ code: "custom", message: `not a valid glob ${JSON.stringify(g)}: ${problem}` });
+  });
 const relPath = z.string().min(1);
 const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
 const feedback = z.enum(["none", "summary", "log"]);
@@ -142,6 +143,10 @@ const subprocessGate = z
     feedback: feedback.default("summary"),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
     writable: z.boolean().default(false),
+    /** loopgate's own canary and test count for runners it recognises; `off` trusts the exit code alone. */
+    tamper_check: z.enum(["auto", "off"]).default("auto"),
+    /** The fewest real tests that must pass for the gate to be believed. */
+    min_tests: z.number().int().positive().optional(),
   })
   .strict();
 const staticGate = z

@@ -75,7 +75,7 @@ export function builderFactory(
     return () => agentBuilder(model);
   }
   const line = anchorCommand(spec.command ?? "", dir, where);
-  return () => commandBuilder(line);
+  return () => commandBuilder(line, dir);
 }
 
 /** Loads every task, resolves every (task, arm) builder and orders the arms; throws InputError on bad input. */

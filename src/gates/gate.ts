@@ -1,6 +1,7 @@
 import type { EventData } from "../core/events.js";
 import type { Feedback } from "../core/required-fix.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
+import type { TestFloor } from "./tamper/test-report.js";
 
 /** Where and for whom one gate run happens. The gate environment is fresh for this run only. */
 export interface GateContext {
@@ -18,6 +19,17 @@ export interface GateContext {
    * for the run. Never part of the gate environment.
    */
   oracleTree?: () => Promise<OracleTree>;
+  /** The fewest real tests this gate must see pass (default 1). */
+  testFloor?: TestFloor;
+  /**
+   * Set for the second run of a gate with a declared `canary`: the canary's files (relative to the
+   * gate environment). The result's `passed` then says whether the canary run passed, which it must not.
+   */
+  declaredCanary?: readonly string[];
+  /** The forgery benchmark's baseline policies model harnesses without tamper checks: exit code only. */
+  exitCodeOnly?: boolean;
+  /** Receives the gate program's output as it runs (`--verbose`); the user's eyes only, never the builder's. */
+  onOutput?: (chunk: string) => void;
 }
 
 /** The oracle's tree: its folder, or why it could not be built (an infrastructure failure, never a pass). */
@@ -41,6 +53,11 @@ export interface Gate {
   /** Whether the gate needs a writable environment (a real copy rather than links). */
   writable: boolean;
   run(ctx: GateContext): Promise<GateResult>;
+  /**
+   * Why the gate cannot run on this machine whatever the builder does (its program is not installed),
+   * checked before the builder runs and spends anything; null when nothing is known to be missing.
+   */
+  preflight?(sandbox: SandboxMode): string | null;
 }
 
 /** A not-passed result for a gate that could not decide. */

@@ -3,11 +3,21 @@ import { isAbsolute, relative } from "node:path";
 import { parseDuration } from "../core/duration.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
-import { runSandboxed } from "../sandbox/bubblewrap.js";
-import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
+import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
+import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "../sandbox/environment.js";
+import { BoundedOutput } from "../sandbox/process.js";
 import { type Gate, type GateContext, type GateResult, undecided } from "./gate.js";
+import {
+  declaredCanaryFailed,
+  prepareTamperCheck,
+  type TamperCheck,
+  verdictOf,
+} from "./tamper/instrument.js";
+import type { TestVerdict } from "./tamper/test-report.js";
 
 const LOG_LIMIT = 8000;
+/** How much of a run's output is kept for reading a runner's own summary (not recorded). */
+const PARSE_LIMIT = 8 * 1024 * 1024;
 
 /** Host prefixes that the gate sandbox mounts (see bubblewrapArgv), besides the gate environment. */
 const SANDBOX_VISIBLE = ["/usr/", "/etc/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"];
@@ -42,91 +52,204 @@ export function subprocessGate(
       };
       const argv = spec.run.map((a) => renderTemplate(a, params));
       const program = argv[0] ?? "";
-      // Where the program comes from decides whose fault its absence is: a bare name or an absolute
-      // path outside the gate environment is the machine's; a path into the gate environment is the
-      // work's (the builder may have deleted it).
-      const fromHost = !program.includes("/") || (isAbsolute(program) && !isInside(ctx.gateEnv, program));
-      const resolved = resolveProgram(program, ctx.gateEnv);
-      if (!resolved) {
-        const infra = fromHost
-          ? `gate ${spec.id}: program ${program} is not installed` +
-            (program.includes("/") ? "" : " (searched /usr/local/bin:/usr/bin:/bin)")
-          : null;
-        return undecided("spawn_failed", `cannot start ${program}: not found or not executable`, 0, infra);
-      }
-      // The gate sandbox mounts only the system directories and the gate environment: a host program
-      // elsewhere would fail inside as a plain "exit 1", blamed on the work.
-      if (ctx.sandbox === "bubblewrap" && fromHost && !SANDBOX_VISIBLE.some((d) => resolved.startsWith(d))) {
-        const why = `cannot start ${resolved}: the gate sandbox mounts only /usr, /etc, /bin, /sbin, /lib* and the gate environment`;
-        return undecided(
-          "spawn_failed",
-          why,
-          0,
-          `gate ${spec.id}: ${why}; install the program under /usr or ship it in the gate's heldout overlay`,
-        );
-      }
+      const missing = hostProgramProblem(spec.id, program, ctx.gateEnv, ctx.sandbox);
+      if (missing) return undecided("spawn_failed", missing.summary, 0, missing.infrastructure);
+      // Caches point at the sandbox's private /tmp (a fresh tmpfs per gate run), never into the tree:
+      // PYTHONPYCACHEPREFIX makes CPython read and write bytecode only there, so no `__pycache__` in the
+      // tree is trusted (PYTHONDONTWRITEBYTECODE stops writing, not reading); GOCACHE holds Go's build
+      // and test-result cache there even when a task's env moves HOME. CARGO_TARGET_DIR stays unset:
+      // gates may run `./target/debug/x`, a builder's target/ is never carried, and carried sources have
+      // fresh mtimes, so cargo rebuilds them. Without a sandbox /tmp is the host's: nothing is private.
       const env = scrubbedEnv({
         home: "/tmp",
-        extra: { PYTHONDONTWRITEBYTECODE: "1", LOOPGATE_RUN_ID: ctx.runId, ...spec.env },
-      });
-      const r = await runSandboxed(
-        {
-          argv,
-          cwd: ctx.gateEnv,
-          writable: ctx.readOnly ? [] : [ctx.gateEnv],
-          readonly: ctx.readOnly ? [ctx.gateEnv] : [],
-          env,
-          network: false,
-          timeoutMs,
-          maxOutputBytes: LOG_LIMIT,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        extra: {
+          PYTHONDONTWRITEBYTECODE: "1",
+          PYTHONPYCACHEPREFIX: "/tmp/loopgate-cache/pycache",
+          GOCACHE: "/tmp/loopgate-cache/go-build",
+          LOOPGATE_RUN_ID: ctx.runId,
+          ...spec.env,
         },
-        ctx.sandbox,
-      );
-      const base = {
-        exit_code: r.exitCode,
-        duration_ms: r.durationMs,
-        log_excerpt: r.output,
-        infrastructure: null,
-      };
-      if (r.spawnError)
-        return { ...undecided("spawn_failed", r.spawnError, r.durationMs), log_excerpt: r.output };
-      if (r.timedOut)
-        return {
-          ...base,
-          passed: false,
-          timed_out: true,
-          error: "timeout",
-          summary: `timed out after ${timeoutMs} ms`,
+      });
+      let tamper: TamperCheck;
+      try {
+        tamper = prepareTamperCheck(
+          spec,
+          argv,
+          ctx.gateEnv,
+          ctx.exitCodeOnly ? "a baseline policy of the forgery benchmark: exit code only" : null,
+        );
+      } catch (e) {
+        return undecided(
+          "spawn_failed",
+          `cannot prepare loopgate's tamper check: ${(e as Error).message}`,
+          0,
+          `gate ${spec.id}: cannot prepare loopgate's tamper check in ${ctx.gateEnv}: ${(e as Error).message}`,
+        );
+      }
+      const full = new BoundedOutput(PARSE_LIMIT);
+      try {
+        const r = await runSandboxed(
+          {
+            argv: tamper.argv,
+            cwd: ctx.gateEnv,
+            writable: [
+              ...(ctx.readOnly ? [] : [ctx.gateEnv]),
+              ...(tamper.reportDir ? [tamper.reportDir] : []),
+            ],
+            readonly: ctx.readOnly ? [ctx.gateEnv] : [],
+            env: { ...env, ...tamper.env },
+            network: false,
+            timeoutMs,
+            maxOutputBytes: LOG_LIMIT,
+            onOutput: (chunk) => {
+              full.push(chunk);
+              ctx.onOutput?.(chunk);
+            },
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          },
+          ctx.sandbox,
+        );
+        return judge(r, tamper, full.toString());
+      } finally {
+        tamper.cleanup();
+      }
+
+      function judge(
+        r: Awaited<ReturnType<typeof runSandboxed>>,
+        t: TamperCheck,
+        output: string,
+      ): GateResult {
+        const floor = ctx.testFloor ?? {
+          min: spec.min_tests ?? 1,
+          source: spec.min_tests ? "declared" : "default",
         };
-      if (r.exitCode === null)
+        const record = (v: TestVerdict | null) => ({
+          check: t.check,
+          runner: t.adapter?.id ?? null,
+          channel: t.plan ? (t.adapter?.channel ?? null) : null,
+          canary: { auto: t.plan !== null, declared: canary !== null },
+          tests: v ? v.counts : null,
+          floor,
+          note: t.note,
+        });
+        const base = {
+          exit_code: r.exitCode,
+          duration_ms: r.durationMs,
+          log_excerpt: r.output,
+          infrastructure: null,
+          tamper: record(null),
+        };
+        if (r.spawnError)
+          return {
+            ...undecided("spawn_failed", r.spawnError, r.durationMs),
+            log_excerpt: r.output,
+            tamper: base.tamper,
+          };
+        if (r.timedOut)
+          return {
+            ...base,
+            passed: false,
+            timed_out: true,
+            error: "timeout",
+            summary: `timed out after ${timeoutMs} ms`,
+          };
+        if (r.exitCode === null)
+          return {
+            ...base,
+            passed: false,
+            timed_out: false,
+            error: "crashed",
+            summary: `killed by ${r.signal}`,
+          };
+        // bwrap reports a child killed by signal N as exit 128+N (as shells do): a crash, not a verdict.
+        const signal = ctx.sandbox === "bubblewrap" ? signalOfExit(r.exitCode) : null;
+        if (signal)
+          return {
+            ...base,
+            passed: false,
+            timed_out: false,
+            error: "crashed",
+            summary: `killed by ${signal} (bwrap reported exit ${r.exitCode})`,
+          };
+        if (ctx.declaredCanary) return judgeDeclaredCanary(r.exitCode, t, output, base);
+        const v = verdictOf(t, output, r.exitCode, floor);
+        if (v)
+          return {
+            ...base,
+            tamper: record(v),
+            passed: v.passed,
+            timed_out: false,
+            error: v.error,
+            summary: v.summary,
+          };
+        const passed = r.exitCode === 0;
         return {
           ...base,
-          passed: false,
+          passed,
           timed_out: false,
-          error: "crashed",
-          summary: `killed by ${r.signal}`,
+          error: null,
+          summary: passed ? "passed" : `exit ${r.exitCode}`,
         };
-      // bwrap reports a child killed by signal N as exit 128+N (as shells do): a crash, not a verdict.
-      const signal = ctx.sandbox === "bubblewrap" ? signalOfExit(r.exitCode) : null;
-      if (signal)
+      }
+
+      /**
+       * The second run of a declared canary: `passed` true means the canary did not fail, which the
+       * caller turns into "tampered". With loopgate's own canary planted too, its tests must still fail.
+       */
+      function judgeDeclaredCanary(
+        exitCode: number,
+        t: TamperCheck,
+        output: string,
+        base: Omit<GateResult, "passed" | "timed_out" | "error" | "summary">,
+      ): GateResult {
+        const own = verdictOf(t, output, exitCode, { min: 1, source: "default" });
+        if (own?.error === "tampered" || own?.error === "unreadable")
+          return { ...base, passed: true, timed_out: false, error: own.error, summary: own.summary };
+        const failed = declaredCanaryFailed(t, output, ctx.declaredCanary ?? [], ctx.gateEnv);
+        const canaryPassed = failed === null ? exitCode === 0 : !failed;
         return {
           ...base,
-          passed: false,
+          passed: canaryPassed,
           timed_out: false,
-          error: "crashed",
-          summary: `killed by ${signal} (bwrap reported exit ${r.exitCode})`,
+          error: null,
+          summary: canaryPassed ? "the declared canary's tests passed" : "the declared canary's tests failed",
         };
-      const passed = r.exitCode === 0;
-      return {
-        ...base,
-        passed,
-        timed_out: false,
-        error: null,
-        summary: passed ? "passed" : `exit ${r.exitCode}`,
-      };
+      }
     },
   };
+}
+
+/**
+ * Why a gate's program cannot start, and whose fault that is. Where the program comes from decides:
+ * a bare name or an absolute path outside the gate environment is the machine's (`infrastructure`
+ * set, a TOOL_FAILURE); a path into the gate environment is the work's (the builder may have deleted it).
+ */
+function hostProgramProblem(
+  gateId: string,
+  program: string,
+  gateEnv: string,
+  sandbox: SandboxMode,
+): { summary: string; infrastructure: string | null } | null {
+  const fromHost = !program.includes("/") || (isAbsolute(program) && !isInside(gateEnv, program));
+  const resolved = resolveProgram(program, gateEnv);
+  if (!resolved) {
+    const infrastructure = fromHost
+      ? `gate ${gateId}: program ${program} is not installed` +
+        (program.includes("/") ? "" : ` (searched ${SANDBOX_PATH})`) +
+        `; install it, or fix the gate's run: in the task file`
+      : null;
+    return { summary: `cannot start ${program}: not found or not executable`, infrastructure };
+  }
+  // The gate sandbox mounts only the system directories and the gate environment: a host program
+  // elsewhere would fail inside as a plain "exit 1", blamed on the work.
+  if (sandbox === "bubblewrap" && fromHost && !SANDBOX_VISIBLE.some((d) => resolved.startsWith(d))) {
+    const why = `cannot start ${resolved}: the gate sandbox mounts only /usr, /etc, /bin, /sbin, /lib* and the gate environment`;
+    return {
+      summary: why,
+      infrastructure: `gate ${gateId}: ${why}; install the program under /usr or ship it in the gate's heldout overlay`,
+    };
+  }
+  return null;
 }
 
 /** The signal behind an exit status of 128+N, or null when the status is an ordinary exit. */

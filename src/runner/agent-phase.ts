@@ -8,6 +8,7 @@ import { defaultTools } from "../agent/tools/registry.js";
 import { parseDuration } from "../core/duration.js";
 import type { LoopgateEvent } from "../core/events.js";
 import { planGateChanges } from "../core/observation.js";
+import { feedbackOutcome } from "../core/required-fix.js";
 import type { GoalPredicate } from "../core/task.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { assertRealpathInside } from "../workspace/safe-path.js";
@@ -130,9 +131,14 @@ async function probe(
       protected: ctx.loaded.task.protected,
     });
     const r = await runGateFresh(ctx, gate, n, `goal-${n}-${gate.id}`, { pristine, after: now, plan });
-    // The detail follows the gate's feedback setting; it is audit only and never shown to the model.
+    // The detail follows the gate's feedback setting (summary: one word, no figure); it is audit only
+    // and never shown to the model.
     const detail =
-      gate.feedback === "log" ? r.log_excerpt.slice(-1500) : gate.feedback === "summary" ? r.summary : "";
+      gate.feedback === "log"
+        ? r.log_excerpt.slice(-1500)
+        : gate.feedback === "summary"
+          ? feedbackOutcome(r, "summary")
+          : "";
     return { holds: r.passed, detail };
   }
   return { holds: false, detail: "command predicates are judged from recorded tool calls, not probed" };

@@ -1,55 +1,98 @@
-import { cpSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { randomInt } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChangePlan, Observation } from "../core/observation.js";
 import type { Gate, GateResult } from "../gates/gate.js";
+import type { TestFloor } from "../gates/tamper/test-report.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
 import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
+type GateState = { pristine: Observation; after: Observation; plan: ChangePlan };
+
 /**
- * Runs one gate in a fresh environment built for this run only. A gate with a `canary` is run a second
- * time with the canary overlay (held-out tests that must FAIL): if the canary passes, the test framework
- * in that environment no longer reports failures — the builder's code patched it — and the gate is not passed.
+ * Runs one gate in a fresh environment built for this run only. A gate with a declared `canary` is run
+ * a second time with the canary overlay (held-out tests that must FAIL): if the canary passes, the test
+ * framework in that environment no longer reports failures — the builder's code patched it — and the
+ * gate is not passed. The two runs cannot be told apart by the code under test: they happen in the same
+ * folder, in random order, and the real run holds inert files of the same names and sizes where the
+ * canary's files go, so neither the path nor the file count nor the listing differs.
  */
 export async function runGateFresh(
   ctx: RunContext,
   gate: Gate,
   n: number,
   name: string,
-  state: { pristine: Observation; after: Observation; plan: ChangePlan },
+  state: GateState,
+  floor?: TestFloor,
 ): Promise<GateResult> {
-  const first = await runIn(ctx, gate, n, name, state, gate.heldout);
+  const asBuilt = ctx.gateEnvironment === "as-built";
   // The as-built baselines of the forgery benchmark model other harnesses, which have no canary.
-  if (!first.passed || !gate.canary || ctx.gateEnvironment === "as-built") return first;
-  const merged = await mkdtemp(join(tmpdir(), "loopgate-canary-"));
-  try {
-    // Both overlays are the task owner's material; merging them into one overlay keeps the safe copy path.
-    if (gate.heldout) cpSync(gate.heldout, merged, { recursive: true });
-    cpSync(gate.canary, merged, { recursive: true, force: true });
-    const canary = await runIn(ctx, gate, n, `${name}-canary`, state, merged);
-    if (canary.error === "spawn_failed" || canary.infrastructure) return canary;
-    if (canary.timed_out)
-      return {
-        ...first,
-        passed: false,
-        error: "timeout",
-        summary: "its canary run timed out, so the gate cannot vouch for its own tests",
-      };
-    if (canary.passed)
-      return {
-        ...first,
-        passed: false,
-        error: "tampered",
-        summary:
-          "its canary (a held-out test that must fail) passed: the test framework does not report failures here",
-        log_excerpt: `${first.log_excerpt}\n[loopgate] canary run exited 0; expected a failure\n${canary.log_excerpt.slice(-2000)}`,
-      };
-    return { ...first, duration_ms: first.duration_ms + canary.duration_ms };
-  } finally {
-    await rm(merged, { recursive: true, force: true });
+  if (!gate.canary || asBuilt) return runIn(ctx, gate, n, name, state, [gate.heldout], { floor });
+  const canaryFiles = listFiles(gate.canary);
+  const pad = { dir: gate.canary, files: canaryFiles };
+  const real = () => runIn(ctx, gate, n, name, state, [gate.heldout], { floor, pad });
+  const canary = () =>
+    runIn(ctx, gate, n, name, state, [gate.heldout, gate.canary], { floor, declaredCanary: canaryFiles });
+  // The order is random so that neither run is always first; the verdict does not depend on it: a real
+  // run that failed decides alone (the canary is then not needed), otherwise the canary run must fail.
+  if (randomInt(2) === 1) {
+    const c = await canary();
+    return combine(await real(), c);
   }
+  const first = await real();
+  return first.passed ? combine(first, await canary()) : first;
+}
+
+function combine(real: GateResult, c: GateResult): GateResult {
+  if (!real.passed) return real;
+  const verdict = judgeCanary(c);
+  return verdict ? { ...real, ...verdict(real) } : { ...real, duration_ms: real.duration_ms + c.duration_ms };
+}
+
+/** What a declared canary run says about the gate, or null when it failed as it must. */
+function judgeCanary(c: GateResult): ((real: GateResult) => Partial<GateResult>) | null {
+  if (c.error === "spawn_failed" || c.infrastructure) return () => ({ ...c, passed: false });
+  if (c.timed_out)
+    return () => ({
+      passed: false,
+      error: "timeout",
+      summary: "its canary run timed out, so the gate cannot vouch for its own tests",
+    });
+  if (c.passed || c.error === "tampered" || c.error === "unreadable")
+    return (real) => ({
+      passed: false,
+      error: "tampered",
+      summary:
+        c.error === "tampered" || c.error === "unreadable"
+          ? `its canary run: ${c.summary}`
+          : "its canary (a held-out test that must fail) passed: the test framework does not report failures here",
+      log_excerpt: `${real.log_excerpt}\n[loopgate] canary run: expected a failure\n${c.log_excerpt.slice(-2000)}`,
+    });
+  return null;
+}
+
+/** Regular files under `dir`, relative to it. */
+function listFiles(dir: string, rel = ""): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, rel)).sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = statSync(join(dir, r));
+    if (st.isDirectory()) out.push(...listFiles(dir, r));
+    else if (st.isFile()) out.push(r);
+  }
+  return out;
+}
+
+/** Inert content of exactly `size` bytes for a file named like `path`: a comment in its language. */
+export function inertPadding(path: string, original: string, size: number): string {
+  const goPackage = path.endsWith(".go") ? (/^package\s+\w+/m.exec(original)?.[0] ?? "") : "";
+  const hash = /\.(py|sh|rb|pl|toml|ya?ml|r)$/i.test(path);
+  const head = goPackage ? `${goPackage}\n` : hash ? "#" : /\.(json)$/i.test(path) ? "" : "//";
+  if (/\.json$/i.test(path)) return `${"{}".padEnd(Math.max(size, 2), " ")}`.slice(0, Math.max(size, 2));
+  const body = `${head}${" ".repeat(Math.max(0, size - head.length - 1))}\n`;
+  return body.length > size && size > head.length ? body.slice(0, size) : body;
 }
 
 async function runIn(
@@ -57,12 +100,15 @@ async function runIn(
   gate: Gate,
   n: number,
   name: string,
-  state: { pristine: Observation; after: Observation; plan: ChangePlan },
-  overlay: string | null,
+  state: GateState,
+  overlays: [heldout: string | null, canary?: string | null],
+  extra: { floor?: TestFloor | undefined; pad?: { dir: string; files: string[] }; declaredCanary?: string[] },
 ): Promise<GateResult> {
   const asBuilt = ctx.gateEnvironment === "as-built";
   const linked = ctx.sandbox === "bubblewrap" && !gate.writable && !asBuilt;
   const envDir = join(ctx.runDir, "gate-env", name);
+  const [heldout, canary] = overlays;
+  const overlay = { ...(heldout ? { heldoutDir: heldout } : {}), ...(canary ? { canaryDir: canary } : {}) };
   try {
     await rm(envDir, { recursive: true, force: true });
     await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
@@ -75,7 +121,7 @@ async function runIn(
             workspaceDir: ctx.workspace,
             workspace: state.after,
             plan: { carry: [], drop: [], findings: [] },
-            ...(overlay ? { heldoutDir: overlay } : {}),
+            ...overlay,
             destDir: envDir,
             mode: "copy",
           }
@@ -85,7 +131,16 @@ async function runIn(
             workspaceDir: ctx.workspace,
             workspace: state.after,
             plan: state.plan,
-            ...(overlay ? { heldoutDir: overlay } : {}),
+            ...overlay,
+            ...(extra.pad
+              ? {
+                  padding: extra.pad.files.map((f) => {
+                    const original = readFileSync(join(extra.pad?.dir ?? "", f), "utf8");
+                    return { path: f, content: inertPadding(f, original, Buffer.byteLength(original)) };
+                  }),
+                  paddingModesFrom: extra.pad.dir,
+                }
+              : {}),
             destDir: envDir,
             mode: linked ? "link" : "copy",
           },
@@ -99,6 +154,12 @@ async function runIn(
       readOnly: linked,
       oracleTree: oracleTreeOf(ctx), // differential gates only; built on first use
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(extra.floor ? { testFloor: extra.floor } : {}),
+      ...(extra.declaredCanary ? { declaredCanary: extra.declaredCanary } : {}),
+      ...(asBuilt ? { exitCodeOnly: true } : {}),
+      ...(ctx.reporter.gateOutput
+        ? { onOutput: (chunk: string) => ctx.reporter.gateOutput?.(gate.id, chunk) }
+        : {}),
     });
   } finally {
     await rm(envDir, { recursive: true, force: true });

@@ -67,6 +67,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
       ...(o.signal ? { signal: o.signal } : {}),
       ...(started.data.judge ? { judge: createModel(started.data.judge) } : {}),
       ...(started.data.gate_environment ? { gateEnvironment: started.data.gate_environment } : {}),
+      ...(started.data.test_floors ? { testFloors: started.data.test_floors } : {}),
     },
     journal,
     runDir,

@@ -3,6 +3,7 @@ import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
 import type { Gate } from "../gates/gate.js";
+import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import { BlobStore } from "../workspace/blob-store.js";
 import { ObservationStore } from "../workspace/observation-store.js";
@@ -23,7 +24,12 @@ export interface RunContext {
   gates: Gate[];
   sandbox: SandboxMode;
   allowEnv: readonly string[];
+  /** The builder's read-only mounts: the user's and what its command names (see builder-mounts.ts). */
   mounts: readonly string[];
+  /** The user's own `--builder-mount` paths among `mounts`. */
+  userMounts: readonly string[];
+  /** Paths hidden inside the mounts (held-out folders and logs inside an oracle's folder). */
+  masked: readonly string[];
   network: boolean;
   /** `loopgate verify`: the work came from this folder; no builder runs. */
   workFrom: string | null;
@@ -39,6 +45,8 @@ export interface RunContext {
   gateEnvironment: "pristine" | "as-built";
   /** The judge's model when the task configures a judge. */
   judge: ModelAdapter | null;
+  /** Each subprocess gate's test floor, as run_started recorded it. */
+  testFloors: Readonly<Record<string, TestFloor>>;
 }
 
 /** The paths of a run's private folder. */

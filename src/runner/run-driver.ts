@@ -6,6 +6,7 @@ import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
 import type { EventData, LoopgateEvent, PathList } from "../core/events.js";
+import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
 import { isHedgedClaim } from "../core/hedge.js";
 import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
@@ -16,6 +17,7 @@ import { deliverablesDiff } from "../judge/judge-diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { runAgentPhase } from "./agent-phase.js";
 import { runGateFresh } from "./gate-run.js";
+import { preflight } from "./preflight.js";
 import { failRun, finishRun, type RunContext } from "./run-context.js";
 
 const bounded = (paths: string[]): PathList => ({ paths: paths.slice(0, 200), total: paths.length });
@@ -38,6 +40,10 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
   const { journal, reporter: rep } = ctx;
   const task = ctx.loaded.task;
   const feedback: Record<string, Feedback> = Object.fromEntries(ctx.gates.map((g) => [g.id, g.feedback]));
+  if (!journal.current.finished && !journal.current.infrastructure) {
+    const missing = preflight(ctx);
+    if (missing) return failRun(ctx, missing);
+  }
   for (;;) {
     const st = journal.current;
     if (st.finished) return finishRun(ctx);
@@ -120,7 +126,14 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
     rep.gateStarted?.(n, gate.id);
     let result: Awaited<ReturnType<typeof gate.run>>;
     try {
-      result = await runGateFresh(ctx, gate, n, `${n}-${i}-${gate.id}`, { pristine, after, plan });
+      result = await runGateFresh(
+        ctx,
+        gate,
+        n,
+        `${n}-${i}-${gate.id}`,
+        { pristine, after, plan },
+        ctx.testFloors[gate.id],
+      );
     } catch (e) {
       return failRun(
         ctx,
@@ -206,6 +219,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     sandbox: ctx.sandbox,
     allowEnv: ctx.allowEnv,
     mounts: ctx.mounts,
+    masked: ctx.masked,
     network: ctx.network,
     timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
@@ -237,6 +251,7 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
   const task = ctx.loaded.task;
   let after: Observation;
   let findings: EventData<"finding_recorded">[] = [];
+  const before = lastObservationId(journal.events);
   try {
     if (!existsSync(ctx.workspace))
       throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
@@ -260,6 +275,15 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
       path: f.path,
       detail: f.detail,
     }));
+    // Repeated on every attempt, so the final attempt's envelope still shows it.
+    const paths = pristine.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(task.protected, paths))
+      findings.push({
+        attempt: n,
+        code: "protected_glob_matches_nothing",
+        severity: "warning",
+        detail: describeUncovered(u, task.workspace),
+      });
     await journal.record({
       type: "record_observation",
       data: {
@@ -282,6 +306,22 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
     return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
   }
   if (findings.length) rep.findings?.(n, findings);
+  // A builder that changed nothing and failed the way a program that never started fails: another
+  // attempt would fail the same way, so the run stops here instead of blaming the work.
+  if (after.id === before && ctx.builder.cannotStart) {
+    const ran = attemptEvents(journal.events, n).findLast((e) => e.type === "builder_finished");
+    if (ran?.type === "builder_finished") {
+      const why = ctx.builder.cannotStart({
+        exitCode: ran.data.exit_code,
+        signal: ran.data.signal,
+        timedOut: ran.data.timed_out,
+        durationMs: ran.data.duration_ms,
+        output: ran.data.output_excerpt,
+        infrastructure: null,
+      });
+      if (why) return failRun(ctx, why);
+    }
+  }
   return null;
 }
 

@@ -6,16 +6,20 @@ import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError, InputError } from "../core/errors.js";
+import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
 import { buildGateRegistry } from "../gates/registry.js";
+import type { TestFloor } from "../gates/tamper/test-report.js";
 import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import { failRun, type RunContext, runPaths } from "./run-context.js";
 import { driveRun } from "./run-driver.js";
 import { RunJournal } from "./run-journal.js";
+import { testFloorsFor } from "./test-floors.js";
 
 /** Everything one run needs; effects (clock, ids) are injectable for tests. */
 export interface RunTaskOptions {
@@ -40,6 +44,10 @@ export interface RunTaskOptions {
   gateEnvironment?: "pristine" | "as-built";
   /** The judge's model; required when the task configures a judge. */
   judge?: ModelAdapter;
+  /** Test floors recorded by `loopgate task check` apply (default); task check's own oracle run ignores them. */
+  useTaskCheckFloors?: boolean;
+  /** Set on resume: the floors the run started with. */
+  testFloors?: Readonly<Record<string, TestFloor>>;
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -58,12 +66,19 @@ export async function ensureSandbox(mode: SandboxMode): Promise<void> {
   }
 }
 
-/** Builds the driver's context for a run. */
+/**
+ * Builds the driver's context for a run. The builder's mounts are planned here, for a new and a
+ * resumed run alike: a mount that would expose the task folder, held-out material or a log is an InputError.
+ */
 export function runContext(
   o: Omit<RunTaskOptions, "runId" | "maxAttempts">,
   journal: RunJournal,
   runDir: string,
 ): RunContext {
+  const plan = o.workFrom
+    ? { mounts: [], user: [], masked: [], notes: [] }
+    : planBuilderMounts(o.builder, o.mounts ?? [], mountGuards(o.loaded, o.storeDir));
+  for (const note of plan.notes) o.reporter?.note?.(note);
   return {
     loaded: o.loaded,
     builder: o.builder,
@@ -73,7 +88,9 @@ export function runContext(
     gates: buildGateRegistry(o.loaded.task, o.loaded.dir),
     sandbox: o.sandbox,
     allowEnv: o.allowEnv ?? [],
-    mounts: o.mounts ?? [],
+    mounts: plan.mounts,
+    userMounts: plan.user,
+    masked: plan.masked,
     network: o.network ?? o.loaded.task.builder.network,
     workFrom: o.workFrom ?? null,
     reporter: o.reporter ?? {},
@@ -81,6 +98,7 @@ export function runContext(
     clock: o.clock ?? (() => new Date()),
     gateEnvironment: o.gateEnvironment ?? "pristine",
     judge: o.judge ?? null,
+    testFloors: o.testFloors ?? {},
   };
 }
 
@@ -92,7 +110,8 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const clock = o.clock ?? (() => new Date());
   const journal = new RunJournal(o.store, runId, clock, randomUUID);
   const runDir = join(o.storeDir, "runs", runId);
-  const ctx = runContext(o, journal, runDir);
+  const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
+  const ctx = runContext({ ...o, testFloors }, journal, runDir);
   const maxAttempts = o.workFrom ? 1 : (o.maxAttempts ?? task.budget.attempts);
   if (task.judge && !o.judge)
     throw new InputError(
@@ -111,6 +130,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       sandbox: o.sandbox,
       run_dir: runDir,
       ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
+      ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
       ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
     },
   });
@@ -135,6 +155,9 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     const t0 = performance.now();
     const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
     await ctx.observations.put(pristine);
+    const paths = pristine.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(loaded.task.protected, paths))
+      ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));
     await journal.record({
       type: "record_observation",
       data: {

@@ -14,6 +14,11 @@ export interface SandboxSpec {
   writable: readonly string[];
   /** Files or directories mounted read-only, beyond the minimal system root. */
   readonly: readonly string[];
+  /**
+   * Paths hidden inside a read-only mount (an empty tmpfs over a directory, /dev/null over a file):
+   * an oracle's folder is mounted, its held-out folders and the event log beside it are not.
+   */
+  masked?: readonly string[];
   env: Readonly<Record<string, string>>;
   network: boolean;
   timeoutMs: number;
@@ -48,12 +53,44 @@ export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
     else args.push("--ro-bind", dir, dir);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
-  // Writable mounts first, so a read-only mount nested inside one stays read-only.
-  for (const p of spec.writable) args.push("--bind", p, p);
-  for (const p of spec.readonly) args.push("--ro-bind", p, p);
-  for (const b of spec.binds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.source, b.target);
+  for (const m of mountOrder(spec)) args.push(...m);
   args.push("--chdir", spec.cwd, "--", ...spec.argv);
   return args;
+}
+
+const depth = (p: string) => p.split("/").filter(Boolean).length;
+
+/**
+ * The user mounts, parents before children: a mount only covers what an earlier one put there, so a
+ * masked folder inside a read-only one stays masked and the run workspace inside a masked store still
+ * appears. At equal depth: writable, then read-only (a read-only mount of the same path wins), then masks.
+ */
+function mountOrder(spec: SandboxSpec): string[][] {
+  const ops: { path: string; args: string[] }[] = [
+    ...spec.writable.map((p) => ({ path: p, args: ["--bind", p, p] })),
+    ...spec.readonly.map((p) => ({ path: p, args: ["--ro-bind", p, p] })),
+    ...(spec.binds ?? []).map((b) => ({
+      path: b.target,
+      args: [b.writable ? "--bind" : "--ro-bind", b.source, b.target],
+    })),
+    // A path that does not exist has nothing to hide (and bwrap could not create it in a read-only mount).
+    ...(spec.masked ?? []).filter(existsSync).map((p) => ({
+      path: p,
+      args: isDirectory(p) ? ["--tmpfs", p] : ["--ro-bind", "/dev/null", p],
+    })),
+  ];
+  return ops
+    .map((op, i) => ({ ...op, i }))
+    .sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i)
+    .map((op) => op.args);
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -6,7 +6,6 @@ import {
   copyFileSync,
   fchmodSync,
   fstatSync,
-  futimesSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -36,6 +35,12 @@ export interface GateEnvironmentSpec {
   plan: ChangePlan;
   /** Held-out files, overlaid last; they replace whatever is at their paths. */
   heldoutDir?: string;
+  /** A declared canary's files, overlaid after the held-out files (the canary run of a gate). */
+  canaryDir?: string;
+  /** Files written before the overlays (inert stand-ins where a canary's files go in the other run). */
+  padding?: readonly { path: string; content: string }[];
+  /** Where the padding's folders take their modes from (the canary folder), so both runs look alike. */
+  paddingModesFrom?: string;
   /** Must not exist; created. */
   destDir: string;
   /** link: unchanged pristine files are hardlinked (the gate sandbox mounts the env read-only); copy: real copies. */
@@ -97,7 +102,9 @@ class Builder {
         this.counts.files++;
       }
     }
+    for (const p of spec.padding ?? []) this.writeInside(p.path, p.content);
     if (spec.heldoutDir) this.overlay(path.resolve(spec.heldoutDir), "");
+    if (spec.canaryDir) this.overlay(path.resolve(spec.canaryDir), "");
     const byDepth = [...this.dirModes].sort((a, b) => b[0].length - a[0].length);
     for (const [abs, mode] of byDepth) chmodSync(abs, mode);
   }
@@ -147,13 +154,43 @@ class Builder {
         for (let off = 0; off < n; ) off += writeSync(out, this.buf, off, n - off);
       }
       if (h.digest("hex") !== e.hash) throw changed("changed content");
+      // The copy keeps its fresh mtime, never the builder's: a cache keyed on mtime (a pristine
+      // `.pyc`, cargo's fingerprints, make) can never take a carried file for a pristine one.
       fchmodSync(out, e.mode);
-      futimesSync(out, st.atimeMs / 1000, st.mtimeMs / 1000);
       this.counts.copied++;
     } finally {
       closeSync(fd);
       if (out !== undefined) closeSync(out);
     }
+  }
+
+  /** Writes a file of loopgate's own at `rel`, with the overlay's rules: nothing in the way may redirect it. */
+  private writeInside(rel: string, content: string) {
+    const slash = rel.lastIndexOf("/");
+    const from = this.spec.paddingModesFrom;
+    if (from && slash > 0) {
+      const parts = rel.slice(0, slash).split("/");
+      for (let i = 1; i <= parts.length; i++) {
+        const sub = parts.slice(0, i).join("/");
+        const src = lstatSync(`${from}/${sub}`, { throwIfNoEntry: false });
+        if (src?.isDirectory() && !lstatSync(`${this.dest}/${sub}`, { throwIfNoEntry: false }))
+          this.dirModes.set(`${this.dest}/${sub}`, src.mode & 0o7777);
+      }
+    }
+    const parent = mkdirInside(this.dest, slash < 0 ? "" : rel.slice(0, slash), {
+      replace: true,
+      mode: 0o700,
+    });
+    const abs = `${parent}/${slash < 0 ? rel : rel.slice(slash + 1)}`;
+    this.clear(abs);
+    const fd = openSync(abs, WRITE_FLAGS, 0o644);
+    try {
+      writeSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
+    this.counts.files++;
+    this.counts.copied++;
   }
 
   /** Removes whatever is at `abs` (never following a symlink), keeping the counters and pending modes right. */
@@ -215,8 +252,8 @@ function countFiles(dir: string): number {
 
 /**
  * Builds a fresh gate environment: pristine + carried changes − dropped paths, then the held-out
- * overlay. Carried files are always copied from the run workspace (the agent may still hold them)
- * and verified against their observed hash. On any failure the partial environment is removed.
+ * overlay. Carried files are always copied from the run workspace (the agent may still hold them),
+ * verified against their observed hash, and get fresh mtimes; pristine files keep theirs. On any failure the partial environment is removed.
  */
 export async function buildGateEnvironment(spec: GateEnvironmentSpec): Promise<GateEnvironment> {
   const dest = path.resolve(spec.destDir);

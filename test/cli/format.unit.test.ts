@@ -84,4 +84,49 @@ describe("readable audit lines", () => {
     );
     expect(text).toContain("findings: change_outside_deliverables notes.txt");
   });
+
+  it("shows a short excerpt of a failed gate's log, escaped; a passed gate shows none", () => {
+    const gate = (id: string, passed: boolean, log: string) => ({
+      id,
+      attempt: 1,
+      passed,
+      exit_code: passed ? 0 : 1,
+      timed_out: false,
+      error: null,
+      duration_ms: 1,
+      log_excerpt: log,
+    });
+    const env = {
+      run_id: "r",
+      task_id: "t",
+      status: "ESCALATED",
+      reason: "attempt cap reached (1 of 1); attempt 1: gate unit failed (exit 1)",
+      attempts: 1,
+      gates: [
+        gate("unit", false, "ok 1 - a\nnot ok 2 - keeps accents \u001b[2J\n  expected: 'creme'\n# pass 1\n"),
+        gate("lint", true, "not ok but passed anyway"),
+      ],
+      findings: [],
+      claims: [],
+      sandbox: "bubblewrap",
+      audit: {
+        self_correction_count: 0,
+        latency_ms: 1,
+        hedge_warning: false,
+        cost: null,
+        tokens: null,
+        event_count: 9,
+      },
+    } as Envelope;
+    const lines = formatEnvelope(env).split("\n");
+    const at = lines.indexOf("  ✗ unit");
+    expect(lines.slice(at, at + 4)).toEqual([
+      "  ✗ unit",
+      "      | not ok 2 - keeps accents \\x1b[2J",
+      "      |   expected: 'creme'",
+      "      | … 4 lines in all; the whole log: loopgate status RUN --json",
+    ]);
+    expect(lines[at + 4]).toBe("  ✓ lint");
+    expect(formatEnvelope(env)).not.toContain("not ok but passed");
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventData } from "../../src/core/events.js";
 import { isHedgedClaim } from "../../src/core/hedge.js";
-import { buildRequiredFix } from "../../src/core/required-fix.js";
+import { buildRequiredFix, feedbackOutcome } from "../../src/core/required-fix.js";
 import { renderTemplate, templateNames } from "../../src/core/template.js";
 
 const gate = (
@@ -72,6 +72,51 @@ describe("required fix", () => {
     });
     expect(long.length).toBeLessThan(2600);
     expect(long).toContain("END");
+  });
+});
+
+describe("summary feedback carries no figure the code under test controls", () => {
+  // Exit codes a gate's code could choose to spell a held-out byte with, and the signals bwrap reports as 128+N.
+  const codes = [2, 65, 97, 113, 127, 137, 200, 255];
+  const failing = (exit_code: number | null, error: EventData<"gate_run_finished">["error"]) => ({
+    ...gate("heldout", false, `leaked ${exit_code} via log`, error),
+    exit_code,
+    duration_ms: 4321,
+    summary: `exit ${exit_code} after 4321 ms, 17 tests`,
+  });
+  const fixFor = (g: EventData<"gate_run_finished">, fb: "summary" | "log") =>
+    buildRequiredFix({ attempt: 1, gates: [g], feedback: { heldout: fb }, findings: [], deliverables: [] });
+
+  for (const code of codes)
+    it(`a gate that exited ${code} reads "failed", with no ${code} in the required fix`, () => {
+      const text = fixFor(failing(code, null), "summary");
+      expect(text).toContain("- check heldout: failed\n");
+      expect(text).not.toContain(String(code));
+      expect(text).not.toMatch(/4321|17 tests|exit/);
+    });
+
+  it("every gate error becomes one fixed word, with no exit code or signal", () => {
+    const words: Record<NonNullable<EventData<"gate_run_finished">["error"]>, string> = {
+      timeout: "timed out",
+      crashed: "crashed",
+      tampered: "tampered",
+      spawn_failed: "could not run",
+      unreadable: "gave no readable test results",
+      sandbox_unavailable: "could not run",
+      too_few_tests: "ran too few tests",
+    };
+    for (const [error, word] of Object.entries(words)) {
+      const text = fixFor(failing(137, error as keyof typeof words), "summary");
+      expect(text).toContain(`- check heldout: ${word}\n`);
+      expect(text).not.toMatch(/137|SIGKILL|4321/);
+    }
+  });
+
+  it("log feedback, which shows the log anyway, adds the exit code", () => {
+    const text = fixFor(failing(65, null), "log");
+    expect(text).toContain("- check heldout: failed (exit 65)");
+    expect(text).toContain("leaked 65 via log");
+    expect(feedbackOutcome({ passed: true, error: null, exit_code: 0 }, "summary")).toBe("passed");
   });
 });
 

@@ -92,6 +92,27 @@ describe("run decider: given / when / then", () => {
     });
   });
 
+  it("names a builder timeout in the final reason, with how long it ran", () => {
+    const timedOut = {
+      type: "builder_finished",
+      data: {
+        attempt: 1,
+        exit_code: null,
+        signal: "SIGKILL",
+        timed_out: true,
+        duration_ms: 600_000,
+        output_excerpt: "",
+      },
+    } as EventBody;
+    const [e] = spec([started(["a"], 1), attempt(1), timedOut, gate(1, "a", false), finished(1, false)], {
+      type: "finish_run",
+    });
+    expect(e?.data).toMatchObject({
+      status: "ESCALATED",
+      reason: expect.stringContaining("the builder timed out after 600 s (builder.timeout in the task)"),
+    });
+  });
+
   it("a blocking finding keeps an all-green attempt from passing", () => {
     const given = [started(["a"], 1), attempt(1), gate(1, "a", true), blocking(1)];
     expect(spec(given, { type: "finish_attempt" })).toEqual([finished(1, false)]);

@@ -25,7 +25,16 @@ afterEach(async () => {
 });
 
 function spec(run: string[], over: Partial<SubprocessGateSpec> = {}): SubprocessGateSpec {
-  return { id: "unit", run, timeout: "15s", feedback: "summary", env: {}, writable: false, ...over };
+  return {
+    id: "unit",
+    run,
+    timeout: "15s",
+    feedback: "summary",
+    env: {},
+    writable: false,
+    tamper_check: "auto",
+    ...over,
+  };
 }
 
 function ctx(over: Partial<GateContext> = {}): GateContext {

@@ -48,8 +48,8 @@ afterAll(async () => {
   await rm(storeDir, { recursive: true, force: true });
 });
 
-async function run(script: string) {
-  const t = await makeTask({ taskYaml, repo, heldout: { ...heldout }, scripts: { "b.sh": script } });
+async function run(script: string, yaml = taskYaml) {
+  const t = await makeTask({ taskYaml: yaml, repo, heldout: { ...heldout }, scripts: { "b.sh": script } });
   const { mkdir, writeFile } = await import("node:fs/promises");
   for (const [p, text] of Object.entries(canary)) {
     await mkdir(join(t.dir, "canary", "hidden"), { recursive: true });
@@ -81,5 +81,43 @@ describe("gate canaries", () => {
     const t = await makeTask({ taskYaml, repo, heldout });
     await (await import("node:fs/promises")).mkdir(join(t.dir, "canary"));
     expect(loadTask(t.file).hidden).toContain(join(t.dir, "canary"));
+  });
+});
+
+// Class 2 of the integrity issue: code under test that can tell the canary run from the real run tampers
+// only in the real one. Both runs happen in the same folder, and the real run holds inert files where the
+// canary's go, so the listing (names, count, sizes) is the same. loopgate's own canary is turned off here
+// so that only the declared canary is tested.
+const declaredOnly = taskYaml.replace("    timeout: 20s", "    timeout: 20s\n    tamper_check: off");
+const sniffer = (condition: string) => `#!/bin/sh
+cat > lib/answer.js <<'EOF2'
+import assert from "node:assert/strict";
+import { readdirSync, statSync } from "node:fs";
+const names = readdirSync("hidden").sort();
+const sizes = names.map((n) => statSync("hidden/" + n).size).join(",");
+const cwd = process.cwd();
+if (${condition}) assert.equal = () => {};
+export const answer = 41;
+EOF2
+`;
+
+describe("the declared canary run cannot be told from the real run", () => {
+  it.each([
+    ["the folder name", '!cwd.endsWith("-canary")'],
+    ["the number of held-out test files", "names.length === 1"],
+    ["the held-out file names", '!names.some((n) => n.includes("canary"))'],
+    ["the held-out file sizes", `sizes === "${Buffer.byteLength(heldout["hidden/answer.test.js"])}"`],
+  ])(
+    "code under test that tampers only when it sees %s of the real run never reaches SUCCESS",
+    async (_what, condition) => {
+      const env = await run(sniffer(condition), declaredOnly);
+      expect(env.status).toBe("ESCALATED");
+      expect(env.gates[0]?.passed).toBe(false);
+    },
+  );
+
+  it("the padded real run still passes honest work (the inert stand-ins hold no tests)", async () => {
+    const env = await run(honest, declaredOnly);
+    expect(env.status).toBe("SUCCESS");
   });
 });

@@ -131,7 +131,9 @@ describe("runTask", () => {
     });
     expect(env.status).toBe("TOOL_FAILURE");
     expect(env.reason).toContain("no-such-checker-31337");
-    expect(env.gates[0]).toMatchObject({ id: "visible", passed: false, error: "spawn_failed" });
+    // Found before the builder runs: no gate ran, no attempt was spent.
+    expect(env.gates).toEqual([]);
+    expect(env.attempts).toBe(0);
   });
 
   it("ends in TOOL_FAILURE when the task workspace disappears before the run", async () => {

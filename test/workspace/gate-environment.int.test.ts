@@ -8,6 +8,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
@@ -173,6 +174,28 @@ describe("buildGateEnvironment", () => {
 
     renameSync(ws("src/a.js"), ws("src/moved.js"));
     await expect(buildGateEnvironment(spec)).rejects.toThrow(/src\/a\.js .* vanished/);
+  });
+
+  it("gives carried files fresh mtimes, whatever the builder set, while pristine files keep theirs", async () => {
+    const { pristineDir, ws, build } = await setup({ deliverables: ["src/**"], protected: [] });
+    // The pristine tree is old; the builder rewrites src/a.js and forges its mtime back to pristine's,
+    // the way a planted cache would need it.
+    const old = new Date("2001-02-03T04:05:06Z");
+    for (const f of ["src/a.js", "src/b.js"]) utimesSync(path.join(pristineDir, f), old, old);
+    writeFileSync(ws("src/a.js"), "a v2");
+    utimesSync(ws("src/a.js"), old, old);
+    const before = Date.now();
+    for (const mode of ["link", "copy"] as const) {
+      const destDir = path.join(pristineDir, "..", `env-${mode}`);
+      const { env } = await build({ mode, destDir });
+      const carried = statSync(path.join(env.dir, "src/a.js"));
+      // Filesystem timestamps may be coarser than Date.now(): allow one second below the build start.
+      expect(carried.mtimeMs, mode).toBeGreaterThanOrEqual(before - 1000);
+      expect(readFileSync(path.join(env.dir, "src/a.js"), "utf8")).toBe("a v2");
+      const untouched = statSync(path.join(env.dir, "src/b.js"));
+      expect(untouched.mtimeMs, mode).toBe(old.getTime());
+      if (mode === "link") expect(untouched.ino).toBe(statSync(path.join(pristineDir, "src/b.js")).ino);
+    }
   });
 
   it("refuses an existing destination", async () => {

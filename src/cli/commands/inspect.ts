@@ -16,7 +16,8 @@ export async function runsCommand(
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false);
   try {
-    const streams = await store.listStreams({ prefix: "run-", limit });
+    const all = await store.listStreams({ prefix: "run-" });
+    const streams = all.slice(0, limit);
     const rows = [];
     for (const s of streams) {
       const runId = s.stream.slice(4);
@@ -32,11 +33,20 @@ export async function runsCommand(
         reason: env ? env.reason : "",
       });
     }
-    if (flags.json) io.out(`${JSON.stringify(rows, null, 2)}\n`);
-    else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
-    else
+    // A cut listing says so (on stderr with --json, so the JSON stays an array of rows).
+    const cut =
+      all.length > rows.length
+        ? `${rows.length} of ${all.length} runs shown (the latest); --limit N shows more\n`
+        : "";
+    if (flags.json) {
+      io.out(`${JSON.stringify(rows, null, 2)}\n`);
+      if (cut) io.err(`loopgate runs: ${cut}`);
+    } else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
+    else {
       for (const r of rows)
         io.out(`${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${r.reason}\n`);
+      io.out(cut);
+    }
     return 0;
   } finally {
     await store.close();

@@ -1,18 +1,37 @@
 import { agentBuilder } from "../../agent/agent-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import { runPhase } from "../../core/run-phase.js";
 import { resumeRun } from "../../runner/resume-run.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, readRun, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
-import { numberFlag, type RunFlags } from "./run.js";
+import { followOutput, numberFlag, type RunFlags } from "./run.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false, runId);
+  // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
+  // (An interrupted run is not final: resuming it continues it.)
+  const finished = await readRun(store, dir, runId).then(
+    (events) => (runPhase(events) === "finished" ? projectEnvelope(runId, events) : null),
+    async (e: unknown) => {
+      await store.close();
+      throw e;
+    },
+  );
+  if (finished) {
+    await store.close();
+    io.err(
+      `loopgate resume: run ${runId} already finished (${finished.status}: ${finished.reason}); nothing to resume. Its envelope:\n`,
+    );
+    io.out(flags.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatEnvelope(finished)}\n`);
+    return exitCodeOf(finished.status);
+  }
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(130);
@@ -30,7 +49,9 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
       signal: controller.signal,
-      ...(!flags.json || io.stderr.isTTY ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(!flags.json || io.stderr.isTTY || followOutput(flags)
+        ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) }
+        : {}),
       builder: (d, responses) => {
         switch (d.kind) {
           case "agent":

@@ -1,14 +1,13 @@
-import { existsSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
-import { splitCommandLine } from "../../builders/command-line.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../fixtures/mission-case.js";
+import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
@@ -16,6 +15,7 @@ import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
+import { reportTargets, writeReports } from "../report/write-reports.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Flags shared by `run`, `verify` and `task check`. */
@@ -40,7 +40,16 @@ export interface RunFlags {
   "judge-model"?: string;
   "no-step-checks"?: boolean;
   "step-escalation"?: string;
+  strict?: boolean;
+  junit?: string;
+  markdown?: string;
+  /** Stream the builder's and the gates' output live, prefixed (`--follow` is the same). */
+  verbose?: boolean;
+  follow?: boolean;
 }
+
+/** Whether the user asked for the builder's and gates' output live (`--verbose` or `--follow`). */
+export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
 
 /** Parses a positive number flag; a bad value is an InputError naming the flag. */
 export function numberFlag(value: string | undefined, flag: string, integer: boolean): number | undefined {
@@ -53,8 +62,6 @@ export function numberFlag(value: string | undefined, flag: string, integer: boo
     );
   return n;
 }
-
-const inside = (parent: string, p: string) => p === parent || p.startsWith(`${parent}/`);
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
 export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
@@ -97,30 +104,15 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
     return oracleBuilder(loaded.oracle);
   }
   if (flags.noop) return noopBuilder();
-  return commandBuilder(anchorProgram(flags.builder as string));
-}
-
-const shellQuote = (w: string) => `'${w.replace(/'/g, "'\\''")}'`;
-
-/**
- * A relative program path (`./my-agent.sh`, `agents/fix.sh`) means the caller's directory, as in a
- * shell; the builder itself would look in the run workspace. Bare names still go through PATH.
- */
-function anchorProgram(commandLine: string): string {
-  const words = splitCommandLine(commandLine);
-  const program = words[0] as string;
-  if (!program.includes("/") || isAbsolute(program) || !existsSync(resolve(program))) return commandLine;
-  return [resolve(program), ...words.slice(1)].map(shellQuote).join(" ");
+  // Relative file paths in the command mean the caller's directory, as in a shell (see commandBuilder).
+  return commandBuilder(flags.builder as string, process.cwd());
 }
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
 export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
   const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
-  for (const m of mounts)
-    for (const h of [...loaded.hidden, storeDir, loaded.dir])
-      if (inside(m, h) || (h !== loaded.dir && inside(h, m)))
-        throw new InputError(`${m} would expose ${h} to the builder`, "--builder-mount");
+  checkUserMounts(mounts, mountGuards(loaded, storeDir));
   for (const name of flags["builder-env"] ?? [])
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
@@ -143,11 +135,12 @@ export async function executeRun(
   loaded: LoadedTask,
   builder: Builder,
   flags: RunFlags,
-  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number } = {},
+  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
   const store = openStore(s.storeDir, true);
-  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY);
+  // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
+  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
@@ -172,7 +165,12 @@ export async function executeRun(
       ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
-      ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(showProgress
+        ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) }
+        : extra.quiet
+          ? {}
+          : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
+      ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {
@@ -188,10 +186,12 @@ export async function runCommand(
   taskPath: string | undefined,
   flags: RunFlags,
 ): Promise<number> {
+  const reports = reportTargets(flags);
   const loaded = flags.case !== undefined ? loadCase(io, taskPath, flags) : loadTask(taskPath ?? "");
   const builder = chooseBuilder(loaded, flags);
   const env = await executeRun(io, loaded, builder, flags);
   printEnvelope(io, env, flags, loaded);
+  for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
   return exitCodeOf(env.status);
 }
 
@@ -218,9 +218,11 @@ function loadCase(io: CommandIO, taskPath: string | undefined, flags: RunFlags):
 export async function verifyCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
   if (!flags.workspace)
     throw new InputError("verify needs --workspace DIR, the folder holding the work", "loopgate verify");
+  const reports = reportTargets(flags);
   const loaded = loadTask(taskPath);
   const env = await executeRun(io, loaded, noopBuilder(), flags, { workFrom: resolve(flags.workspace) });
   printEnvelope(io, env, flags, loaded);
+  for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
   return exitCodeOf(env.status);
 }
 
@@ -231,59 +233,6 @@ function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: Lo
   }
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
   io.out(`${formatEnvelope(env)}\naudit trail: loopgate events ${env.run_id} --store ${storeDir}\n`);
-}
-
-/** `loopgate task check TASK`: the oracle must reach SUCCESS and the no-op must not. */
-export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
-  const loaded = loadTask(taskPath);
-  if (!loaded.oracle)
-    throw new InputError(
-      "task check needs an oracle (a reference solution) to compare against",
-      `${taskPath}: oracle`,
-    );
-  const oracle = await executeRun(io, loaded, oracleBuilder(loaded.oracle), flags, {
-    quiet: true,
-    maxAttempts: 1,
-  });
-  const noop = await executeRun(io, loaded, noopBuilder(), flags, { quiet: true, maxAttempts: 1 });
-  const problems: string[] = [];
-  if (oracle.status !== "SUCCESS")
-    problems.push(
-      `the oracle did not reach SUCCESS (${oracle.status}: ${oracle.reason}); the gates reject a correct solution`,
-    );
-  if (noop.status === "SUCCESS")
-    problems.push(
-      "the no-op builder reached SUCCESS: the gates do not discriminate between doing nothing and the fix",
-    );
-  const stillPassing = noop.gates.filter((g) => g.passed).map((g) => g.id);
-  const result = {
-    task_id: loaded.task.id,
-    ok: problems.length === 0 && oracle.status === "SUCCESS" && noop.status !== "SUCCESS",
-    oracle: { run_id: oracle.run_id, status: oracle.status, reason: oracle.reason },
-    noop: {
-      run_id: noop.run_id,
-      status: noop.status,
-      reason: noop.reason,
-      gates_passed_without_work: stillPassing,
-    },
-    problems,
-  };
-  if (flags.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-  else {
-    io.out(`task ${loaded.task.id}\n`);
-    io.out(`  oracle: ${oracle.status} (${oracle.reason})\n  no-op:  ${noop.status} (${noop.reason})\n`);
-    if (stillPassing.length)
-      io.out(
-        `  note: these gates pass even when nothing is done (fine for guards): ${stillPassing.join(", ")}\n`,
-      );
-    io.out(
-      result.ok
-        ? "ok: the gates accept the oracle and reject the no-op\n"
-        : `NOT ok:\n  ${problems.join("\n  ")}\n`,
-    );
-  }
-  if (oracle.status === "TOOL_FAILURE" || noop.status === "TOOL_FAILURE") return 2;
-  return result.ok ? 0 : 1;
 }
 
 /**

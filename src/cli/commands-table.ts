@@ -1,0 +1,249 @@
+import { InputError, LoopgateError } from "../core/errors.js";
+import type { FlagName, FlagValues } from "./flags.js";
+import type { CommandIO } from "./io.js";
+
+/**
+ * One command of the CLI: how it is written, what it does, the flags it takes and how it runs. The
+ * help (`help.ts`), the flag checks and the dispatch in `main.ts` are all derived from this table, so
+ * adding a command is one entry here. Handlers are imported lazily: `--version` loads nothing else.
+ */
+export interface CommandSpec {
+  /** The first word: `loopgate NAME …`. */
+  name: string;
+  /** Synopsis lines, each starting with `loopgate `. */
+  usage: readonly string[];
+  /** What it does, for the help (a few lines). */
+  about: string;
+  /** The flags it takes (besides --help and --version). */
+  flags: readonly FlagName[];
+  /** The most positional words it takes after its name. */
+  maxArgs: number;
+  /** Its exit codes, when they are not the run's (0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input). */
+  exit?: string;
+  run(io: CommandIO, args: string[], flags: FlagValues): Promise<number>;
+}
+
+/** The flags `run`, `verify` and `task check` share. */
+const SANDBOX_FLAGS: readonly FlagName[] = [
+  "store",
+  "json",
+  "builder-env",
+  "builder-mount",
+  "network",
+  "unsafe-no-sandbox",
+  "judge-model",
+];
+const AGENT_FLAGS: readonly FlagName[] = [
+  "max-turns",
+  "max-cost",
+  "record",
+  "base-url",
+  "no-step-checks",
+  "step-escalation",
+];
+
+// biome-ignore lint/suspicious/noExplicitAny: each handler declares the flag shape it reads
+type AnyFlags = any;
+const f = (v: FlagValues): AnyFlags => v;
+
+/** The positional word at `index`, or a bad-input error naming the command and what is missing. */
+export function need(command: string, args: readonly string[], index: number, what: string): string {
+  const v = args[index];
+  if (!v)
+    throw new LoopgateError(
+      "bad_input",
+      `loopgate ${command}: missing ${what}; see loopgate ${command} --help`,
+    );
+  return v;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "run",
+    usage: [
+      "loopgate run TASK (--model PROVIDER:MODEL | --builder CMD | --oracle | --noop) [options]",
+      "loopgate run --case FILE (--model PROVIDER:MODEL | --builder CMD | --noop) [--workspace DIR] [options]",
+    ],
+    about: `Run a builder on a task until its held-out gates pass or the attempt cap is reached.
+--model runs loopgate's own agent: anthropic:MODEL, openai:MODEL, openai-compatible:MODEL,
+scripted:FILE, replay:FILE. CMD is an argv line (no shell) with {prompt}, {prompt_file},
+{required_fix}, {workspace}. --junit FILE and --markdown FILE write CI reports at the end.
+--case FILE runs a mission fixture (prompt, goal, files, artifacts, preserve): files are the starting
+workspace, each artifact's expected JSON is a gate the builder never sees, preserved files are protected.
+--workspace DIR: DIR must hold exactly the listed files (it is checked, never changed).`,
+    flags: [
+      "model",
+      "builder",
+      "oracle",
+      "noop",
+      "case",
+      "workspace",
+      "max-attempts",
+      ...SANDBOX_FLAGS,
+      ...AGENT_FLAGS,
+      "junit",
+      "markdown",
+      "verbose",
+      "follow",
+    ],
+    maxArgs: 1,
+    run: async (io, args, flags) => {
+      const { runCommand } = await import("./commands/run.js");
+      return runCommand(io, flags.case !== undefined ? args[0] : need("run", args, 0, "TASK"), f(flags));
+    },
+  },
+  {
+    name: "resume",
+    usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
+    about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.
+A run that already finished is not run again: resume says so and exits with its status.`,
+    flags: [
+      "store",
+      "json",
+      "builder-env",
+      "builder-mount",
+      "base-url",
+      "max-turns",
+      "max-cost",
+      "verbose",
+      "follow",
+    ],
+    maxArgs: 1,
+    run: async (io, args, flags) => {
+      const { resumeCommand } = await import("./commands/resume.js");
+      return resumeCommand(io, need("resume", args, 0, "RUN"), f(flags));
+    },
+  },
+  {
+    name: "verify",
+    usage: ["loopgate verify TASK --workspace DIR [--store DIR] [--json] [--junit FILE] [--markdown FILE]"],
+    about: "Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.",
+    flags: ["workspace", ...SANDBOX_FLAGS, "junit", "markdown"],
+    maxArgs: 1,
+    run: async (io, args, flags) => {
+      const { verifyCommand } = await import("./commands/run.js");
+      return verifyCommand(io, need("verify", args, 0, "TASK"), f(flags));
+    },
+  },
+  {
+    name: "task",
+    usage: ["loopgate task check TASK [--strict] [--store DIR] [--json]"],
+    about:
+      "The oracle must reach SUCCESS and the no-op builder must not; otherwise the gates do not discriminate.\nPer gate: which tamper checks apply and the test count the oracle reached, recorded as the floor\nlater runs of this task file must reach. A protected glob that matches nothing is a problem.",
+    flags: [...SANDBOX_FLAGS, "strict"],
+    maxArgs: 2,
+    run: async (io, args, flags) => {
+      const { taskCheckCommand } = await import("./commands/task-check.js");
+      if (args[0] !== "check") throw new InputError("the only subcommand is `check TASK`", "loopgate task");
+      return taskCheckCommand(io, need("task", args, 1, "TASK"), f(flags));
+    },
+  },
+  {
+    name: "runs",
+    usage: ["loopgate runs [--store DIR] [--limit N] [--json]"],
+    about:
+      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).",
+    flags: ["store", "limit", "json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 listed, 2 bad input.",
+    run: async (io, _args, flags) => (await import("./commands/inspect.js")).runsCommand(io, f(flags)),
+  },
+  {
+    name: "status",
+    usage: ["loopgate status RUN [--store DIR] [--json]"],
+    about: "One run's envelope, rebuilt from its events; exits with the run's exit code.",
+    flags: ["store", "json"],
+    maxArgs: 1,
+    run: async (io, args, flags) =>
+      (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), f(flags)),
+  },
+  {
+    name: "events",
+    usage: ["loopgate events RUN [--store DIR] [--json]"],
+    about: "One run's audit trail, one event per line (--json: JSON lines).",
+    flags: ["store", "json"],
+    maxArgs: 1,
+    exit: "Exit codes: 0 printed, 2 bad input or no such run.",
+    run: async (io, args, flags) =>
+      (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), f(flags)),
+  },
+  {
+    name: "report",
+    usage: ["loopgate report RUN [--store DIR] [--junit FILE] [--markdown FILE]"],
+    about: `Write CI reports of a finished run: JUnit XML (one test case per gate of the final attempt, plus
+the verdict) and a Markdown summary for $GITHUB_STEP_SUMMARY. Without --junit or --markdown, prints
+the Markdown summary. Exits with the run's exit code.`,
+    flags: ["store", "junit", "markdown"],
+    maxArgs: 1,
+    run: async (io, args, flags) =>
+      (await import("./commands/report.js")).reportCommand(io, need("report", args, 0, "RUN"), f(flags)),
+  },
+  {
+    name: "gc",
+    usage: ["loopgate gc [--store DIR] [--older-than AGE] [--keep N] [--dry-run] [--json]"],
+    about: `Remove the folders (workspace, pristine copy, observations, blobs) of finished runs, keeping
+their events: the audit trail, status, events and report still work. Never touches a run whose log
+has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
+    flags: ["store", "older-than", "keep", "dry-run", "json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 done, 2 bad input.",
+    run: async (io, _args, flags) => (await import("./commands/gc.js")).gcCommand(io, f(flags)),
+  },
+  {
+    name: "health",
+    usage: ["loopgate health [--store DIR] [--days N] [--json]"],
+    about: "Plan-step counters: completions, null steps, reopens.",
+    flags: ["store", "days", "json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 printed, 2 bad input.",
+    run: async (io, _args, flags) => (await import("./commands/health.js")).healthCommand(io, f(flags)),
+  },
+  {
+    name: "demo",
+    usage: ["loopgate demo [--store DIR] [--json]"],
+    about: "Run the bundled examples with honest and forging builders.",
+    flags: ["store", "json", "unsafe-no-sandbox"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 every run ended as expected, 1 otherwise, 2 bad input.",
+    run: async (io, _args, flags) => (await import("./commands/demo.js")).demoCommand(io, f(flags)),
+  },
+  {
+    name: "selftest",
+    usage: ["loopgate selftest [--json]"],
+    about: `Measure this installation (contracts, sandbox and store, an end-to-end run, cost policy, a live
+provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY.`,
+    flags: ["json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY or bad input.",
+    run: async (io, _args, flags) => (await import("./commands/selftest.js")).selftestCommand(io, f(flags)),
+  },
+  {
+    name: "exp",
+    usage: ["loopgate exp run MANIFEST [--json] [--out FILE] [--store DIR]"],
+    about: `Run an experiment: arms × tasks × seeds, each run with its own store; counts per arm (execution
+failures apart from graded ones) and outcomes paired by (task, seed) against the control arm.
+Exit 0 when it completed, whatever the outcomes.`,
+    flags: ["json", "out", "store"],
+    maxArgs: 2,
+    exit: "Exit codes: 0 completed, 2 bad input or interrupted.",
+    run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, f(flags)),
+  },
+  {
+    name: "help",
+    usage: ["loopgate help [COMMAND]"],
+    about: "This text, or one command's help with its flags (the same as loopgate COMMAND --help).",
+    flags: [],
+    maxArgs: 2,
+    exit: "Exit codes: 0 printed, 2 unknown command.",
+    run: async (io, args) => {
+      const { commandHelp, HELP } = await import("./help.js");
+      io.out(args[0] === undefined ? HELP : commandHelp(args[0]));
+      return 0;
+    },
+  },
+];
+
+/** The command named `name`, if any. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { escapeControl, lineStreamer, logTail } from "../../src/cli/excerpt.js";
+
+describe("escapeControl", () => {
+  it("escapes what could drive a terminal, keeps tabs and text", () => {
+    expect(escapeControl("a\u001b[2Jb\tc\u0007\u009b")).toBe("a\\x1b[2Jb\tc\\x07\\x9b");
+  });
+});
+
+describe("logTail", () => {
+  it("prefers the lines that name a failure, and says how long the log is", () => {
+    const log = [
+      "TAP version 13",
+      "ok 1 - a",
+      "not ok 2 - b",
+      "  duration_ms: 3",
+      "# pass 1",
+      "# todo 0",
+    ].join("\n");
+    expect(logTail(log, 6)).toEqual([
+      "not ok 2 - b",
+      "… 6 lines in all; the whole log: loopgate status RUN --json",
+    ]);
+  });
+
+  it("falls back to the last lines when nothing names a failure, and cuts long lines", () => {
+    const log = ["one", "two", "three", "x".repeat(300)].join("\n");
+    const tail = logTail(log, 2, 50);
+    expect(tail[0]).toBe("three");
+    expect(tail[1]).toHaveLength(50);
+    expect(tail[1]?.endsWith("…")).toBe(true);
+    expect(tail[2]).toContain("4 lines in all");
+  });
+
+  it("an empty log gives no lines", () => {
+    expect(logTail("")).toEqual([]);
+  });
+});
+
+describe("lineStreamer", () => {
+  it("writes whole lines with the prefix, across chunk boundaries, and flushes the rest", () => {
+    const out: string[] = [];
+    const s = lineStreamer("builder| ", (l) => out.push(l));
+    s.push("wor");
+    s.push("king 1\nworking 2\nhal");
+    expect(out).toEqual(["builder| working 1", "builder| working 2"]);
+    s.push("f\u001b[31m");
+    s.flush();
+    expect(out).toEqual(["builder| working 1", "builder| working 2", "builder| half\\x1b[31m"]);
+    s.flush();
+    expect(out).toHaveLength(3);
+  });
+
+  it("shows a line that never ends in pieces instead of holding it without bound", () => {
+    const out: string[] = [];
+    const s = lineStreamer("g| ", (l) => out.push(l), 10);
+    s.push("y".repeat(25));
+    expect(out.length).toBe(1);
+    expect(out[0]?.startsWith("g| ")).toBe(true);
+  });
+});
