@@ -40,6 +40,10 @@ ${COMMANDS.map(usageBlock).join("\n")}
 Options:
 ${optionLines([...new Set([...COMMANDS.flatMap((c) => c.flags), ...GLOBAL_FLAGS])])}
 
+Gate kinds (task.yaml gates[]): run (a subprocess; exit 0 passes), static (one deterministic file check),
+differential (cases run on the oracle's tree and the builder's, each in its own sandbox, outputs compared;
+the expected outputs never exist where the builder's code runs). See the README's "Differential gates".
+
 ${EXIT_CODES}
 `;
 

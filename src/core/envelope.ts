@@ -19,6 +19,8 @@ export const Envelope = z.object({
       error: z.string().nullable(),
       duration_ms: z.number(),
       log_excerpt: z.string(),
+      /** A differential gate's generator seed, drawn at gate time. */
+      seed: z.number().int().optional(),
       /** How loopgate checked that this gate's result can be believed (subprocess gates). */
       tamper: GateTamper.optional(),
     }),
@@ -77,6 +79,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         error: e.data.error,
         duration_ms: e.data.duration_ms,
         log_excerpt: e.data.log_excerpt,
+        ...(e.data.seed !== undefined ? { seed: e.data.seed } : {}),
         ...(e.data.tamper ? { tamper: e.data.tamper } : {}),
       });
     else if (e.type === "finding_recorded") findings.push(e.data);

@@ -63,7 +63,7 @@ export type PathList = z.infer<typeof PathList>;
 
 export const GateDeclaration = z.object({
   id: z.string(),
-  kind: z.enum(["subprocess", "static", "builtin"]),
+  kind: z.enum(["subprocess", "static", "differential", "builtin"]),
 });
 
 export const BuilderDescriptor = z.object({
@@ -140,6 +140,8 @@ const data = {
     duration_ms: z.number().nonnegative(),
     log_excerpt: excerpt,
     summary: z.string().max(2000),
+    /** A differential gate's generator seed, drawn at gate time. */
+    seed: z.number().int().nonnegative().optional(),
     tamper: GateTamper.optional(),
   }),
   attempt_finished: z.object({ attempt, passed: z.boolean() }),

@@ -1,6 +1,7 @@
 import picomatch from "picomatch";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { DifferentialSpec } from "./differential-spec.js";
 import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
 import { globProblem } from "./glob-syntax.js";
@@ -151,6 +152,40 @@ const subprocessGate = z
 const staticGate = z
   .object({ id: gateId, static: staticCheck, feedback: feedback.default("summary") })
   .strict();
+const differentialGate = z
+  .object({
+    id: gateId,
+    differential: DifferentialSpec,
+    /** The limit for each case's run, on either tree. */
+    timeout: duration.default("30s"),
+    feedback: feedback.default("summary").refine((f) => f !== "log", {
+      message:
+        "a differential gate's log holds the oracle's expected outputs, which the builder must never see: use summary or none",
+    }),
+  })
+  .strict();
+
+/**
+ * Picks the gate's schema by its kind key (differential, static, else subprocess), so an error names the
+ * bad field of that kind instead of zod's "matches none of the union's options".
+ */
+const gate = z
+  .unknown()
+  .transform(
+    (
+      raw,
+      ctx,
+    ): z.output<typeof subprocessGate> | z.output<typeof staticGate> | z.output<typeof differentialGate> => {
+      const kind = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
+      const schema =
+        "differential" in kind ? differentialGate : "static" in kind ? staticGate : subprocessGate;
+      const r = schema.safeParse(raw);
+      if (r.success) return r.data;
+      for (const issue of r.error.issues)
+        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      return z.NEVER;
+    },
+  );
 
 /** The task file contract of DESIGN.md, as zod. */
 export const TaskSchema = z
@@ -160,9 +195,7 @@ export const TaskSchema = z
     workspace: relPath,
     deliverables: z.array(glob).default([]),
     protected: z.array(glob).default([]),
-    gates: z
-      .array(z.union([subprocessGate, staticGate]))
-      .min(1, "a task needs at least one gate: without one nothing can declare it done"),
+    gates: z.array(gate).min(1, "a task needs at least one gate: without one nothing can declare it done"),
     judge: JudgeSchema.optional(),
     budget: z
       .object({
@@ -202,6 +235,15 @@ export const TaskSchema = z
           message: `no gate ${p.gate_passed}; declared: ${t.gates.map((g) => g.id).join(", ")}`,
         });
     });
+    t.gates.forEach((g, i) => {
+      if ("differential" in g && !t.oracle)
+        ctx.addIssue({
+          code: "custom",
+          path: ["gates", i, "differential"],
+          message:
+            "a differential gate compares against the oracle's tree: declare the task's oracle (a reference solution, e.g. oracle: ./solution.sh)",
+        });
+    });
     const ruleIds = new Set<string>();
     t.judge?.rules.forEach((r, i) => {
       const id = typeof r === "string" ? `rule-${i + 1}` : r.id;
@@ -215,10 +257,16 @@ export type Task = z.infer<typeof TaskSchema>;
 export type GateSpec = Task["gates"][number];
 export type SubprocessGateSpec = Extract<GateSpec, { run: unknown }>;
 export type StaticGateSpec = Extract<GateSpec, { static: unknown }>;
+export type DifferentialGateSpec = Extract<GateSpec, { differential: unknown }>;
 
 /** True for a gate that runs a program. */
 export function isSubprocessGate(g: GateSpec): g is SubprocessGateSpec {
   return "run" in g;
+}
+
+/** True for a gate that compares the oracle's tree with the builder's. */
+export function isDifferentialGate(g: GateSpec): g is DifferentialGateSpec {
+  return "differential" in g;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Builder } from "../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../builders/command-builder.js";
 import { splitCommandLine } from "../builders/command-line.js";
 import { InputError } from "../core/errors.js";
-import { isSubprocessGate } from "../core/task.js";
+import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
 import { type LoadedTask, loadTask } from "../runner/load-task.js";
 import type { Arm, BuilderSpec, LoadedManifest, TaskEntry } from "./manifest.js";
 
@@ -91,7 +91,8 @@ export function planExperiment(source: LoadedManifest): ExperimentPlan {
     }
     const timeout = entry.gate_timeout ?? m.gate_timeout;
     if (timeout !== undefined)
-      for (const g of loaded.task.gates) if (isSubprocessGate(g)) g.timeout = timeout;
+      for (const g of loaded.task.gates)
+        if (isSubprocessGate(g) || isDifferentialGate(g)) g.timeout = timeout;
     const builders = new Map<string, () => Builder>();
     for (const arm of ownArms) {
       const own = entry.builders?.[arm.id];

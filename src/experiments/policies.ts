@@ -1,6 +1,6 @@
 import type { Envelope } from "../core/envelope.js";
 import type { LoopgateEvent } from "../core/events.js";
-import { isSubprocessGate } from "../core/task.js";
+import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
 import type { LoadedTask } from "../runner/load-task.js";
 import type { Policy } from "./manifest.js";
 
@@ -17,13 +17,15 @@ export interface PolicySetup {
  * Configures a task for a policy, on a private copy.
  * - `loopgate`, `trust-claim`: the task as it is, gate environments built by loopgate's own policy.
  * - `overlay`: every gate, run on the builder's final tree with the held-out overlay copied over it.
- * - `in-workspace-tests`: only the gates without a held-out overlay (visible tests and static checks,
- *   which a harness can run without held-out material), on the builder's final tree.
+ * - `in-workspace-tests`: only the gates without held-out material (visible tests and static checks,
+ *   which a harness can run without it; not held-out overlays, not differential gates), on the builder's final tree.
  */
 export function setupPolicy(policy: Policy, loaded: LoadedTask): PolicySetup {
   const copy = structuredClone(loaded);
   if (policy === "in-workspace-tests")
-    copy.task.gates = copy.task.gates.filter((g) => !(isSubprocessGate(g) && g.heldout));
+    copy.task.gates = copy.task.gates.filter(
+      (g) => !(isSubprocessGate(g) && g.heldout) && !isDifferentialGate(g),
+    );
   const asBuilt = policy === "overlay" || policy === "in-workspace-tests";
   return { loaded: copy, gateEnvironment: asBuilt ? "as-built" : "pristine" };
 }

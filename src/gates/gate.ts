@@ -14,6 +14,11 @@ export interface GateContext {
   readOnly: boolean;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
+  /**
+   * The oracle's tree for differential gates (pristine + the task's oracle), built on first use and kept
+   * for the run. Never part of the gate environment.
+   */
+  oracleTree?: () => Promise<OracleTree>;
   /** The fewest real tests this gate must see pass (default 1). */
   testFloor?: TestFloor;
   /**
@@ -27,6 +32,9 @@ export interface GateContext {
   onOutput?: (chunk: string) => void;
 }
 
+/** The oracle's tree: its folder, or why it could not be built (an infrastructure failure, never a pass). */
+export type OracleTree = { dir: string } | { error: string };
+
 /** One gate's outcome: the event payload, plus whether loopgate itself (not the work) failed. */
 export type GateResult = Omit<EventData<"gate_run_finished">, "attempt" | "gate_id"> & {
   /** Set when the gate could not run because of the machine or the task, not the builder's work. */
@@ -36,7 +44,7 @@ export type GateResult = Omit<EventData<"gate_run_finished">, "attempt" | "gate_
 /** A gate from the registry: declared in the task, run fresh on every attempt. */
 export interface Gate {
   id: string;
-  kind: "subprocess" | "static";
+  kind: "subprocess" | "static" | "differential";
   feedback: Feedback;
   /** Absolute path of the held-out overlay, if any. */
   heldout: string | null;

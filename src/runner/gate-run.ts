@@ -6,6 +6,7 @@ import type { ChangePlan, Observation } from "../core/observation.js";
 import type { Gate, GateResult } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
+import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
 type GateState = { pristine: Observation; after: Observation; plan: ChangePlan };
@@ -151,6 +152,7 @@ async function runIn(
       taskId: ctx.loaded.task.id,
       sandbox: ctx.sandbox,
       readOnly: linked,
+      oracleTree: oracleTreeOf(ctx), // differential gates only; built on first use
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(extra.floor ? { testFloor: extra.floor } : {}),
       ...(extra.declaredCanary ? { declaredCanary: extra.declaredCanary } : {}),

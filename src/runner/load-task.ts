@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
 import { isSubprocessGate, parseTask, type Task } from "../core/task.js";
@@ -52,6 +52,20 @@ export function loadTask(path: string): LoadedTask {
         );
       hidden.push(h);
     }
+  });
+  task.gates.forEach((g, i) => {
+    if (!("differential" in g)) return;
+    // A generator's files describe the held-out inputs: like any held-out material, they live outside the workspace.
+    g.differential.generator?.run.forEach((arg, j) => {
+      const p = resolve(dir, arg);
+      if (arg.includes("${") || p === dir || !existsSync(p)) return;
+      if (inside(workspace, p))
+        throw new InputError(
+          `the generator's ${arg} lies inside the workspace ${task.workspace}, where the builder could read it`,
+          `${path}: gates[${i}].differential.generator.run[${j}]`,
+        );
+      hidden.push(p);
+    });
   });
   let oracle: string | null = null;
   if (task.oracle) {

@@ -27,6 +27,13 @@ export interface SandboxSpec {
   signal?: AbortSignal;
   /** Fed to the sandboxed process's stdin. */
   input?: string | Buffer;
+  /**
+   * Host paths mounted at another path inside the sandbox (bubblewrap only), after every other mount, so
+   * two trees can be run at the same visible path.
+   */
+  binds?: readonly { source: string; target: string; writable?: boolean }[];
+  /** Keep stdout and stderr apart, byte for byte, up to this many bytes each (ProcessResult.streams). */
+  captureBytes?: number;
 }
 
 /** How processes are isolated: bubblewrap, or nothing at all when the user explicitly opted out. */
@@ -62,6 +69,10 @@ function mountOrder(spec: SandboxSpec): string[][] {
   const ops: { path: string; args: string[] }[] = [
     ...spec.writable.map((p) => ({ path: p, args: ["--bind", p, p] })),
     ...spec.readonly.map((p) => ({ path: p, args: ["--ro-bind", p, p] })),
+    ...(spec.binds ?? []).map((b) => ({
+      path: b.target,
+      args: [b.writable ? "--bind" : "--ro-bind", b.source, b.target],
+    })),
     // A path that does not exist has nothing to hide (and bwrap could not create it in a read-only mount).
     ...(spec.masked ?? []).filter(existsSync).map((p) => ({
       path: p,
@@ -88,15 +99,21 @@ function isDirectory(p: string): boolean {
  */
 export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<ProcessResult> {
   const options = {
-    cwd: spec.cwd,
+    // With binds, spec.cwd may exist only inside the sandbox (bwrap's --chdir); bwrap itself starts in /.
+    cwd: spec.binds?.length ? "/" : spec.cwd,
     env: spec.env,
     timeoutMs: spec.timeoutMs,
     ...(spec.maxOutputBytes !== undefined ? { maxOutputBytes: spec.maxOutputBytes } : {}),
     ...(spec.onOutput ? { onOutput: spec.onOutput } : {}),
     ...(spec.signal ? { signal: spec.signal } : {}),
     ...(spec.input !== undefined ? { input: spec.input } : {}),
+    ...(spec.captureBytes !== undefined ? { captureBytes: spec.captureBytes } : {}),
   };
-  if (mode === "none") return runProcess(spec.argv, options);
+  if (mode === "none") {
+    if (spec.binds?.length)
+      throw new InfrastructureError("bind mounts at another path need the bubblewrap sandbox");
+    return runProcess(spec.argv, options);
+  }
   const bwrap = resolveProgram("bwrap", "/", `${SANDBOX_PATH}:/usr/sbin`);
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
   return runProcess(bubblewrapArgv(spec, bwrap), options);

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
 
 /** What a finished subprocess left behind. A process that could not start has `spawnError` set. */
 export interface ProcessResult {
@@ -10,6 +11,8 @@ export interface ProcessResult {
   /** Combined stdout and stderr, head and tail kept, the cut said. */
   output: string;
   outputBytes: number;
+  /** With `captureBytes`: stdout and stderr kept apart and whole, up to that many bytes each. */
+  streams?: { stdout: Buffer; stderr: Buffer; overflow: boolean };
 }
 
 export interface RunProcessOptions {
@@ -23,6 +26,8 @@ export interface RunProcessOptions {
   signal?: AbortSignal;
   /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
   input?: string | Buffer;
+  /** Also keep stdout and stderr apart, byte for byte, up to this many bytes each (see `streams`). */
+  captureBytes?: number;
 }
 
 /** Keeps the first and last bytes of a stream and counts what it cut. */
@@ -79,9 +84,36 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       out.push(s);
       options.onOutput?.(s);
     };
-    // Decode per stream, so a multi-byte character split across two reads is not mangled.
-    child.stdout?.setEncoding("utf8").on("data", onData);
-    child.stderr?.setEncoding("utf8").on("data", onData);
+    const cap = options.captureBytes;
+    const kept = {
+      stdout: [] as Buffer[],
+      stderr: [] as Buffer[],
+      sizes: { stdout: 0, stderr: 0 },
+      overflow: false,
+    };
+    for (const name of ["stdout", "stderr"] as const) {
+      const stream = child[name];
+      if (!stream) continue;
+      // Decode per stream, so a multi-byte character split across two reads is not mangled.
+      const decoder = new StringDecoder("utf8");
+      stream.on("data", (chunk: Buffer) => {
+        if (cap !== undefined) {
+          const room = cap - kept.sizes[name];
+          if (chunk.length > room) kept.overflow = true;
+          if (room > 0) {
+            const part = chunk.subarray(0, room);
+            kept[name].push(part);
+            kept.sizes[name] += part.length;
+          }
+        }
+        const s = decoder.write(chunk);
+        if (s) onData(s);
+      });
+      stream.on("end", () => {
+        const s = decoder.end();
+        if (s) onData(s);
+      });
+    }
     const killGroup = () => {
       if (child.pid === undefined) return;
       try {
@@ -125,6 +157,15 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
         durationMs: Math.round(performance.now() - started),
         output: out.toString(),
         outputBytes: out.length,
+        ...(cap !== undefined
+          ? {
+              streams: {
+                stdout: Buffer.concat(kept.stdout),
+                stderr: Buffer.concat(kept.stderr),
+                overflow: kept.overflow,
+              },
+            }
+          : {}),
       });
     });
   });

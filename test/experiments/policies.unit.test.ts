@@ -181,4 +181,17 @@ gates:
     expect(setupPolicy("loopgate", loaded).gateEnvironment).toBe("pristine");
     expect(setupPolicy("trust-claim", loaded).gateEnvironment).toBe("pristine");
   });
+
+  it("in-workspace-tests drops differential gates too: their expected outputs are held-out material", () => {
+    const withDiff = parseTask(
+      `id: t\nprompt: p\nworkspace: ./repo\noracle: ./s.sh\ngates:\n  - { id: visible, run: [sh, t.sh] }\n  - { id: cli, differential: { run: [sh, x], cases: [{}] } }\n`,
+      "task.yaml",
+    );
+    const inWs = setupPolicy("in-workspace-tests", { ...loaded, task: withDiff });
+    expect(inWs.loaded.task.gates.map((g) => g.id)).toEqual(["visible"]);
+    expect(setupPolicy("overlay", { ...loaded, task: withDiff }).loaded.task.gates.map((g) => g.id)).toEqual([
+      "visible",
+      "cli",
+    ]);
+  });
 });

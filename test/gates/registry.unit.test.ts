@@ -53,3 +53,21 @@ describe("buildGateRegistry", () => {
     ]);
   });
 });
+
+describe("buildGateRegistry: differential gates", () => {
+  it("registers a differential gate with no overlay, no canary and a read-only environment", () => {
+    const task = parseTask(
+      `id: t\nprompt: p\nworkspace: ./repo\noracle: ./solution.sh\ngates:\n  - id: cli\n    differential: { run: [sh, bin/x], cases: [{ args: [a] }] }\n    feedback: none\n`,
+      "task.yaml",
+    );
+    const [g] = buildGateRegistry(task, "/srv/tasks/t");
+    expect(g).toMatchObject({
+      id: "cli",
+      kind: "differential",
+      feedback: "none",
+      heldout: null,
+      canary: null,
+      writable: false,
+    });
+  });
+});

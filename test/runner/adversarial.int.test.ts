@@ -42,13 +42,13 @@ afterAll(async () => {
 /** The task with short gate timeouts, so a hanging gate costs seconds, not the task's 30 s. */
 function load(taskId: string): LoadedTask {
   const loaded = loadTask(resolve("examples", taskId, "task.yaml"));
-  for (const g of loaded.task.gates) if ("run" in g) g.timeout = "4s";
+  for (const g of loaded.task.gates) if ("run" in g || "differential" in g) g.timeout = "4s";
   return loaded;
 }
 
-/** The gate that carries the task's held-out tests. */
+/** The gate that carries the task's held-out tests: a held-out overlay, or a differential gate's cases. */
 function heldoutGateOf(taskId: string): string {
-  const g = load(taskId).task.gates.find((x) => "heldout" in x && x.heldout);
+  const g = load(taskId).task.gates.find((x) => ("heldout" in x && x.heldout) || "differential" in x);
   if (!g) throw new Error(`${taskId} has no held-out gate`);
   return g.id;
 }

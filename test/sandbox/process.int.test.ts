@@ -153,3 +153,67 @@ describe("runProcess (no sandbox)", () => {
     expect(r.output).toContain("VISIBLE");
   });
 });
+
+describe("runProcess captureBytes", () => {
+  it("keeps stdout and stderr apart and byte for byte, beside the combined output", async () => {
+    const r = await runProcess(["/bin/sh", "-c", "printf 'a\\r\\n\\377'; printf 'oops' >&2; printf 'b'"], {
+      cwd: dir,
+      env: ENV,
+      timeoutMs: 10_000,
+      captureBytes: 1024,
+    });
+    expect(r.streams?.stdout).toEqual(Buffer.from([0x61, 0x0d, 0x0a, 0xff, 0x62]));
+    expect(r.streams?.stderr.toString()).toBe("oops");
+    expect(r.streams?.overflow).toBe(false);
+    expect(r.output).toContain("oops");
+  });
+
+  it("says when a stream is larger than the limit, and keeps only the limit", async () => {
+    const r = await runProcess(["/bin/sh", "-c", "head -c 5000 /dev/zero"], {
+      cwd: dir,
+      env: ENV,
+      timeoutMs: 10_000,
+      captureBytes: 1000,
+    });
+    expect(r.streams?.stdout.length).toBe(1000);
+    expect(r.streams?.overflow).toBe(true);
+    const plain = await runProcess(["/bin/true"], { cwd: dir, env: ENV, timeoutMs: 10_000 });
+    expect(plain.streams).toBeUndefined();
+  });
+});
+
+describe("runSandboxed binds", () => {
+  it("mounts a host folder read-only at another path, and starts there", async () => {
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(join(dir, "f.txt"), "inside\n");
+    const r = await runSandboxed(
+      {
+        argv: ["/bin/sh", "-c", "pwd; cat f.txt; { echo x > g.txt; } 2>/dev/null || echo READONLY"],
+        cwd: "/tree",
+        writable: [],
+        readonly: [],
+        binds: [{ source: dir, target: "/tree" }],
+        env: ENV,
+        network: false,
+        timeoutMs: 10_000,
+      },
+      "bubblewrap",
+    );
+    expect(r.output).toBe("/tree\ninside\nREADONLY\n");
+    expect(() =>
+      runSandboxed(
+        {
+          argv: ["/bin/true"],
+          cwd: "/",
+          writable: [],
+          readonly: [],
+          binds: [{ source: dir, target: "/t" }],
+          env: ENV,
+          network: false,
+          timeoutMs: 1000,
+        },
+        "none",
+      ),
+    ).toThrow(/need the bubblewrap sandbox/);
+  });
+});
