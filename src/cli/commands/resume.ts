@@ -20,6 +20,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const reporter = !flags.json || io.stderr.isTTY ? progressReporter(io.stderr) : null;
   try {
     const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
     const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
@@ -30,7 +31,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
       signal: controller.signal,
-      ...(!flags.json || io.stderr.isTTY ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(reporter ? { reporter } : {}),
       builder: (d, responses) => {
         switch (d.kind) {
           case "agent":
@@ -59,6 +60,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(env.status);
   } finally {
+    reporter?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await store.close();

@@ -157,6 +157,7 @@ export async function executeRun(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const reporter = showProgress ? progressReporter(io.stderr) : null;
   try {
     return await runTask({
       signal: controller.signal,
@@ -172,10 +173,11 @@ export async function executeRun(
       ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
-      ...(showProgress ? { reporter: progressReporter(io.stderr) } : {}),
+      ...(reporter ? { reporter } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {
+    reporter?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await store.close();
