@@ -4,6 +4,7 @@ import { InputError } from "../../core/errors.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
+import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
@@ -13,13 +14,9 @@ import { numberFlag, type RunFlags } from "./run.js";
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = openStore(dir, false, runId);
-  const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort(sig);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const interrupts = handleInterrupts((sig) =>
+    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`),
+  );
   const reporter = !flags.json || io.stderr.isTTY ? progressReporter(io.stderr) : null;
   try {
     const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
@@ -30,7 +27,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       storeDir: dir,
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
-      signal: controller.signal,
+      signal: interrupts.signal,
       ...(reporter ? { reporter } : {}),
       builder: (d, responses) => {
         switch (d.kind) {
@@ -61,8 +58,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     return exitCodeOf(env.status);
   } finally {
     reporter?.close();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupts.dispose();
     await store.close();
   }
 }

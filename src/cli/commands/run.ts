@@ -14,6 +14,7 @@ import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
+import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
@@ -149,18 +150,13 @@ export async function executeRun(
   const store = openStore(s.storeDir, true);
   const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY);
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
-  const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`);
-    controller.abort(sig);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const interrupts = handleInterrupts((sig) =>
+    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`),
+  );
   const reporter = showProgress ? progressReporter(io.stderr) : null;
   try {
     return await runTask({
-      signal: controller.signal,
+      signal: interrupts.signal,
       loaded,
       builder,
       store,
@@ -178,8 +174,7 @@ export async function executeRun(
     });
   } finally {
     reporter?.close();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupts.dispose();
     await store.close();
   }
 }
