@@ -22,6 +22,9 @@ Usage:
   loopgate events RUN [--store DIR] [--json]            One run's audit trail.
   loopgate health [--store DIR] [--days N] [--json]     Plan-step counters: completions, null steps, reopens.
   loopgate demo [--store DIR] [--json]                  Run the bundled examples with honest and forging builders.
+  loopgate doctor [--store DIR] [--json]
+      Check what loopgate relies on (Node, bubblewrap and its self-test, git, python3, the store, provider
+      settings, claude/codex), each with its fix: exit 0 all good, 1 something optional missing, 2 required.
   loopgate selftest [--json]
       Measure this installation (contracts, sandbox and store, an end-to-end run, cost policy, a live
       provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY.

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { LoopgateError } from "../core/errors.js";
 import { demoCommand, packageRoot } from "./commands/demo.js";
+import { doctorCommand } from "./commands/doctor.js";
 import { expCommand } from "./commands/exp.js";
 import { healthCommand } from "./commands/health.js";
 import { eventsCommand, runsCommand, statusCommand } from "./commands/inspect.js";
@@ -66,6 +67,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       resume: 1,
       exp: 2,
       health: 0,
+      doctor: 0,
     };
     const most = arity[command];
     if (most !== undefined && rest.length > most)
@@ -107,6 +109,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         return await selftestCommand(io, flags);
       case "demo":
         return await demoCommand(io, flags);
+      case "doctor":
+        return await doctorCommand(io, flags);
       default:
         throw new LoopgateError("bad_input", `unknown command ${command}; see loopgate --help`);
     }

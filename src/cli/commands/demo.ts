@@ -1,25 +1,19 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
 import { loadTask } from "../../runner/load-task.js";
+import { formatDoctor } from "../doctor.js";
+import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
+import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
+import { diagnose } from "./doctor.js";
 import { executeRun, type RunFlags } from "./run.js";
 
-/** The package's root folder (where package.json names loopgate). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (dir !== "/") {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "loopgate") return dir;
-    dir = dirname(dir);
-  }
-  throw new Error("cannot find loopgate's package.json above the CLI");
-}
+export { packageRoot } from "../invocation.js";
 
 interface DemoCase {
   builder: string;
@@ -72,6 +66,17 @@ function explain(env: Envelope): string {
 
 /** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
 export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
+  // Without a sandbox every row would be a TOOL_FAILURE: say why, as `loopgate doctor` does, instead.
+  if (!flags["unsafe-no-sandbox"]) {
+    const report = await diagnose(flags);
+    const sandbox = report.checks.filter((c) => c.id === "bubblewrap" || c.id === "sandbox self-test");
+    if (sandbox.some((c) => c.state === "missing")) {
+      io.err(
+        `loopgate demo: the sandbox is not available, so no example can run. \`${cliName()} doctor\` says:\n\n${formatDoctor(report)}`,
+      );
+      return 2;
+    }
+  }
   const examples = join(packageRoot(), "examples");
   const tasks = readdirSync(examples)
     .filter((d) => existsSync(join(examples, d, "task.yaml")))
@@ -79,16 +84,7 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
   const store = flags.store ?? (await mkdtemp(join(tmpdir(), "loopgate-demo-")));
   const runFlags: RunFlags = { ...flags, store };
   io.err(`loopgate demo: ${tasks.length} example tasks × ${cases.length} builders; event log in ${store}\n`);
-  const rows: {
-    task: string;
-    builder: string;
-    expected: string;
-    status: string;
-    attempts: number;
-    why: string;
-    ok: boolean;
-    run_id: string;
-  }[] = [];
+  const rows: DemoRow[] = [];
   for (const name of tasks) {
     const loaded = loadTask(join(examples, name, "task.yaml"));
     for (const c of cases) {
@@ -96,7 +92,9 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
       if (!builder) continue;
       io.err(`  ${loaded.task.id} · ${c.builder} …\n`);
       const env = await executeRun(io, loaded, builder, runFlags, { quiet: true });
+      // A run that could not execute (TOOL_FAILURE) proves nothing either way: it is never "as expected".
       const ok =
+        env.status !== "TOOL_FAILURE" &&
         (c.expect === "SUCCESS" ? env.status === "SUCCESS" : env.status !== "SUCCESS") &&
         (c.attempts === undefined || env.attempts === c.attempts);
       const why = explain(env);
@@ -109,11 +107,14 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
         why,
         ok,
         run_id: env.run_id,
+        gates_run: env.gates.length,
+        gates_failed: env.gates.filter((g) => !g.passed).length,
+        reason: env.reason,
       });
     }
   }
   if (flags.json) {
-    io.out(`${JSON.stringify({ store, rows }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ store, rows, conclusion: demoConclusion(rows) }, null, 2)}\n`);
   } else {
     const w = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
     io.out(`\n${w("task", 14)} ${w("builder", 24)} ${w("expected", 12)} ${w("got", 12)} att  why\n`);
@@ -121,11 +122,10 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
       io.out(
         `${w(r.task, 14)} ${w(r.builder, 24)} ${w(r.expected, 12)} ${w(r.status, 12)} ${String(r.attempts).padStart(3)}  ${r.ok ? "" : "UNEXPECTED "}${r.why}\n`,
       );
-    const bad = rows.filter((r) => !r.ok).length;
-    io.out(
-      `\n${rows.length - bad}/${rows.length} runs ended as expected. Forged "done" claims were refused by held-out gates, not by reading the claim.\n`,
-    );
-    io.out(`Inspect one: loopgate events ${rows[1]?.run_id ?? "RUN"} --store ${store}\n`);
+    io.out(`\n${demoConclusion(rows)}\n`);
+    const forged = rows.find((r) => r.expected === "not SUCCESS") ?? rows[0];
+    io.out(`Inspect one: ${cliName()} events ${forged?.run_id ?? "RUN"} --store ${store}\n`);
   }
+  if (rows.some((r) => r.status === "TOOL_FAILURE")) return 2;
   return rows.every((r) => r.ok) ? 0 : 1;
 }

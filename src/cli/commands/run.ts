@@ -15,6 +15,7 @@ import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import { handleInterrupts } from "../interrupt.js";
+import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
@@ -227,7 +228,12 @@ function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: Lo
     return;
   }
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
-  io.out(`${formatEnvelope(env)}\naudit trail: loopgate events ${env.run_id} --store ${storeDir}\n`);
+  const me = cliName();
+  const resume =
+    env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (")
+      ? `continue it: ${me} resume ${env.run_id} --store ${storeDir}\n`
+      : "";
+  io.out(`${formatEnvelope(env)}\naudit trail: ${me} events ${env.run_id} --store ${storeDir}\n${resume}`);
 }
 
 /** `loopgate task check TASK`: the oracle must reach SUCCESS and the no-op must not. */
