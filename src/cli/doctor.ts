@@ -29,10 +29,14 @@ export interface DoctorFacts {
   programs: {
     bwrap: string | null;
     git: string | null;
-    python3: string | null;
     claude: string | null;
     codex: string | null;
   };
+  /**
+   * Programs as gates find them: on the sandbox's fixed PATH and inside what the gate sandbox mounts
+   * (/usr, /bin, …); a Node under ~/.nvm is on the user's PATH but not here. Null when gates cannot start it.
+   */
+  gatePrograms: { node: string | null; python3: string | null };
   /** The sandbox self-test: null when it passed, else its message; undefined when it could not run (no bwrap). */
   sandboxSelfTest: string | null | undefined;
   store: { dir: string; writable: boolean; detail: string };
@@ -122,12 +126,22 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
         ),
   );
   checks.push(
-    f.programs.python3
-      ? ok("python3", "optional", f.programs.python3)
+    f.gatePrograms.node
+      ? ok("node for gates", "optional", f.gatePrograms.node)
+      : missing(
+          "node for gates",
+          "optional",
+          "no node in /usr/local/bin:/usr/bin:/bin, where gates look: a gate that runs node (the JS example's) cannot start",
+          "install Node system-wide (NodeSource or your distribution's nodejs package); a Node under your home folder (nvm) is not visible to gates",
+        ),
+  );
+  checks.push(
+    f.gatePrograms.python3
+      ? ok("python3", "optional", f.gatePrograms.python3)
       : missing(
           "python3",
           "optional",
-          "python3 is not on PATH: the py-durations example's gates cannot run",
+          "no python3 in /usr/local/bin:/usr/bin:/bin, where gates look: the py-durations example's gates cannot run",
           "install it (sudo apt-get install -y python3) to run the Python example; nothing else needs it",
         ),
   );

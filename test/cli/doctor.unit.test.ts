@@ -6,10 +6,10 @@ const healthy = (): DoctorFacts => ({
   programs: {
     bwrap: "/usr/bin/bwrap",
     git: "/usr/bin/git",
-    python3: "/usr/bin/python3",
     claude: null,
     codex: null,
   },
+  gatePrograms: { node: "/usr/bin/node", python3: "/usr/bin/python3" },
   sandboxSelfTest: null,
   store: { dir: "/w/.loopgate", writable: true, detail: "/w is writable" },
   env: {},
@@ -62,8 +62,14 @@ describe("loopgate doctor's checks", () => {
     }
   });
 
+  it("node where gates cannot see it (nvm) is optional missing (exit 1)", () => {
+    const f = { ...healthy(), gatePrograms: { ...healthy().gatePrograms, node: null } };
+    expect(report(f).exit).toBe(1);
+    expect(byId(f, "node for gates")?.remedy).toContain("system-wide");
+  });
+
   it("python3 absent is optional missing (exit 1)", () => {
-    const f = { ...healthy(), programs: { ...healthy().programs, python3: null } };
+    const f = { ...healthy(), gatePrograms: { ...healthy().gatePrograms, python3: null } };
     const r = report(f);
     expect(r.exit).toBe(1);
     expect(r.verdict).toBe("optional_missing");

@@ -10,7 +10,7 @@ import { formatDoctor } from "../doctor.js";
 import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
-import { diagnose } from "./doctor.js";
+import { diagnose, gateProgram } from "./doctor.js";
 import { executeRun, type RunFlags } from "./run.js";
 
 export { packageRoot } from "../invocation.js";
@@ -85,8 +85,26 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
   const runFlags: RunFlags = { ...flags, store };
   io.err(`loopgate demo: ${tasks.length} example tasks × ${cases.length} builders; event log in ${store}\n`);
   const rows: DemoRow[] = [];
+  const skipped: string[] = [];
   for (const name of tasks) {
     const loaded = loadTask(join(examples, name, "task.yaml"));
+    // An example whose gates cannot start here (python3 is optional) is skipped and said so, not run
+    // into a row of TOOL_FAILUREs.
+    const absent = [
+      ...new Set(
+        loaded.task.gates.flatMap((g) => {
+          const program = "run" in g ? g.run[0] : undefined;
+          return program && !program.includes("/") && !gateProgram(program) ? [program] : [];
+        }),
+      ),
+    ];
+    if (absent.length) {
+      skipped.push(`${loaded.task.id} (its gates need ${absent.join(", ")}, which gates cannot find here)`);
+      io.err(
+        `  ${loaded.task.id}: skipped: ${absent.join(", ")} not installed where gates look; see \`${cliName()} doctor\`\n`,
+      );
+      continue;
+    }
     for (const c of cases) {
       const builder = c.make(loaded.dir, loaded.oracle);
       if (!builder) continue;
@@ -114,7 +132,7 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
     }
   }
   if (flags.json) {
-    io.out(`${JSON.stringify({ store, rows, conclusion: demoConclusion(rows) }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ store, rows, skipped, conclusion: demoConclusion(rows) }, null, 2)}\n`);
   } else {
     const w = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
     io.out(`\n${w("task", 14)} ${w("builder", 24)} ${w("expected", 12)} ${w("got", 12)} att  why\n`);
@@ -123,6 +141,7 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
         `${w(r.task, 14)} ${w(r.builder, 24)} ${w(r.expected, 12)} ${w(r.status, 12)} ${String(r.attempts).padStart(3)}  ${r.ok ? "" : "UNEXPECTED "}${r.why}\n`,
       );
     io.out(`\n${demoConclusion(rows)}\n`);
+    if (skipped.length) io.out(`Skipped: ${skipped.join("; ")}.\n`);
     const forged = rows.find((r) => r.expected === "not SUCCESS") ?? rows[0];
     io.out(`Inspect one: ${cliName()} events ${forged?.run_id ?? "RUN"} --store ${store}\n`);
   }

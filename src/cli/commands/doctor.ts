@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
-import { resolveProgram } from "../../sandbox/environment.js";
+import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
 import { storeDirFrom } from "../context.js";
 import { type DoctorFacts, type DoctorReport, doctorChecks, doctorReport, formatDoctor } from "../doctor.js";
 import type { CommandIO } from "../io.js";
@@ -20,6 +20,14 @@ function storeWritable(dir: string): DoctorFacts["store"] {
   }
 }
 
+/** Where a gate would find `name` (the sandbox's PATH, under a directory the gate sandbox mounts), or null. */
+export function gateProgram(name: string): string | null {
+  const at = resolveProgram(name, "/", SANDBOX_PATH);
+  return at && GATE_VISIBLE.some((d) => at.startsWith(d)) ? at : null;
+}
+
+const GATE_VISIBLE = ["/usr/", "/bin/", "/sbin/"];
+
 /** Probes this machine: programs on PATH, the sandbox self-test, the store, provider settings. */
 export async function probeDoctor(flags: { store?: string } = {}): Promise<DoctorFacts> {
   const path = process.env.PATH ?? "";
@@ -36,10 +44,10 @@ export async function probeDoctor(flags: { store?: string } = {}): Promise<Docto
     programs: {
       bwrap,
       git: find("git"),
-      python3: find("python3"),
       claude: find("claude"),
       codex: find("codex"),
     },
+    gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
     sandboxSelfTest: selfTest,
     store: storeWritable(storeDirFrom(flags.store, ".loopgate")),
     env: {
