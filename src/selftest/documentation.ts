@@ -8,8 +8,11 @@ import { check, must, type SelftestContext } from "./check.js";
 import { commandExamples, exampleProblems } from "./readme-examples.js";
 import { type DimensionResult, dimensionFromChecks } from "./verdict.js";
 
-/** The commands a new user runs first (the README's opening block). */
-export const SETUP_COMMANDS = ["npm install && npx loopgate demo", "npm test"] as const;
+/** The commands a new user runs first (the README's opening block): what a fresh Debian/Ubuntu machine needs. */
+export const SETUP_COMMANDS = [
+  "sudo apt-get install -y bubblewrap git && npm install && npx loopgate demo",
+  "npm test",
+] as const;
 
 /** Options every program has that the README need not repeat. */
 const GENERIC_FLAGS = new Set(["--help", "--version"]);

@@ -48,3 +48,19 @@ describe("the demo's closing sentence", () => {
     expect(s).toContain("1 of 2 forged runs were refused by failing gates");
   });
 });
+
+describe("the demo's examples whose gates cannot start", () => {
+  it("names each absent bare program once; static gates and paths into the task are not looked up", async () => {
+    const { absentGatePrograms } = await import("../../src/cli/commands/demo.js");
+    const gates = [
+      { id: "a", run: ["python3", "-m", "unittest"] },
+      { id: "b", run: ["python3", "x.py"] },
+      { id: "c", run: ["node", "--test"] },
+      { id: "d", run: ["./checks/run.sh"] },
+      { id: "e", static: { path: "x", exists: true } },
+    ];
+    const find = (p: string) => (p === "node" ? "/usr/bin/node" : null);
+    expect(absentGatePrograms(gates, find)).toEqual(["python3"]);
+    expect(absentGatePrograms(gates, () => "/usr/bin/x")).toEqual([]);
+  });
+});

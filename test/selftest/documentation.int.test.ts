@@ -74,10 +74,12 @@ describe("selftest: documentation dimension", () => {
   it("fails when the set-up commands or the exit codes drift from the help", async () => {
     const r = await measure(
       real
-        .replace("npm install && npx loopgate demo", "npm ci")
+        .replace("sudo apt-get install -y bubblewrap git && npm install", "npm install")
         .replace("**1** ESCALATED", "**3** ESCALATED"),
     );
-    expect(failing(r).join("\n")).toMatch(/missing set-up commands: npm install && npx loopgate demo/);
+    expect(failing(r).join("\n")).toMatch(
+      /missing set-up commands: sudo apt-get install -y bubblewrap git && npm install && npx loopgate demo/,
+    );
     const r2 = await measure(
       real.replace(
         /Exit codes: \*\*0\*\* SUCCESS, \*\*1\*\* ESCALATED/,

@@ -15,6 +15,18 @@ import { executeRun, type RunFlags } from "./run.js";
 
 export { packageRoot } from "../invocation.js";
 
+/** The bare program names of subprocess gates that `find` cannot locate (where gates look). */
+export function absentGatePrograms(
+  gates: readonly ({ run: readonly string[] } | object)[],
+  find: (program: string) => string | null,
+): string[] {
+  const names = gates.flatMap((g) => {
+    const program = "run" in g ? g.run[0] : undefined;
+    return program && !program.includes("/") && !find(program) ? [program] : [];
+  });
+  return [...new Set(names)];
+}
+
 interface DemoCase {
   builder: string;
   make: (taskDir: string, oracle: string | null) => Builder | null;
@@ -90,14 +102,7 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
     const loaded = loadTask(join(examples, name, "task.yaml"));
     // An example whose gates cannot start here (python3 is optional) is skipped and said so, not run
     // into a row of TOOL_FAILUREs.
-    const absent = [
-      ...new Set(
-        loaded.task.gates.flatMap((g) => {
-          const program = "run" in g ? g.run[0] : undefined;
-          return program && !program.includes("/") && !gateProgram(program) ? [program] : [];
-        }),
-      ),
-    ];
+    const absent = absentGatePrograms(loaded.task.gates, gateProgram);
     if (absent.length) {
       skipped.push(`${loaded.task.id} (its gates need ${absent.join(", ")}, which gates cannot find here)`);
       io.err(
