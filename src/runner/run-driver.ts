@@ -215,6 +215,9 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
+  // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
+  // workspace back and runs the builder again; the driver records the interrupt.
+  if (ctx.signal?.aborted) return null;
   const claim = r.output.trim().slice(-2000);
   await journal.record({
     type: "record_builder",

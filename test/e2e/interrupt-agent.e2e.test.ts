@@ -2,7 +2,7 @@
 // TOOL_FAILURE "interrupted (SIGINT)" at once (not after a budget cap), it exits 2 — directly and
 // through `npx loopgate` — and `loopgate resume` continues it to its verdict.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -91,9 +91,10 @@ async function interruptAndCheck(
     .split("\n")
     .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
   const types = events.map((e) => e.type);
-  // The cut call has an intent and no result (it is in doubt), no budget cap was reached, nothing was gated.
-  expect(types).toContain("tool_call_started");
+  // What the interrupt cut has no result (an agent's call is in doubt; a builder has no builder_finished),
+  // no budget cap was reached, nothing was gated.
   expect(types).not.toContain("tool_call_finished");
+  expect(types).not.toContain("builder_finished");
   expect(types).not.toContain("budget_exhausted");
   expect(types).not.toContain("gate_run_finished");
   expect(events.find((e) => e.type === "infrastructure_failed")?.data.interrupted).toBe(true);
@@ -114,6 +115,8 @@ describe("interrupting the built-in agent", () => {
     const resumed = await loopgate(["resume", run.run_id, "--store", store, "--json"]);
     expect(resumed.code, show(resumed)).toBe(0);
     const env = parseStdout<Status>(resumed);
+    const before = (await loopgate(["events", run.run_id, "--store", store, "--json"])).stdout;
+    expect(before).toContain('"type":"tool_call_started"');
     expect(env.status).toBe("SUCCESS");
     const events = (await loopgate(["events", run.run_id, "--store", store, "--json"])).stdout
       .trim()
@@ -144,5 +147,43 @@ describe("interrupting the built-in agent", () => {
       store,
       { npm_config_script_shell: "/bin/bash" },
     );
+  });
+});
+
+describe("interrupting an external builder", () => {
+  it("records no result for the killed builder; resume rolls back and runs it again, to SUCCESS", async () => {
+    const task = writeTask(TASK);
+    const dir = tempDir();
+    const store = join(dir, "store");
+    // The builder's folder is mounted read-only; the test drops `go` into it between run and resume.
+    const tools = join(dir, "tools");
+    mkdirSync(tools);
+    const script = join(tools, "agent.sh");
+    writeFileSync(
+      script,
+      `#!/bin/sh\nif [ -e ${tools}/go ]; then echo bye > greeting.txt; exit 0; fi\ntouch started\nsleep 30\n`,
+    );
+    chmodSync(script, 0o755);
+    const run = await interruptAndCheck(
+      process.execPath,
+      [BIN, "run", task, "--builder", script, "--builder-mount", tools, "--store", store],
+      store,
+    );
+    writeFileSync(join(tools, "go"), "");
+    const resumed = await loopgate([
+      "resume",
+      run.run_id,
+      "--store",
+      store,
+      "--builder-mount",
+      tools,
+      "--json",
+    ]);
+    expect(resumed.code, show(resumed)).toBe(0);
+    const env = parseStdout<Status & { attempts: number }>(resumed);
+    expect(env.status).toBe("SUCCESS");
+    expect(env.attempts).toBe(1);
+    // The half-done work of the killed run (its marker) was rolled back before the builder ran again.
+    expect(existsSync(join(store, "runs", run.run_id, "workspace", "started"))).toBe(false);
   });
 });
