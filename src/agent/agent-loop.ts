@@ -42,7 +42,14 @@ export interface AgentDeps {
   probe(p: GoalPredicate): Promise<{ holds: boolean; detail: string }>;
   runStartedAt: number;
   now(): number;
+  /** Waits `ms` (a retry's backoff); resolves early when `signal` aborts. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Ctrl-C or a cancel: reaches the model request, the backoff, every tool call and step check (through
+   * `toolCtx.signal`, which must be the same signal). Whatever it cut short is not recorded as a result:
+   * the attempt ends `interrupted`, and a resume treats the cut call as in doubt.
+   */
+  signal?: AbortSignal;
   onStep?(info: { turn: number; step: number; tool?: string; tokens: number; costUsd: number }): void;
   /** Declared plan-step checks: whether they execute and how many per run (default on, 16). */
   stepChecks?: StepCheckPolicy;
@@ -56,7 +63,8 @@ export interface AgentDeps {
 export type AgentOutcome =
   | { kind: "stopped"; text: string }
   | { kind: "capped" }
-  | { kind: "model_failed"; reason: string };
+  | { kind: "model_failed"; reason: string }
+  | { kind: "interrupted" };
 
 /** Runs (or, after a crash, continues) the turn loop of one attempt until the goal gate lets it stop. */
 export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
@@ -65,7 +73,9 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
   const rec = (event: AgentEventBody, origin: Origin = "runtime") => d.record(event, origin);
   const attempt = d.attempt;
   let retries = 0;
+  const aborted = () => d.signal?.aborted === true;
   for (;;) {
+    if (aborted()) return { kind: "interrupted" };
     const events = attemptEvents(d.events(), attempt);
     const s = foldAgent(events, d.prompt);
     if (s.capped) return { kind: "capped" };
@@ -112,6 +122,8 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
       });
       const sc = d.selfCheck?.handles(call.name) ? await d.selfCheck.submit(call, d.events()) : null;
       const r = sc ? sc.result : await executeToolCall(d.tools, call, d.toolCtx);
+      // A call the interrupt killed has no result of its own: it stays in doubt for a resume.
+      if (aborted()) return { kind: "interrupted" };
       await rec({
         type: "tool_call_finished",
         data: {
@@ -148,6 +160,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
         toolCtx: d.toolCtx,
         record: rec,
         observeAfter: d.observeAfter,
+        ...(d.signal ? { signal: d.signal } : {}),
         ...(d.stepEscalation ? { escalation: d.stepEscalation } : {}),
       })
     )
@@ -161,6 +174,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
       for (const p of d.goal.predicates) {
         if ("command_succeeded" in p) continue;
         const r = await d.probe(p);
+        if (aborted()) return { kind: "interrupted" };
         await rec(
           {
             type: "goal_probed",
@@ -206,7 +220,13 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
       return { kind: "capped" };
     }
     d.onStep?.({ turn: s.turn, step: s.stepsInTurn + 1, tokens: usage.tokens, costUsd: usage.costUsd });
-    const response = await d.model.generate({ system: d.system, messages: s.messages, tools: specs });
+    const response = await d.model.generate({
+      system: d.system,
+      messages: s.messages,
+      tools: specs,
+      ...(d.signal ? { signal: d.signal } : {}),
+    });
+    if (aborted()) return { kind: "interrupted" };
     if (!response.ok) {
       const e = response.error;
       const canRetry = e.retryable && retries < d.budget.modelRetries;

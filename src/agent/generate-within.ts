@@ -2,20 +2,26 @@ import type { ModelAdapter, ModelRequest, ModelResponse } from "./model.js";
 
 /**
  * One model request with a hard deadline, for quarantined single calls (the judge, step escalation).
- * The deadline aborts the request and answers `timeout`; like the model boundary, it never throws.
+ * The deadline aborts the request and answers `timeout`; so does `signal` (an interrupt), at once. Like
+ * the model boundary, it never throws.
  */
 export async function generateWithin(
   model: ModelAdapter,
   request: Omit<ModelRequest, "signal">,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<ModelResponse | "timeout"> {
   const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) return "timeout";
+  signal?.addEventListener("abort", onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => {
       controller.abort();
       resolve("timeout");
     }, timeoutMs);
+    controller.signal.addEventListener("abort", () => resolve("timeout"), { once: true });
   });
   try {
     return await Promise.race([model.generate({ ...request, signal: controller.signal }), timeout]);
@@ -23,5 +29,6 @@ export async function generateWithin(
     return { ok: false, error: { kind: "provider", message: String(e), retryable: false } };
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
 }

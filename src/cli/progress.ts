@@ -4,31 +4,40 @@ import { lineStreamer, logTail } from "./excerpt.js";
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
+/** A run reporter that owns a timer: `close()` stops it, whatever state the run ended in. */
+export interface ProgressReporter extends RunReporter {
+  close(): void;
+}
+
 /**
  * Renders run progress on a stream: on a terminal a live line per running step (attempt n/N, the gate
  * being run with its elapsed time), elsewhere one plain line per phase (builder started and finished,
- * each tool the agent runs, gate started and finished). With `verbose` (`--verbose`/`--follow`) the
- * builder's and the gates' output is streamed too, line by line, prefixed `builder| `, `gate ID| `.
+ * each tool the agent runs, gate started and finished). At most one live line (and one timer) exists at
+ * a time: starting one ends the previous one, and the timer never keeps the process alive on its own.
+ * With `verbose` (`--verbose`/`--follow`) the builder's and the gates' output is streamed too, line by
+ * line, prefixed `builder| `, `gate ID| `.
  */
 export function progressReporter(
-  out: NodeJS.WriteStream,
+  out: Pick<NodeJS.WriteStream, "write" | "isTTY">,
   options: { tty?: boolean; indent?: string; verbose?: boolean } = {},
-): RunReporter {
+): ProgressReporter {
   const tty = options.tty ?? Boolean(out.isTTY);
   const pad = options.indent ?? "";
   let live: { label: string; started: number; timer: NodeJS.Timeout } | null = null;
-  const startLive = (label: string) => {
-    if (!tty) return;
-    const started = Date.now();
-    const draw = () => out.write(`\r\x1b[2K${pad}  … ${label} ${secs(Date.now() - started)}`);
-    draw();
-    live = { label, started, timer: setInterval(draw, 200) };
-  };
   const endLive = () => {
     if (!live) return;
     clearInterval(live.timer);
     out.write("\r\x1b[2K");
     live = null;
+  };
+  const startLive = (label: string) => {
+    if (!tty) return;
+    endLive();
+    const started = Date.now();
+    const draw = () => out.write(`\r\x1b[2K${pad}  … ${label} ${secs(Date.now() - started)}`);
+    draw();
+    live = { label, started, timer: setInterval(draw, 200) };
+    live.timer.unref();
   };
   const line = (s: string) => {
     endLive();
@@ -63,10 +72,8 @@ export function progressReporter(
     },
     agentStep: (i) => {
       const what = `turn ${i.turn} step ${i.step}${i.tool ? ` · ${i.tool}` : " · model"} · ${i.tokens} tokens · $${i.costUsd.toFixed(4)}`;
-      if (tty) {
-        endLive();
-        startLive(what);
-      } else
+      if (tty) startLive(what);
+      else
         line(
           `  turn ${i.turn} step ${i.step} · ${i.tool ? `running tool ${i.tool}` : "model"} · ${i.tokens} tokens · $${i.costUsd.toFixed(4)}`,
         );
@@ -81,8 +88,8 @@ export function progressReporter(
       if (!r.passed && !options.verbose) for (const l of logTail(r.log_excerpt, 3)) line(`      | ${l}`);
     },
     note: (text) => line(`note: ${text}`),
+    close: endLive,
     runFinished: (e: Envelope) => {
-      endLive();
       line(`${e.status} after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}: ${e.reason}`);
     },
   };

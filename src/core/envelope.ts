@@ -57,9 +57,9 @@ export type Envelope = z.infer<typeof Envelope>;
  * events, never from a stored field. Returns null while the run has not finished.
  */
 export function projectEnvelope(runId: string, events: readonly LoopgateEvent[]): Envelope | null {
-  const finished = events.some((e) => e.type === "run_finished");
-  if (!finished) return null;
   const state = foldRun(events);
+  // Not `some(run_finished)`: a resume can reopen a run that finished as interrupted.
+  if (!state.finished) return null;
   const { status, reason } = verdict(state);
   const gates: Envelope["gates"] = [];
   const findings: Envelope["findings"] = [];

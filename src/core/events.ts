@@ -146,7 +146,12 @@ const data = {
   }),
   attempt_finished: z.object({ attempt, passed: z.boolean() }),
   required_fix_issued: z.object({ attempt, text: z.string().max(8000) }),
-  infrastructure_failed: z.object({ attempt: z.number().int().nonnegative(), reason: z.string().max(4000) }),
+  infrastructure_failed: z.object({
+    attempt: z.number().int().nonnegative(),
+    reason: z.string().max(4000),
+    /** The user interrupted the run (Ctrl-C, SIGTERM): `loopgate resume` may reopen it. */
+    interrupted: z.boolean().optional(),
+  }),
   run_finished: z.object({ status: RunStatus, reason: z.string().max(4000) }),
   // The built-in agent. Everything the loop does is one of these, appended before it is acted on.
   goal_set: z.object({
@@ -320,6 +325,8 @@ const data = {
     from_revision: z.number().int().nonnegative(),
     in_doubt: z.array(z.string()),
     action: z.string().max(2000),
+    /** The run had finished as interrupted; this resume reopened it (its interruption no longer counts). */
+    reopened: z.boolean().optional(),
   }),
   /**
    * `loopgate task check` proved the gates with the oracle: how many real tests each gate saw pass.

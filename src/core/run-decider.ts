@@ -27,7 +27,7 @@ export type RunCommand =
   | { type: "record_gate"; data: EventData<"gate_run_finished"> }
   | { type: "finish_attempt" }
   | { type: "issue_required_fix"; text: string }
-  | { type: "fail_infrastructure"; reason: string }
+  | { type: "fail_infrastructure"; reason: string; interrupted?: boolean }
   | { type: "finish_run" }
   /** An event of the built-in agent's loop, appended as is while an attempt is open. */
   | { type: "record_agent"; event: AgentEventBody }
@@ -83,6 +83,8 @@ export interface RunState {
   /** Blocking findings by attempt number. */
   blocking: Map<number, string[]>;
   infrastructure: string | null;
+  /** The infrastructure failure is the user's interrupt: a resume may reopen the run. */
+  interrupted: boolean;
   /** The first budget cap that stopped the run, named. */
   capReached: string | null;
   /** Whether the task has a judge, whose approval every passing attempt then also needs. */
@@ -103,6 +105,7 @@ export function initialState(): RunState {
     gateRuns: new Map(),
     blocking: new Map(),
     infrastructure: null,
+    interrupted: false,
     capReached: null,
     judgeRequired: false,
     judgeVerdicts: new Map(),
@@ -152,7 +155,8 @@ export function evolve(state: RunState, event: EventBody): RunState {
       return a ? replaceAttempt(state, event.data.attempt, { ...a, closed: true }) : state;
     }
     case "infrastructure_failed":
-      return { ...state, infrastructure: state.infrastructure ?? event.data.reason };
+      if (state.infrastructure !== null) return state;
+      return { ...state, infrastructure: event.data.reason, interrupted: event.data.interrupted === true };
     case "run_finished":
       return { ...state, finished: { status: event.data.status, reason: event.data.reason } };
     case "budget_exhausted":
@@ -174,6 +178,10 @@ export function evolve(state: RunState, event: EventBody): RunState {
       judgeVerdicts.set(event.data.attempt, { verdict: event.data.verdict, reason: event.data.reason });
       return { ...state, judgeVerdicts };
     }
+    case "run_resumed":
+      // Reopening an interrupted run: the interruption was not a verdict, so it stops counting.
+      if (event.data.reopened !== true || !state.interrupted) return state;
+      return { ...state, finished: null, infrastructure: null, interrupted: false };
     case "goal_set":
     case "model_responded":
     case "model_failed":
@@ -183,7 +191,6 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "workspace_touched":
     case "goal_probed":
     case "continuation_queued":
-    case "run_resumed":
     case "workspace_observed":
     case "workspace_changed":
     case "claim_recorded":
@@ -290,6 +297,10 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
     return [{ type: "run_started", data: command.data }];
   }
   if (!state.started) throw new DomainError(`${command.type}: the run has not started`);
+  if (command.type === "resume" && command.data.reopened === true) {
+    if (!state.interrupted) throw new DomainError("resume: only a run that was interrupted can be reopened");
+    return [{ type: "run_resumed", data: command.data }];
+  }
   if (state.finished)
     throw new DomainError(`${command.type}: the run has finished (${state.finished.status})`);
   const open = current(state);
@@ -352,7 +363,16 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
         throw new DomainError("record_judge: the judge is consulted only after every gate passed");
       return [{ type: "judge_finished", data: command.data }];
     case "fail_infrastructure":
-      return [{ type: "infrastructure_failed", data: { attempt: n, reason: command.reason } }];
+      return [
+        {
+          type: "infrastructure_failed",
+          data: {
+            attempt: n,
+            reason: command.reason,
+            ...(command.interrupted ? { interrupted: true } : {}),
+          },
+        },
+      ];
     case "finish_run": {
       if (open && !open.closed && !state.infrastructure)
         throw new DomainError(`finish_run: attempt ${n} is still open`);

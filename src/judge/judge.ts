@@ -72,6 +72,7 @@ export async function runJudge(
   model: ModelAdapter,
   materials: JudgeMaterials,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<Omit<EventData<"judge_finished">, "attempt">> {
   const started = performance.now();
   const done = (v: Omit<EventData<"judge_finished">, "attempt" | "duration_ms">) => ({
@@ -91,6 +92,7 @@ export async function runJudge(
         ],
       },
       timeoutMs,
+      signal,
     );
     if (response === "timeout") return inconclusive(`the judge did not answer within ${timeoutMs} ms`);
     if (!response.ok)

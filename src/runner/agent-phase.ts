@@ -80,7 +80,8 @@ export async function runAgentPhase(
     probe: (p) => probe(ctx, n, p),
     runStartedAt: startedAt,
     now: () => ctx.clock().getTime(),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    sleep: (ms) => abortableSleep(ms, ctx.signal),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.reporter.agentStep ? { onStep: ctx.reporter.agentStep } : {}),
     stepChecks: {
       enabled: agent.stepChecks !== false,
@@ -103,6 +104,20 @@ export async function runAgentPhase(
           }),
         }
       : {}),
+  });
+}
+
+/** Waits `ms`, or less when `signal` aborts first; the timer never outlives the wait. */
+export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
 }
 

@@ -72,6 +72,21 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     journal,
     runDir,
   );
+  if (journal.current.finished && journal.current.interrupted) {
+    // The user stopped it (Ctrl-C): that was no verdict, so the run is reopened and continued below.
+    await journal.record({
+      type: "resume",
+      data: {
+        from_revision: events.length - 1,
+        in_doubt: [],
+        action: `reopened the run interrupted by: ${journal.current.infrastructure ?? "an interrupt"}`.slice(
+          0,
+          2000,
+        ),
+        reopened: true,
+      },
+    });
+  }
   if (journal.current.finished) return driveRun(ctx);
   await ensureSandbox(ctx.sandbox);
   if (!journal.events.some((e) => e.type === "workspace_observed" && e.data.phase === "pristine")) {

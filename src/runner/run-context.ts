@@ -68,8 +68,17 @@ export async function finishRun(ctx: RunContext): Promise<Envelope> {
   return envelope;
 }
 
-/** Records an infrastructure failure (TOOL_FAILURE) and finishes. */
-export async function failRun(ctx: RunContext, reason: string): Promise<Envelope> {
-  if (!ctx.journal.current.infrastructure) await ctx.journal.record({ type: "fail_infrastructure", reason });
+/** Records an infrastructure failure (TOOL_FAILURE) and finishes; an interrupt is marked so a resume may reopen it. */
+export async function failRun(
+  ctx: RunContext,
+  reason: string,
+  options: { interrupted?: boolean } = {},
+): Promise<Envelope> {
+  if (!ctx.journal.current.infrastructure)
+    await ctx.journal.record({
+      type: "fail_infrastructure",
+      reason,
+      ...(options.interrupted ? { interrupted: true } : {}),
+    });
   return finishRun(ctx);
 }

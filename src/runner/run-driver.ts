@@ -49,7 +49,9 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
     if (st.finished) return finishRun(ctx);
     if (st.infrastructure || st.capReached) return finishRun(ctx);
     if (ctx.signal?.aborted)
-      return failRun(ctx, `interrupted (${String(ctx.signal.reason ?? "aborted")}); the run did not finish`);
+      return failRun(ctx, `interrupted (${String(ctx.signal.reason ?? "aborted")}); the run did not finish`, {
+        interrupted: true,
+      });
     const n = st.attempts.length;
     const open = n > 0 && !st.attempts[n - 1]?.closed;
     const events = attemptEvents(journal.events, n);
@@ -174,6 +176,8 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
   const fix = currentRequiredFix(journal.events);
   if (builder.agent) {
     const outcome = await runAgentPhase(ctx, n, fix);
+    // Interrupted: the driver's next step records it (TOOL_FAILURE "interrupted (SIGINT)").
+    if (outcome.kind === "interrupted") return null;
     if (outcome.kind === "model_failed") return failRun(ctx, outcome.reason);
     if (outcome.kind === "capped") {
       await journal.record({ type: "finish_attempt" });
@@ -225,6 +229,9 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
+  // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
+  // workspace back and runs the builder again; the driver records the interrupt.
+  if (ctx.signal?.aborted) return null;
   const claim = r.output.trim().slice(-2000);
   await journal.record({
     type: "record_builder",
@@ -366,7 +373,10 @@ async function judgePhase(
       rules: judgeRules(task),
     },
     parseDuration(task.judge.timeout) ?? 120_000,
+    ctx.signal,
   );
+  // An interrupted judge did not decide: nothing is recorded and the driver records the interrupt.
+  if (ctx.signal?.aborted) return null;
   await ctx.journal.record({ type: "record_judge", data: { attempt: n, ...verdict } }, "judge");
   return null;
 }

@@ -114,12 +114,21 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
       throw new InfrastructureError("bind mounts at another path need the bubblewrap sandbox");
     return runProcess(spec.argv, options);
   }
-  const bwrap = resolveProgram("bwrap", "/", `${SANDBOX_PATH}:/usr/sbin`);
+  const bwrap = findBwrap();
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
   return runProcess(bubblewrapArgv(spec, bwrap), options);
 }
 
-const BWRAP_REMEDY =
+/**
+ * Where bwrap is: looked up on the caller's PATH like any program they run (so a PATH without it means
+ * "not installed", as `loopgate doctor` reports it); the system directories when PATH is unset.
+ */
+export function findBwrap(path: string | undefined = process.env.PATH): string | null {
+  return resolveProgram("bwrap", "/", path ?? `${SANDBOX_PATH}:/usr/sbin`);
+}
+
+/** What to do when bwrap is missing. */
+export const BWRAP_REMEDY =
   "bubblewrap (bwrap) is not installed, so builders and gates cannot be isolated; install it " +
   "(Debian/Ubuntu: apt-get install -y bubblewrap) or, knowing the agent then runs unconfined, pass --unsafe-no-sandbox";
 
@@ -128,7 +137,7 @@ const BWRAP_REMEDY =
  * an unmounted secret directory, and no leaked environment. Throws InfrastructureError with the remedy.
  */
 export async function sandboxSelfTest(): Promise<void> {
-  if (!resolveProgram("bwrap", "/", `${SANDBOX_PATH}:/usr/sbin`)) throw new InfrastructureError(BWRAP_REMEDY);
+  if (!findBwrap()) throw new InfrastructureError(BWRAP_REMEDY);
   const root = await mkdtemp(join(tmpdir(), "loopgate-selftest-"));
   try {
     const ws = join(root, "ws");

@@ -1,13 +1,18 @@
 // Dimension 6, documentation: the README documents every command and option of the CLI's own
 // help, the set-up commands, the exit codes and every top-level task-file field, and nothing stale.
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { HELP } from "../cli/help.js";
 import { TaskSchema } from "../core/task.js";
 import { check, must, type SelftestContext } from "./check.js";
+import { commandExamples, exampleProblems } from "./readme-examples.js";
 import { type DimensionResult, dimensionFromChecks } from "./verdict.js";
 
-/** The commands a new user runs first (the README's opening block). */
-export const SETUP_COMMANDS = ["npm install && npx loopgate demo", "npm test"] as const;
+/** The commands a new user runs first (the README's opening block): what a fresh Debian/Ubuntu machine needs. */
+export const SETUP_COMMANDS = [
+  "sudo apt-get install -y bubblewrap git && npm install && npx loopgate demo",
+  "npm test",
+] as const;
 
 /** Options every program has that the README need not repeat. */
 const GENERIC_FLAGS = new Set(["--help", "--version"]);
@@ -48,6 +53,26 @@ export function helpOptions(help: string): string[] {
 /** The top-level task-file fields, read from the schema itself (zod 4 keeps the shape through refinements). */
 export function taskFields(): string[] {
   return Object.keys(TaskSchema.shape);
+}
+
+/** Whether `name` (`budget`, `budget.repairs`) is a field of the task schema. */
+function isTaskField(name: string): boolean {
+  const [top, sub] = name.split(".");
+  const shape = TaskSchema.shape as Record<string, unknown>;
+  if (!top || !(top in shape)) return false;
+  if (sub === undefined) return true;
+  // zod 4: unwrap optional/default wrappers down to an object's shape.
+  let t = shape[top] as {
+    shape?: Record<string, unknown>;
+    unwrap?: () => unknown;
+    def?: { innerType?: unknown };
+  };
+  for (let i = 0; i < 4 && !t.shape; i++) {
+    const inner = (t.unwrap?.() ?? t.def?.innerType) as typeof t | undefined;
+    if (!inner) break;
+    t = inner;
+  }
+  return Boolean(t.shape && sub in t.shape);
 }
 
 /** A level-2 section of a markdown text, heading included, up to the next level-2 heading. */
@@ -110,6 +135,42 @@ export async function documentationDimension(ctx: SelftestContext): Promise<Dime
       must(exit, "the help states no exit codes");
       must(text.replace(/\*\*/g, "").includes(exit), `README does not say: ${exit}`);
       return `${SETUP_COMMANDS.join("; ")}; ${exit}`;
+    }),
+    await check("every `loopgate …` command the README shows matches --help (command, flags, files)", () => {
+      const examples = commandExamples(readme());
+      must(examples.length > 0, "the README shows no loopgate command");
+      const flags = [
+        ...new Set([...GENERIC_FLAGS, ...helpOptions(HELP), ...commands.flatMap((c) => c.flags)]),
+      ];
+      // Bundled files (examples/…) are looked up in the installation, wherever the README is read from.
+      const root = ctx.root;
+      const surface = {
+        commands: commands.map((c) => c.words),
+        flags,
+        exists: (p: string) => existsSync(join(root, p)),
+      };
+      const problems = examples.flatMap((ex) => exampleProblems(ex, surface));
+      must(problems.length === 0, problems.slice(0, 5).join("; "));
+      return `${examples.length} command examples, each a command, flags and files the CLI has`;
+    }),
+    await check("README does not call a documented flag or field later work", () => {
+      const text = readme();
+      const later = [
+        section(text, "Not yet here"),
+        ...text
+          .split(/(?<=\.)\s/)
+          .filter((sentence) => /later version|not yet (here|supported|implemented)/i.test(sentence)),
+      ].join("\n");
+      const known = [...helpOptions(HELP), ...commands.flatMap((c) => c.flags)];
+      const flagged = known.filter((f) => new RegExp(`${reEscape(f)}(?![\\w-])`).test(later));
+      const fields = [...later.matchAll(/`([a-z_]+(?:\.[a-z_]+)?)`/g)]
+        .map((m) => m[1] ?? "")
+        .filter((f) => isTaskField(f));
+      must(
+        flagged.length + fields.length === 0,
+        `said to be later work, yet documented: ${[...flagged, ...fields].join(", ")}`,
+      );
+      return "nothing documented is called later work";
     }),
     await check(
       "README's task-file table has a row for every top-level field, and none for unknown ones",

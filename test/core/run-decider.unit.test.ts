@@ -173,6 +173,56 @@ describe("run decider: given / when / then", () => {
   });
 });
 
+const infra = (n: number, reason: string, interrupted?: boolean): EventBody => ({
+  type: "infrastructure_failed",
+  data: { attempt: n, reason, ...(interrupted ? { interrupted } : {}) },
+});
+const runFinished = (given: EventBody[]): EventBody => ({
+  type: "run_finished",
+  data: verdict(foldRun(given)),
+});
+const reopen: RunCommand = {
+  type: "resume",
+  data: { from_revision: 9, in_doubt: [], action: "reopen", reopened: true },
+};
+const reopenData = { from_revision: 9, in_doubt: [], action: "reopen", reopened: true };
+describe("run decider: an interrupted run can be reopened, nothing else", () => {
+  it("given an interrupt recorded as TOOL_FAILURE, a reopening resume makes the run unfinished again", () => {
+    const upTo = [started(["a"]), attempt(1), infra(1, "interrupted (SIGINT); the run did not finish", true)];
+    const given = [...upTo, runFinished(upTo)];
+    expect(verdict(foldRun(given)).status).toBe("TOOL_FAILURE");
+    const then = spec(given, reopen);
+    expect(then).toEqual([{ type: "run_resumed", data: reopenData }]);
+    const after = foldRun([...given, ...then]);
+    expect(after.finished).toBeNull();
+    expect(after.infrastructure).toBeNull();
+    // The open attempt goes on, and its gates decide the verdict.
+    const more = [...given, ...then, gate(1, "a", true), finished(1, true)];
+    expect(spec(more, { type: "finish_run" })).toEqual([
+      { type: "run_finished", data: { status: "SUCCESS", reason: "all 1 gates passed on attempt 1" } },
+    ]);
+  });
+
+  it("refuses to reopen a run that finished for any other reason", () => {
+    const failed = [started(["a"]), attempt(1), infra(1, "bwrap is missing")];
+    expect(() => spec([...failed, runFinished(failed)], reopen)).toThrow(/interrupted/);
+    const success = [started(["a"]), attempt(1), gate(1, "a", true), finished(1, true)];
+    expect(() => spec([...success, runFinished(success)], reopen)).toThrow(/interrupted/);
+  });
+
+  it("an interrupt after a real infrastructure failure does not make the run reopenable", () => {
+    const given = [
+      started(["a"]),
+      attempt(1),
+      infra(1, "bwrap is missing"),
+      infra(1, "interrupted (SIGINT)", true),
+    ];
+    const all = [...given, runFinished(given)];
+    expect(verdict(foldRun(all)).reason).toBe("bwrap is missing");
+    expect(() => spec(all, reopen)).toThrow(/interrupted/);
+  });
+});
+
 // Arbitrary event sequences, including nonsensical orders that a corrupted or hostile log could hold.
 const gateIds = ["a", "b", "c"];
 const arbEvent: fc.Arbitrary<EventBody> = fc.oneof(
@@ -187,6 +237,9 @@ const arbEvent: fc.Arbitrary<EventBody> = fc.oneof(
     .map(([n, id, p, err]) => gate(n, id, p, err)),
   fc.tuple(fc.integer({ min: 1, max: 4 }), fc.boolean()).map(([n, p]) => finished(n, p)),
   fc.integer({ min: 1, max: 4 }).map(blocking),
+  // Interrupts and reopening resumes, in any order a log could hold them.
+  fc.integer({ min: 1, max: 4 }).map((n) => infra(n, "interrupted (SIGINT)", true)),
+  fc.constant({ type: "run_resumed", data: reopenData } as EventBody),
 );
 
 describe("run decider: properties", () => {

@@ -74,10 +74,12 @@ describe("selftest: documentation dimension", () => {
   it("fails when the set-up commands or the exit codes drift from the help", async () => {
     const r = await measure(
       real
-        .replace("npm install && npx loopgate demo", "npm ci")
+        .replace("sudo apt-get install -y bubblewrap git && npm install", "npm install")
         .replace("**1** ESCALATED", "**3** ESCALATED"),
     );
-    expect(failing(r).join("\n")).toMatch(/missing set-up commands: npm install && npx loopgate demo/);
+    expect(failing(r).join("\n")).toMatch(
+      /missing set-up commands: sudo apt-get install -y bubblewrap git && npm install && npx loopgate demo/,
+    );
     const r2 = await measure(
       real.replace(
         /Exit codes: \*\*0\*\* SUCCESS, \*\*1\*\* ESCALATED/,
@@ -92,5 +94,30 @@ describe("selftest: documentation dimension", () => {
     expect(r.state).toBe("FAIL");
     expect(r.checks.every((c) => c.ok === false)).toBe(true);
     expect(r.score).toBe(0);
+  });
+
+  it("passes on this README", async () => {
+    const r = await measure(real);
+    expect(failing(r)).toEqual([]);
+    expect(r.state).toBe("PASS");
+  });
+
+  it("checks every README command example against --help: command, flags, bundled files", async () => {
+    const r = await measure(
+      `${real}\n\n\`\`\`sh\nnpx loopgate run examples/js-slugify/task.yaml --modle scripted:examples/js-slugify/agent/gone.yaml\nloopgate chek examples/js-slugify/task.yaml\n\`\`\`\n`,
+    );
+    const text = failing(r).join("\n");
+    expect(text).toMatch(/--modle is not a flag of --help/);
+    expect(text).toMatch(/examples\/js-slugify\/agent\/gone.yaml does not exist/);
+    expect(text).toMatch(/no command "chek" in --help/);
+  });
+
+  it("fails when the README calls a documented flag or task field later work", async () => {
+    const r = await measure(
+      `${real.replace("The Postgres store is later work", "Plan-step escalation (`--step-escalation`) is later work")}\n\n\`budget.repairs\` belongs to a later version.\n`,
+    );
+    expect(failing(r).join("\n")).toMatch(
+      /said to be later work, yet documented: --step-escalation, budget\.repairs/,
+    );
   });
 });

@@ -59,6 +59,7 @@ export async function escalateStep(
   input: EscalationInput,
   trigger: EscalationTrigger,
   timeoutMs = 120_000,
+  signal?: AbortSignal,
 ): Promise<EscalationDecision> {
   const response = await generateWithin(
     model,
@@ -74,6 +75,7 @@ export async function escalateStep(
       ],
     },
     timeoutMs,
+    signal,
   );
   if (response === "timeout" || !response.ok) return "inconclusive";
   const parsed = EscalationAnswer.safeParse(answerOf(response));

@@ -26,6 +26,8 @@ export interface StepWorkDeps {
   observeAfter(callId: string): Promise<string | null>;
   /** The quarantined model consulted when a landed step trips a trigger; absent: escalation is off. */
   escalation?: ModelAdapter;
+  /** An interrupt: a check or escalation it cut short is not recorded (the caller stops). */
+  signal?: AbortSignal;
 }
 
 /** A completion of this attempt not yet appraised: the write's index in the run's events and the step. */
@@ -61,7 +63,8 @@ export async function runStepWork(d: StepWorkDeps): Promise<boolean> {
     (e) => e.type === "step_check_ran" && e.data.call_id === callId && e.data.step === next.step,
   ) as Extract<LoopgateEvent, { type: "step_check_ran" }> | undefined;
   if (command !== null && !ran) {
-    await d.record({ type: "step_check_ran", data: await runCheck(d, events, callId, next.step, command) });
+    const data = await runCheck(d, events, callId, next.step, command);
+    if (!d.signal?.aborted) await d.record({ type: "step_check_ran", data });
     return true;
   }
   const check: EventData<"step_check_ran"> | null = ran?.data ?? null;
@@ -98,7 +101,8 @@ async function escalate(
 ): Promise<boolean> {
   const next = nextEscalation(events, d.attempt);
   if (!next) return false;
-  const decision = await escalateStep(model, next.input, next.trigger);
+  const decision = await escalateStep(model, next.input, next.trigger, undefined, d.signal);
+  if (d.signal?.aborted) return true;
   await d.record({
     type: "step_escalated",
     data: {

@@ -1,24 +1,30 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
 import { loadTask } from "../../runner/load-task.js";
+import { formatDoctor } from "../doctor.js";
+import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
+import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
+import { diagnose, gateProgram } from "./doctor.js";
 import { executeRun, type RunFlags } from "./run.js";
 
-/** The package's root folder (where package.json names loopgate). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (dir !== "/") {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "loopgate") return dir;
-    dir = dirname(dir);
-  }
-  throw new Error("cannot find loopgate's package.json above the CLI");
+export { packageRoot } from "../invocation.js";
+
+/** The bare program names of subprocess gates that `find` cannot locate (where gates look). */
+export function absentGatePrograms(
+  gates: readonly ({ run: readonly string[] } | object)[],
+  find: (program: string) => string | null,
+): string[] {
+  const names = gates.flatMap((g) => {
+    const program = "run" in g ? g.run[0] : undefined;
+    return program && !program.includes("/") && !find(program) ? [program] : [];
+  });
+  return [...new Set(names)];
 }
 
 interface DemoCase {
@@ -72,6 +78,17 @@ function explain(env: Envelope): string {
 
 /** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
 export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
+  // Without a sandbox every row would be a TOOL_FAILURE: say why, as `loopgate doctor` does, instead.
+  if (!flags["unsafe-no-sandbox"]) {
+    const report = await diagnose(flags);
+    const sandbox = report.checks.filter((c) => c.id === "bubblewrap" || c.id === "sandbox self-test");
+    if (sandbox.some((c) => c.state === "missing")) {
+      io.err(
+        `loopgate demo: the sandbox is not available, so no example can run. \`${cliName()} doctor\` says:\n\n${formatDoctor(report)}`,
+      );
+      return 2;
+    }
+  }
   const examples = join(packageRoot(), "examples");
   const tasks = readdirSync(examples)
     .filter((d) => existsSync(join(examples, d, "task.yaml")))
@@ -79,24 +96,28 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
   const store = flags.store ?? (await mkdtemp(join(tmpdir(), "loopgate-demo-")));
   const runFlags: RunFlags = { ...flags, store };
   io.err(`loopgate demo: ${tasks.length} example tasks × ${cases.length} builders; event log in ${store}\n`);
-  const rows: {
-    task: string;
-    builder: string;
-    expected: string;
-    status: string;
-    attempts: number;
-    why: string;
-    ok: boolean;
-    run_id: string;
-  }[] = [];
+  const rows: DemoRow[] = [];
+  const skipped: string[] = [];
   for (const name of tasks) {
     const loaded = loadTask(join(examples, name, "task.yaml"));
+    // An example whose gates cannot start here (python3 is optional) is skipped and said so, not run
+    // into a row of TOOL_FAILUREs.
+    const absent = absentGatePrograms(loaded.task.gates, gateProgram);
+    if (absent.length) {
+      skipped.push(`${loaded.task.id} (its gates need ${absent.join(", ")}, which gates cannot find here)`);
+      io.err(
+        `  ${loaded.task.id}: skipped: ${absent.join(", ")} not installed where gates look; see \`${cliName()} doctor\`\n`,
+      );
+      continue;
+    }
     for (const c of cases) {
       const builder = c.make(loaded.dir, loaded.oracle);
       if (!builder) continue;
       io.err(`  ${loaded.task.id} · ${c.builder} …\n`);
       const env = await executeRun(io, loaded, builder, runFlags, { quiet: true });
+      // A run that could not execute (TOOL_FAILURE) proves nothing either way: it is never "as expected".
       const ok =
+        env.status !== "TOOL_FAILURE" &&
         (c.expect === "SUCCESS" ? env.status === "SUCCESS" : env.status !== "SUCCESS") &&
         (c.attempts === undefined || env.attempts === c.attempts);
       const why = explain(env);
@@ -109,11 +130,14 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
         why,
         ok,
         run_id: env.run_id,
+        gates_run: env.gates.length,
+        gates_failed: env.gates.filter((g) => !g.passed).length,
+        reason: env.reason,
       });
     }
   }
   if (flags.json) {
-    io.out(`${JSON.stringify({ store, rows }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ store, rows, skipped, conclusion: demoConclusion(rows) }, null, 2)}\n`);
   } else {
     const w = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
     io.out(`\n${w("task", 14)} ${w("builder", 24)} ${w("expected", 12)} ${w("got", 12)} att  why\n`);
@@ -121,11 +145,11 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
       io.out(
         `${w(r.task, 14)} ${w(r.builder, 24)} ${w(r.expected, 12)} ${w(r.status, 12)} ${String(r.attempts).padStart(3)}  ${r.ok ? "" : "UNEXPECTED "}${r.why}\n`,
       );
-    const bad = rows.filter((r) => !r.ok).length;
-    io.out(
-      `\n${rows.length - bad}/${rows.length} runs ended as expected. Forged "done" claims were refused by held-out gates, not by reading the claim.\n`,
-    );
-    io.out(`Inspect one: loopgate events ${rows[1]?.run_id ?? "RUN"} --store ${store}\n`);
+    io.out(`\n${demoConclusion(rows)}\n`);
+    if (skipped.length) io.out(`Skipped: ${skipped.join("; ")}.\n`);
+    const forged = rows.find((r) => r.expected === "not SUCCESS") ?? rows[0];
+    io.out(`Inspect one: ${cliName()} events ${forged?.run_id ?? "RUN"} --store ${store}\n`);
   }
+  if (rows.some((r) => r.status === "TOOL_FAILURE")) return 2;
   return rows.every((r) => r.ok) ? 0 : 1;
 }

@@ -7,6 +7,7 @@ import { formatExperimentReport } from "../../experiments/report.js";
 import { runExperiment } from "../../experiments/run-experiment.js";
 import { newRunId } from "../../runner/run-task.js";
 import { storeDirFrom } from "../context.js";
+import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 
 /** Flags of `loopgate exp`. */
@@ -30,22 +31,17 @@ export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags)
   const plan = planExperiment(source);
   const storeDir = storeDirFrom(flags.store, join(source.dir, ".loopgate"));
   const outDir = join(storeDir, "experiments", `${source.manifest.name}-${newRunId()}`);
-  const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
+  const interrupts = handleInterrupts((sig) =>
     io.err(
       `\nloopgate exp: ${sig}: stopping the running runs and recording them (press again to quit at once)\n`,
-    );
-    controller.abort(sig);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+    ),
+  );
   try {
     const result = await runExperiment({
       plan,
       outDir,
       progress: (line) => io.err(`${line}\n`),
-      signal: controller.signal,
+      signal: interrupts.signal,
     });
     if (flags.out) {
       const file = resolve(flags.out);
@@ -55,7 +51,6 @@ export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags)
     io.out(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatExperimentReport(result));
     return result.interrupted ? 2 : 0;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupts.dispose();
   }
 }

@@ -6,6 +6,7 @@ import { runPhase } from "../../core/run-phase.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
+import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
@@ -32,13 +33,13 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     io.out(flags.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatEnvelope(finished)}\n`);
     return exitCodeOf(finished.status);
   }
-  const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort(sig);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const interrupts = handleInterrupts((sig) =>
+    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`),
+  );
+  const reporter =
+    !flags.json || io.stderr.isTTY || followOutput(flags)
+      ? progressReporter(io.stderr, { verbose: followOutput(flags) })
+      : null;
   try {
     const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
     const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
@@ -48,10 +49,8 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       storeDir: dir,
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
-      signal: controller.signal,
-      ...(!flags.json || io.stderr.isTTY || followOutput(flags)
-        ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) }
-        : {}),
+      signal: interrupts.signal,
+      ...(reporter ? { reporter } : {}),
       builder: (d, responses) => {
         switch (d.kind) {
           case "agent":
@@ -80,8 +79,8 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(env.status);
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    reporter?.close();
+    interrupts.dispose();
     await store.close();
   }
 }

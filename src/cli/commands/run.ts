@@ -13,6 +13,8 @@ import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 import { openStore, storeDirFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
+import { handleInterrupts } from "../interrupt.js";
+import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
@@ -142,17 +144,13 @@ export async function executeRun(
   // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
   const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
-  const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`);
-    controller.abort(sig);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const interrupts = handleInterrupts((sig) =>
+    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`),
+  );
+  const reporter = showProgress ? progressReporter(io.stderr, { verbose: followOutput(flags) }) : null;
   try {
     return await runTask({
-      signal: controller.signal,
+      signal: interrupts.signal,
       loaded,
       builder,
       store,
@@ -165,8 +163,8 @@ export async function executeRun(
       ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
         ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
         : {}),
-      ...(showProgress
-        ? { reporter: progressReporter(io.stderr, { verbose: followOutput(flags) }) }
+      ...(reporter
+        ? { reporter }
         : extra.quiet
           ? {}
           : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
@@ -174,8 +172,8 @@ export async function executeRun(
       ...judgeModelFor(loaded, flags),
     });
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    reporter?.close();
+    interrupts.dispose();
     await store.close();
   }
 }
@@ -232,7 +230,12 @@ function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: Lo
     return;
   }
   const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
-  io.out(`${formatEnvelope(env)}\naudit trail: loopgate events ${env.run_id} --store ${storeDir}\n`);
+  const me = cliName();
+  const resume =
+    env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (")
+      ? `continue it: ${me} resume ${env.run_id} --store ${storeDir}\n`
+      : "";
+  io.out(`${formatEnvelope(env)}\naudit trail: ${me} events ${env.run_id} --store ${storeDir}\n${resume}`);
 }
 
 /**

@@ -25,6 +25,11 @@ export function formatSelftest(r: SelftestReport): string {
     `total ${r.total}/${r.ceiling} (${r.percent}%) → ${r.verdict} (exit ${r.exit_code}) in ${seconds(r.duration_ms)}`,
   );
   if (r.reasons.length) lines.push(`why not READY: ${r.reasons.join("; ")}`);
+  if (r.verdict === "READY_WITH_CAVEATS")
+    lines.push(
+      "READY_WITH_CAVEATS: nothing failed; what is listed above could not be measured here (often the live " +
+        "dimension, without a provider key), and unmeasured never counts as passed. loopgate is usable.",
+    );
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,0 +1,74 @@
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
+import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
+import { storeDirFrom } from "../context.js";
+import { type DoctorFacts, type DoctorReport, doctorChecks, doctorReport, formatDoctor } from "../doctor.js";
+import type { CommandIO } from "../io.js";
+
+/** Whether loopgate could create or write its event log in `dir` (nothing is created to find out). */
+function storeWritable(dir: string): DoctorFacts["store"] {
+  let probe = dir;
+  while (!existsSync(probe) && dirname(probe) !== probe) probe = dirname(probe);
+  try {
+    if (!statSync(probe).isDirectory())
+      return { dir, writable: false, detail: `${probe} exists and is not a folder` };
+    accessSync(probe, constants.W_OK | constants.X_OK);
+    return { dir, writable: true, detail: `${probe} is writable` };
+  } catch (e) {
+    return { dir, writable: false, detail: `${probe} is not writable: ${(e as Error).message}` };
+  }
+}
+
+/** Where a gate would find `name` (the sandbox's PATH, under a directory the gate sandbox mounts), or null. */
+export function gateProgram(name: string): string | null {
+  const at = resolveProgram(name, "/", SANDBOX_PATH);
+  return at && GATE_VISIBLE.some((d) => at.startsWith(d)) ? at : null;
+}
+
+const GATE_VISIBLE = ["/usr/", "/bin/", "/sbin/"];
+
+/** Probes this machine: programs on PATH, the sandbox self-test, the store, provider settings. */
+export async function probeDoctor(flags: { store?: string } = {}): Promise<DoctorFacts> {
+  const path = process.env.PATH ?? "";
+  const find = (p: string) => resolveProgram(p, process.cwd(), path);
+  const bwrap = findBwrap();
+  let selfTest: string | null | undefined;
+  if (bwrap)
+    selfTest = await sandboxSelfTest().then(
+      () => null,
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
+  return {
+    nodeVersion: process.versions.node,
+    programs: {
+      bwrap,
+      git: find("git"),
+      claude: find("claude"),
+      codex: find("codex"),
+    },
+    gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
+    sandboxSelfTest: selfTest,
+    store: storeWritable(storeDirFrom(flags.store, ".loopgate")),
+    env: {
+      ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY,
+      OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+      LOOPGATE_OPENAI_COMPATIBLE_BASE_URL: process.env.LOOPGATE_OPENAI_COMPATIBLE_BASE_URL,
+    },
+  };
+}
+
+/** This machine's doctor report. */
+export async function diagnose(flags: { store?: string } = {}): Promise<DoctorReport> {
+  return doctorReport(doctorChecks(await probeDoctor(flags)));
+}
+
+/** `loopgate doctor [--json] [--store DIR]`: every check loopgate relies on, each with its remedy. */
+export async function doctorCommand(
+  io: CommandIO,
+  flags: { json?: boolean; store?: string },
+): Promise<number> {
+  const report = await diagnose(flags);
+  io.out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));
+  return report.exit;
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { type DoctorFacts, doctorChecks, doctorReport, formatDoctor } from "../../src/cli/doctor.js";
+
+const healthy = (): DoctorFacts => ({
+  nodeVersion: "20.19.0",
+  programs: {
+    bwrap: "/usr/bin/bwrap",
+    git: "/usr/bin/git",
+    claude: null,
+    codex: null,
+  },
+  gatePrograms: { node: "/usr/bin/node", python3: "/usr/bin/python3" },
+  sandboxSelfTest: null,
+  store: { dir: "/w/.loopgate", writable: true, detail: "/w is writable" },
+  env: {},
+});
+const report = (f: DoctorFacts) => doctorReport(doctorChecks(f));
+const byId = (f: DoctorFacts, id: string) => doctorChecks(f).find((c) => c.id === id);
+
+describe("loopgate doctor's checks", () => {
+  it("a healthy machine without a provider or agent CLIs is all good (exit 0): unconfigured is not missing", () => {
+    const r = report(healthy());
+    expect(r.exit).toBe(0);
+    expect(r.checks.filter((c) => c.state === "skipped").map((c) => c.id)).toEqual([
+      "model provider",
+      "claude",
+      "codex",
+    ]);
+  });
+
+  it("bubblewrap absent: required missing (exit 2), with the install command and the self-test not run", () => {
+    const f = { ...healthy(), programs: { ...healthy().programs, bwrap: null }, sandboxSelfTest: undefined };
+    const r = report(f);
+    expect(r.exit).toBe(2);
+    expect(byId(f, "bubblewrap")).toMatchObject({ state: "missing", need: "required" });
+    expect(byId(f, "bubblewrap")?.remedy).toContain("apt-get install -y bubblewrap");
+    expect(byId(f, "sandbox self-test")?.state).toBe("missing");
+    expect(formatDoctor(r)).toContain("fix: install bubblewrap");
+  });
+
+  it("a failing sandbox self-test is required missing, with the user-namespace remedy", () => {
+    const f = {
+      ...healthy(),
+      sandboxSelfTest: "sandbox self-test failed: bwrap exited 1: setting up uid map",
+    };
+    expect(report(f).exit).toBe(2);
+    expect(byId(f, "sandbox self-test")?.detail).toContain("uid map");
+    expect(byId(f, "sandbox self-test")?.remedy).toContain("unprivileged_userns_clone");
+  });
+
+  it("Node older than 20, no git, an unwritable store: each is required (exit 2) and says what to do", () => {
+    for (const f of [
+      { ...healthy(), nodeVersion: "18.20.1" },
+      { ...healthy(), programs: { ...healthy().programs, git: null } },
+      { ...healthy(), store: { dir: "/ro/.loopgate", writable: false, detail: "/ro is not writable" } },
+    ]) {
+      const r = report(f);
+      expect(r.exit).toBe(2);
+      const bad = r.checks.filter((c) => c.state === "missing");
+      expect(bad).toHaveLength(1);
+      expect(bad[0]?.remedy).toBeTruthy();
+    }
+  });
+
+  it("node where gates cannot see it (nvm) is optional missing (exit 1)", () => {
+    const f = { ...healthy(), gatePrograms: { ...healthy().gatePrograms, node: null } };
+    expect(report(f).exit).toBe(1);
+    expect(byId(f, "node for gates")?.remedy).toContain("system-wide");
+  });
+
+  it("python3 absent is optional missing (exit 1)", () => {
+    const f = { ...healthy(), gatePrograms: { ...healthy().gatePrograms, python3: null } };
+    const r = report(f);
+    expect(r.exit).toBe(1);
+    expect(r.verdict).toBe("optional_missing");
+    expect(byId(f, "python3")?.remedy).toContain("python3");
+  });
+
+  it("a configured provider is checked: a blank key or a base URL that is no URL is optional missing", () => {
+    expect(report({ ...healthy(), env: { ANTHROPIC_API_KEY: "sk-ant-xyz" } }).exit).toBe(0);
+    expect(report({ ...healthy(), env: { ANTHROPIC_API_KEY: "  " } }).exit).toBe(1);
+    expect(report({ ...healthy(), env: { OPENAI_API_KEY: "sk x" } }).exit).toBe(1);
+    expect(
+      report({ ...healthy(), env: { LOOPGATE_OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1" } })
+        .exit,
+    ).toBe(0);
+    expect(
+      report({ ...healthy(), env: { LOOPGATE_OPENAI_COMPATIBLE_BASE_URL: "localhost:11434" } }).exit,
+    ).toBe(1);
+    // The key's value is never printed.
+    expect(
+      JSON.stringify(report({ ...healthy(), env: { ANTHROPIC_API_KEY: "sk-ant-secret-1" } })),
+    ).not.toContain("sk-ant-secret-1");
+  });
+
+  it("claude on PATH is reported ok with how to mount it", () => {
+    const f = { ...healthy(), programs: { ...healthy().programs, claude: "/usr/local/bin/claude" } };
+    expect(byId(f, "claude")).toMatchObject({ state: "ok" });
+    expect(byId(f, "claude")?.detail).toContain("--builder-mount");
+  });
+});
