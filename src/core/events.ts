@@ -1,5 +1,8 @@
 import { z } from "zod";
+import { GateTamper } from "./gate-tamper.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "./self-check/schemas.js";
+
+export { GateTamper } from "./gate-tamper.js";
 
 /** Where a piece of evidence came from. Only trusted origins may complete anything. */
 export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation"]);
@@ -22,28 +25,6 @@ export const GateError = z.enum([
   "too_few_tests",
 ]);
 export type GateError = z.infer<typeof GateError>;
-
-/**
- * What loopgate did to make a subprocess gate's exit code believable: `auto` (a canary of its own in the
- * runner's idiom and a per-test count), `off` (the task turned it off), `none` (the runner is not one
- * loopgate knows, or this run could not be instrumented: `note` says why).
- */
-export const GateTamper = z.object({
-  check: z.enum(["auto", "off", "none"]),
-  runner: z.string().nullable(),
-  /** Where the per-test results came from. */
-  channel: z.enum(["reporter", "summary"]).nullable(),
-  canary: z.object({ auto: z.boolean(), declared: z.boolean() }),
-  tests: z
-    .object({ passed: z.number().int(), failed: z.number().int(), skipped: z.number().int() })
-    .nullable(),
-  floor: z.object({
-    min: z.number().int().positive(),
-    source: z.enum(["declared", "task_check", "default"]),
-  }),
-  note: z.string().max(500).nullable(),
-});
-export type GateTamper = z.infer<typeof GateTamper>;
 
 export const FindingSeverity = z.enum(["blocking", "warning"]);
 export const Finding = z.object({
