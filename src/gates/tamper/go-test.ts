@@ -1,17 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PlanInput, RunnerAdapter, TamperPlan } from "./adapter.js";
-import { differentLiterals, distinctNames, plausibleName } from "./names.js";
+import { camel, differentLiterals, distinctNames, plausibleName } from "./names.js";
 import type { ReportedTest, TestReport } from "./test-report.js";
 
 const REFUSED = ["-run", "-skip", "-failfast", "-list", "-short"];
-
-function camel(words: string): string {
-  return words
-    .split(/[^a-z0-9]+/)
-    .map((w) => (w ? (w[0] ?? "").toUpperCase() + w.slice(1) : ""))
-    .join("");
-}
 
 /** Package folders (relative) under `root` holding `_test.go` files, with the package clause of one of them. */
 function testPackages(root: string, rel = ""): { dir: string; pkg: string }[] {

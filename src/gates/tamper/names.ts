@@ -68,3 +68,11 @@ export function distinctNames(n: number, make: () => string): string[] {
   while (out.size < n) out.add(make());
   return [...out];
 }
+
+/** `parse-edge-12` → `ParseEdge12`: a class or test-function name in languages that want one. */
+export function camel(words: string): string {
+  return words
+    .split(/[^a-z0-9]+/)
+    .map((w) => (w ? (w[0] ?? "").toUpperCase() + w.slice(1) : ""))
+    .join("");
+}

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { PlanInput, RunnerAdapter, TamperPlan } from "./adapter.js";
-import { differentLiterals, distinctNames, plausibleName } from "./names.js";
+import { camel, differentLiterals, distinctNames, plausibleName } from "./names.js";
 import type { ReportedTest, TestReport } from "./test-report.js";
 
 /** The canary's methods for a unittest.TestCase: each fails through a different assertion. */
@@ -27,13 +27,6 @@ const CANARY_METHODS = 10;
 
 function canaryModule(className: string, methods: readonly string[], extra = ""): string {
   return `import unittest\n\n\nclass ${className}(unittest.TestCase):\n${methods.join("\n")}${extra}`;
-}
-
-function camel(words: string): string {
-  return words
-    .split(/[^a-z0-9]+/)
-    .map((w) => (w ? (w[0] ?? "").toUpperCase() + w.slice(1) : ""))
-    .join("");
 }
 
 /** `-k`, `--lf`, `-x` and the like run a subset or stop at the first failure: the canary could be left out. */
