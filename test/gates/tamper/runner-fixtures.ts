@@ -98,6 +98,12 @@ test("adds small numbers", () => expect(add(2, 2)).toBe(4));
 test("adds negatives", () => expect(add(-1, -2)).toEqual(-3));
 `;
 
+const jestTests = `const { add } = require("../src/add.js");
+
+test("adds small numbers", () => expect(add(2, 2)).toBe(4));
+test("adds negatives", () => expect(add(-1, -2)).toEqual(-3));
+`;
+
 /** This repository's own vitest, hard-linked into the project (cheap, and nothing is fetched). */
 function linkNodeModules(dir: string): void {
   execFileSync("cp", ["-al", join(repoRoot, "node_modules"), join(dir, "node_modules")]);
@@ -218,6 +224,23 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
       "package.json": '{ "type": "module" }\n',
       "src/add.js": "process.exit(0);\nexport const add = (a, b) => a - b;\n",
       "test/add.test.js": vitestTests,
+    },
+  },
+  {
+    runner: "jest",
+    program: "node",
+    argv: ["node", "node_modules/jest/bin/jest.js"],
+    tests: 2,
+    setup: linkNodeModules,
+    honest: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": "exports.add = (a, b) => a + b;\n",
+      "test/add.test.js": jestTests,
+    },
+    exitOnImport: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": "process.exit(0);\nexports.add = (a, b) => a - b;\n",
+      "test/add.test.js": jestTests,
     },
   },
 ];
