@@ -55,6 +55,8 @@ export const unittest: RunnerAdapter = {
     const head = input.argv.slice(0, input.offset);
     const args = input.argv.slice(input.offset);
     if (args.includes("-k")) return "-k selects a subset of tests, which could leave loopgate's canary out";
+    const stop = args.find((x) => x === "-f" || x === "--failfast");
+    if (stop) return `${stop} stops at the first failure, which could leave the real tests unrun`;
     const [a, b] = differentLiterals();
     const methods = distinctNames(CANARY_METHODS, () => `test_${plausibleName("_")}`);
     const className = `${camel(plausibleName("-"))}Test`;
@@ -198,13 +200,14 @@ export const pytest: RunnerAdapter = {
     };
   },
   parse(output: string): TestReport | null {
+    // The count line (`=== 2 passed, 1 failed in 0.1s ===`, bare under -q, absent under -qq) checks
+    // the short summary when it is there.
     const final = [
       ...output.matchAll(
-        /^=+ (.*\b(?:passed|failed|error|errors|skipped|xfailed|xpassed|deselected|no tests ran)\b.*) in [\d.]+s(?: \([^)]*\))? =+\s*$/gm,
+        /^(?:=+ )?(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b.*|no tests ran) in [\d.]+s(?: \([^)]*\))?(?: =+)?\s*$/gm,
       ),
     ].pop();
-    if (!final) return null;
-    const count = (word: string) => Number(new RegExp(`(\\d+) ${word}\\b`).exec(final[1] ?? "")?.[1] ?? 0);
+    const count = (word: string) => Number(new RegExp(`(\\d+) ${word}\\b`).exec(final?.[1] ?? "")?.[1] ?? 0);
     const tests: ReportedTest[] = [];
     for (const m of output.matchAll(/^(PASSED|FAILED|ERROR|XPASS|XFAIL|SKIPPED) (?:\[\d+\] )?(\S+)/gm)) {
       const kind = m[1];
@@ -214,6 +217,7 @@ export const pytest: RunnerAdapter = {
       const outcome = kind === "PASSED" ? "passed" : kind === "SKIPPED" ? "skipped" : "failed";
       tests.push({ name, file: rest.length ? (file ?? null) : null, outcome });
     }
+    if (!final && tests.length === 0) return null;
     const expected = count("passed") + count("failed") + count("errors?") + count("xpassed");
     const seen = tests.filter((t) => t.outcome !== "skipped").length;
     if (seen < expected) {

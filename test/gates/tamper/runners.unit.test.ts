@@ -145,6 +145,33 @@ describe("pytest", () => {
   });
 });
 
+describe("quiet pytest and failfast unittest", () => {
+  test("pytest -q prints a bare count line and -qq none: the short summary is read either way", () => {
+    const p = plan(pytest.plan({ argv: ["pytest", "-q"], offset: 1, gateEnv: dir, reportDir: dir }));
+    const summary = ["PASSED tests/test_x.py::test_a", "FAILED tests/test_x.py::test_b - assert 0"];
+    const quiet = pytest.parse([...summary, "1 failed, 1 passed in 0.01s"].join("\n"), null, p);
+    const quieter = pytest.parse(summary.join("\n"), null, p);
+    for (const r of [quiet, quieter])
+      expect(r?.tests.map((t) => [t.name, t.outcome])).toEqual([
+        ["test_a", "passed"],
+        ["test_b", "failed"],
+      ]);
+    expect(pytest.parse("nothing useful\n", null, p)).toBeNull();
+  });
+
+  test("unittest --failfast cannot be instrumented: a failing canary would stop the real tests", () => {
+    for (const flag of ["-f", "--failfast"])
+      expect(
+        unittest.plan({
+          argv: ["python3", "-m", "unittest", "discover", flag],
+          offset: 3,
+          gateEnv: dir,
+          reportDir: dir,
+        }),
+      ).toContain(flag);
+  });
+});
+
 describe("jest", () => {
   test("reads assertion results per file from the JSON report; a file that could not load is a failure", () => {
     const p = plan(jest.plan({ argv: ["jest"], offset: 1, gateEnv: dir, reportDir: dir }));
