@@ -19,6 +19,8 @@ export const Envelope = z.object({
       error: z.string().nullable(),
       duration_ms: z.number(),
       log_excerpt: z.string(),
+      /** loopgate's one-line account of the result (why a gate did not pass). */
+      summary: z.string().optional(),
       /** A differential gate's generator seed, drawn at gate time. */
       seed: z.number().int().optional(),
       /** How loopgate checked that this gate's result can be believed (subprocess gates). */
@@ -79,6 +81,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         error: e.data.error,
         duration_ms: e.data.duration_ms,
         log_excerpt: e.data.log_excerpt,
+        summary: e.data.summary,
         ...(e.data.seed !== undefined ? { seed: e.data.seed } : {}),
         ...(e.data.tamper ? { tamper: e.data.tamper } : {}),
       });
