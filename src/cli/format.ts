@@ -104,7 +104,7 @@ export function formatEnvelope(e: Envelope): string {
   const last = e.gates.filter((g) => g.attempt === e.attempts);
   for (const g of last) {
     lines.push(
-      `  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}${!g.passed && g.summary ? `: ${g.summary}` : ""}`,
+      `  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}${g.error && g.summary ? `: ${g.summary}` : ""}`,
     );
     // Why it failed, for the user (not the builder, whose feedback the gate's `feedback` limits).
     if (!g.passed) for (const l of logTail(g.log_excerpt)) lines.push(`      | ${l}`);
