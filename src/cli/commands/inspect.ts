@@ -4,6 +4,7 @@ import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
+import { ownerReport } from "../run-owner.js";
 
 /** `loopgate runs`: recent runs, one line each. */
 export async function runsCommand(
@@ -72,10 +73,11 @@ export async function statusCommand(
         status: "RUNNING",
         attempts: state.attempts.length,
       };
+      const owner = ownerReport(runId, events, dir);
       io.out(
         flags.json
-          ? `${JSON.stringify(info, null, 2)}\n`
-          : `RUNNING · run ${runId} · attempt ${info.attempts}\n`,
+          ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint }, null, 2)}\n`
+          : `RUNNING · run ${runId} · attempt ${info.attempts}\n${owner.line}\n`,
       );
       return 0;
     }
@@ -96,7 +98,13 @@ export async function eventsCommand(
   const store = openStore(dir, false, runId);
   try {
     const events = await readRun(store, dir, runId);
-    for (const e of events) io.out(flags.json ? `${JSON.stringify(e)}\n` : `${formatEvent(e)}\n`);
+    // The heartbeats stay in the JSON audit trail; the readable listing counts them instead.
+    let renewals = 0;
+    for (const e of events) {
+      if (!flags.json && e.type === "run_lease_renewed") renewals++;
+      else io.out(flags.json ? `${JSON.stringify(e)}\n` : `${formatEvent(e)}\n`);
+    }
+    if (renewals) io.out(`(${renewals} lease renewal(s) not shown; --json lists every event)\n`);
     return 0;
   } finally {
     await store.close();
