@@ -15,7 +15,7 @@ export async function runsCommand(
   if (!Number.isInteger(limit) || limit < 1)
     throw new InputError(`expected a whole number of at least 1, got ${flags.limit}`, "--limit");
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false);
+  const store = await openStore(dir, "read");
   try {
     const all = await store.listStreams({ prefix: "run-" });
     const streams = all.slice(0, limit);
@@ -61,7 +61,7 @@ export async function statusCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false, runId);
+  const store = await openStore(dir, "read", runId);
   try {
     const events = await readRun(store, dir, runId);
     const env = projectEnvelope(runId, events);
@@ -95,7 +95,7 @@ export async function eventsCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false, runId);
+  const store = await openStore(dir, "read", runId);
   try {
     const events = await readRun(store, dir, runId);
     // The heartbeats stay in the JSON audit trail; the readable listing counts them instead.
