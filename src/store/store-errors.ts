@@ -1,4 +1,4 @@
-import { LoopgateError } from "../core/errors.js";
+import { InputError, LoopgateError } from "../core/errors.js";
 
 /**
  * An event id that is already stored somewhere other than as an exact retry of this batch
@@ -38,10 +38,10 @@ export class StoreBusyError extends LoopgateError {
  * corrupted or truncated log, a log missing beside recorded runs. One line: the path, what is wrong, what
  * to do. Nothing was written.
  */
-export class StoreError extends LoopgateError {
+export class StoreError extends InputError {
   readonly path: string;
   constructor(path: string, problem: string, remedy: string, options?: { cause?: unknown }) {
-    super("store_unusable", `store ${path}: ${problem}; ${remedy}`, options);
+    super(`${problem}; ${remedy}`, `store ${path}`, options);
     this.path = path;
   }
 }
