@@ -96,7 +96,9 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
     name: "resume",
     usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
     about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.
-A run that already finished is not run again: resume says so and exits with its status.`,
+A run that already finished is not run again: resume says so and exits with its status.
+A run another live process still drives (it holds the run's lease) is refused, naming that process;
+one whose lease expired or whose owner's process is gone is taken over (run_lease_taken).`,
     flags: [
       "store",
       "json",

@@ -72,6 +72,15 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} ${e.data.call_id}: claimed ${e.data.check.status}; verified ${e.data.verified_artifacts.length} artifact(s)${e.data.evidence_findings.length ? `; findings: ${[...new Set(e.data.evidence_findings.map((f) => f.code))].join(", ")}` : ""}`;
     case "repair_decided":
       return `${head} turn ${e.data.turn}: ${e.data.decision} (${e.data.semantic_status}; repairs ${e.data.repairs_used} of ${e.data.cap})${e.data.blockers.length ? ` blockers: ${[...new Set(e.data.blockers.map((b) => b.code))].join(", ")}` : ""}`;
+    case "run_lease_taken": {
+      const p = e.data.previous;
+      const over = p
+        ? ` (took over from pid ${p.pid} on ${p.host}: ${p.reason === "expired" ? `its lease expired at ${p.expires_at}` : "its process was gone"})`
+        : "";
+      return `${head} owner pid ${e.data.owner.pid} on ${e.data.owner.host}, lease until ${e.data.expires_at}${over}`;
+    }
+    case "run_lease_renewed":
+      return `${head} lease until ${e.data.expires_at}`;
     case "run_resumed":
       return `${head} from revision ${e.data.from_revision}: ${e.data.action}`;
     case "todo_written": {

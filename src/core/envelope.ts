@@ -122,7 +122,8 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
       hedge_warning: claims.some((c) => c.attempt === attempts && c.hedged),
       cost: null,
       tokens: null,
-      event_count: events.length,
+      // Heartbeats say how long the run took, not what it did: they are not counted.
+      event_count: events.filter((e) => e.type !== "run_lease_renewed").length,
     },
   };
 }

@@ -59,6 +59,14 @@ export const BuilderDescriptor = z.object({
   step_escalation: z.string().optional(),
 });
 
+/** Who holds a run's lease: a process on a host, and a random token only that process knows. */
+export const LeaseOwner = z.object({
+  pid: z.number().int().positive(),
+  host: z.string().min(1).max(255),
+  token: z.string().min(1).max(128),
+});
+export type LeaseOwner = z.infer<typeof LeaseOwner>;
+
 const data = {
   run_started: z.object({
     task_id: z.string(),
@@ -310,6 +318,24 @@ const data = {
     reopened: z.boolean().optional(),
   }),
   /**
+   * The process now driving the run (see core/run-lease.ts). `previous` is the lease it took over, and why:
+   * it had expired, or its owner's process was gone on this host. Appended with the expected revision, so
+   * two processes can never both take it.
+   */
+  run_lease_taken: z.object({
+    owner: LeaseOwner,
+    expires_at: z.string().datetime({ offset: true }),
+    previous: LeaseOwner.extend({
+      expires_at: z.string().datetime({ offset: true }),
+      reason: z.enum(["expired", "owner_gone"]),
+    }).nullable(),
+  }),
+  /** The owner's heartbeat: its lease now runs until `expires_at`. Rare (every 10 s by default). */
+  run_lease_renewed: z.object({
+    token: z.string().min(1).max(128),
+    expires_at: z.string().datetime({ offset: true }),
+  }),
+  /**
    * `loopgate task check` proved the gates with the oracle: how many real tests each gate saw pass.
    * Later runs of the same task file (same digest) take these as their test floors. Own stream per task.
    */
@@ -368,6 +394,8 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("continuation_queued"),
   variant("budget_exhausted"),
   variant("run_resumed"),
+  variant("run_lease_taken"),
+  variant("run_lease_renewed"),
   variant("judge_finished"),
   variant("self_check_plan_recorded"),
   variant("self_check_recorded"),

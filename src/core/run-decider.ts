@@ -202,6 +202,8 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "step_check_ran":
     case "step_appraised":
     case "step_escalated":
+    case "run_lease_taken": // who drives the run, not what it did: see run-lease.ts
+    case "run_lease_renewed":
     case "task_checked": // lives in a task's own stream, never in a run's
       return state;
     default: {

@@ -1,12 +1,12 @@
 import picomatch from "picomatch";
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter } from "yaml";
 import { z } from "zod";
 import { DifferentialSpec } from "./differential-spec.js";
 import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
 import { globProblem } from "./glob-syntax.js";
 import { gateTemplateParams, templateNames } from "./template.js";
-import { lineOf } from "./yaml-source.js";
+import { lineOf, parseYamlSource } from "./yaml-source.js";
 
 const duration = z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, {
   message: 'expected a duration such as "30s", "500ms", "5m" or a number of seconds',
@@ -275,13 +275,7 @@ export function isDifferentialGate(g: GateSpec): g is DifferentialGateSpec {
  */
 export function parseTask(text: string, file: string): Task {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const firstError = doc.errors[0];
-  if (firstError) {
-    const line = lineCounter.linePos(firstError.pos[0]).line;
-    throw new InputError(`not valid YAML: ${firstError.message.split("\n")[0]}`, `${file}:${line}`);
-  }
-  const raw: unknown = doc.toJS();
+  const { doc, raw } = parseYamlSource(text, file, lineCounter);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw))
     throw new InputError("a task file is a mapping with id, prompt, workspace and gates", file);
   const result = TaskSchema.safeParse(raw);

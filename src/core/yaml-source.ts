@@ -1,4 +1,5 @@
-import { isMap, isSeq, type LineCounter } from "yaml";
+import { type Document, isMap, isSeq, type LineCounter, parseDocument, visit } from "yaml";
+import { InputError } from "./errors.js";
 
 /**
  * The 1-based line of the deepest node on `path` that exists in a parsed YAML/JSON document, so a
@@ -29,4 +30,47 @@ export function lineOf(
     } else break;
   }
   return best;
+}
+
+/**
+ * Parses YAML/JSON text into its document and plain value, or throws InputError naming `file:line`:
+ * a syntax error, or a limit of the parser (an alias bomb past yaml's `maxAliasCount`, nesting too deep
+ * for the stack). `what` names the kind of file in the message ("YAML", "JSON or YAML").
+ */
+export function parseYamlSource(
+  text: string,
+  file: string,
+  lineCounter: LineCounter,
+  what = "YAML",
+): { doc: Document.Parsed; raw: unknown } {
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const line = lineCounter.linePos(firstError.pos[0]).line;
+    throw new InputError(`not valid ${what}: ${firstError.message.split("\n")[0]}`, `${file}:${line}`);
+  }
+  try {
+    return { doc, raw: doc.toJS() };
+  } catch (e) {
+    // yaml throws ReferenceError for an alias bomb and RangeError when nesting blows the stack.
+    const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    const line = firstAliasLine(doc, lineCounter);
+    throw new InputError(
+      `the YAML parser refuses to expand this file (${message}); use fewer aliases (*name) or less nesting`,
+      line ? `${file}:${line}` : file,
+      { cause: e },
+    );
+  }
+}
+
+/** The line of the document's first alias (`*name`), where an alias bomb starts. */
+function firstAliasLine(doc: Document.Parsed, counter: LineCounter): number | null {
+  let line: number | null = null;
+  visit(doc, {
+    Alias(_, node) {
+      if (node.range) line = counter.linePos(node.range[0]).line;
+      return visit.BREAK;
+    },
+  });
+  return line;
 }

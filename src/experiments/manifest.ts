@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "../core/duration.js";
 import { formatPath, InputError } from "../core/errors.js";
-import { lineOf } from "../core/yaml-source.js";
+import { lineOf, parseYamlSource } from "../core/yaml-source.js";
 
 /**
  * How an arm decides "done" (see policies.ts): `loopgate` (the full policy), `overlay` (held-out gates on
@@ -159,13 +159,7 @@ export interface LoadedManifest {
  */
 export function parseManifest(text: string, file: string): LoadedManifest {
   const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
-  const firstError = doc.errors[0];
-  if (firstError) {
-    const line = counter.linePos(firstError.pos[0]).line;
-    throw new InputError(`not valid YAML: ${firstError.message.split("\n")[0]}`, `${file}:${line}`);
-  }
-  const raw: unknown = doc.toJS();
+  const { doc, raw } = parseYamlSource(text, file, counter);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw))
     throw new InputError("an experiment manifest is a mapping with name, arms, tasks and seeds", file);
   const where = (path: readonly PropertyKey[]) => {

@@ -5,7 +5,7 @@ import { todoWrittenFor } from "../agent/todo/todo-tool.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
-import type { EventData } from "../core/events.js";
+import type { EventData, RecordedEvent } from "../core/events.js";
 import { TODO_TOOL } from "../core/step-appraisal.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
@@ -15,6 +15,7 @@ import type { RunReporter } from "./reporter.js";
 import { failRun, runPaths } from "./run-context.js";
 import { currentRequiredFix, driveRun, lastObservationId } from "./run-driver.js";
 import { RunJournal } from "./run-journal.js";
+import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
 import { ensureSandbox, prepareRun, runContext } from "./run-task.js";
 
 /** What resuming a run needs beyond its log: how to rebuild its builder (the model cannot be stored). */
@@ -50,6 +51,30 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   const responses = events.filter((e) => e.type === "model_responded").length;
   const builder = o.builder(started.data.builder, responses);
   const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID);
+  if (journal.current.finished && !journal.current.interrupted)
+    return continueRun(o, events, journal, loaded, builder);
+  // Before anything is touched: a live owner keeps its run (LeaseHeldError), a dead one's is taken over.
+  const owner = thisOwner();
+  await journal.recordLease(takeLease(o.runId, owner, journal.lease));
+  const lease = keepLease(journal, owner);
+  try {
+    return await continueRun(o, events, journal, loaded, builder);
+  } finally {
+    lease.stop();
+  }
+}
+
+async function continueRun(
+  o: ResumeOptions,
+  stored: readonly RecordedEvent[],
+  journal: RunJournal,
+  loaded: LoadedTask,
+  builder: Builder,
+): Promise<Envelope> {
+  // `from_revision` is the log as it was found, before this process took the lease.
+  const events = stored;
+  const started = events[0];
+  if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
   const runDir = started.data.run_dir;
   const ctx = runContext(
     {

@@ -1,5 +1,13 @@
 import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
-import { decide, evolve, initialState, type RunCommand, type RunState } from "../core/run-decider.js";
+import {
+  decide,
+  type EventBody,
+  evolve,
+  initialState,
+  type RunCommand,
+  type RunState,
+} from "../core/run-decider.js";
+import { decideLease, evolveLease, isLeaseEvent, type Lease, type LeaseCommand } from "../core/run-lease.js";
 import type { EventStore } from "../store/event-store.js";
 
 /** Event types whose origin is fixed by what they are, whatever the caller passes. */
@@ -13,11 +21,14 @@ const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
 
 /**
  * The write side of one run: every command goes through the decider, and its events are appended
- * (with the expected revision) before the runner acts on them.
+ * (with the expected revision) before the runner acts on them. Appends are serialised, so the lease's
+ * heartbeat timer can never race a command for the same revision.
  */
 export class RunJournal {
   private state: RunState = initialState();
+  private leaseState: Lease | null = null;
   private revision = -1;
+  private queue: Promise<unknown> = Promise.resolve();
   readonly events: LoopgateEvent[] = [];
 
   constructor(
@@ -36,10 +47,7 @@ export class RunJournal {
     newId: () => string,
   ): RunJournal {
     const j = new RunJournal(store, runId, clock, newId);
-    for (const e of events) {
-      j.state = evolve(j.state, e);
-      j.events.push(e);
-    }
+    for (const e of events) j.fold(e);
     j.revision = events.length - 1;
     return j;
   }
@@ -53,9 +61,31 @@ export class RunJournal {
     return this.state;
   }
 
-  /** Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). */
-  async record(command: RunCommand, origin: Origin = "runtime"): Promise<LoopgateEvent[]> {
-    const bodies = decide(command, this.state);
+  /** The run's lease as this journal last saw it. */
+  get lease(): Lease | null {
+    return this.leaseState;
+  }
+
+  /**
+   * Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). With `lease`,
+   * the lease's events go into the same atomic append (a run is never started without an owner).
+   */
+  record(command: RunCommand, origin: Origin = "runtime", lease?: LeaseCommand): Promise<LoopgateEvent[]> {
+    return this.serially(async () => {
+      const bodies = decide(command, this.state);
+      const withLease = lease ? [...bodies, ...decideLease(lease, this.leaseState)] : bodies;
+      const events = await this.append(withLease, origin);
+      crashForTests(this.events.filter((e) => !isLeaseEvent(e)).length);
+      return events;
+    });
+  }
+
+  /** Takes or renews the run's lease (see core/run-lease.ts); throws LeaseHeldError or LeaseLostError. */
+  recordLease(command: LeaseCommand): Promise<LoopgateEvent[]> {
+    return this.serially(() => this.append(decideLease(command, this.leaseState), "runtime"));
+  }
+
+  private async append(bodies: readonly (EventBody | { type: EventType; data: unknown })[], origin: Origin) {
     const at = this.clock().toISOString();
     const events = bodies.map(
       (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,
@@ -63,18 +93,27 @@ export class RunJournal {
     const expected = this.revision < 0 ? "no_stream" : this.revision;
     const result = await this.store.append(RunJournal.stream(this.runId), events, expected);
     this.revision = result.lastRevision;
-    for (const e of events) {
-      this.state = evolve(this.state, e);
-      this.events.push(e);
-    }
-    crashForTests(this.events.length);
+    for (const e of events) this.fold(e);
     return events;
+  }
+
+  private fold(e: LoopgateEvent): void {
+    this.state = evolve(this.state, e);
+    this.leaseState = evolveLease(this.leaseState, e);
+    this.events.push(e);
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 }
 
 /**
  * Fault injection for the crash-and-resume tests: with LOOPGATE_FAULT_KILL_AFTER_EVENTS=N the process
- * kills itself (SIGKILL, no clean-up) right after the run's N-th event is durably appended.
+ * kills itself (SIGKILL, no clean-up) right after the run's N-th event is durably appended (lease events
+ * are not counted: they depend on how long the run takes).
  */
 function crashForTests(count: number): void {
   const at = process.env.LOOPGATE_FAULT_KILL_AFTER_EVENTS;

@@ -19,6 +19,7 @@ import type { RunReporter } from "./reporter.js";
 import { failRun, type RunContext, runPaths } from "./run-context.js";
 import { driveRun } from "./run-driver.js";
 import { RunJournal } from "./run-journal.js";
+import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
 import { testFloorsFor } from "./test-floors.js";
 
 /** Everything one run needs; effects (clock, ids) are injectable for tests. */
@@ -118,24 +119,34 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       "the task configures a judge but no judge model was given (judge.model in the task, or --judge-model); a judge that cannot run is never skipped",
       `${loaded.file}: judge`,
     );
-  await journal.record({
-    type: "start_run",
-    data: {
-      task_id: task.id,
-      task_path: loaded.file,
-      task_digest: loaded.digest,
-      builder: o.workFrom ? { kind: "workspace", command: o.workFrom } : builder.descriptor,
-      max_attempts: maxAttempts,
-      gates: ctx.gates.map((g) => ({ id: g.id, kind: g.kind })),
-      sandbox: o.sandbox,
-      run_dir: runDir,
-      ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
-      ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
-      ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
+  const owner = thisOwner();
+  await journal.record(
+    {
+      type: "start_run",
+      data: {
+        task_id: task.id,
+        task_path: loaded.file,
+        task_digest: loaded.digest,
+        builder: o.workFrom ? { kind: "workspace", command: o.workFrom } : builder.descriptor,
+        max_attempts: maxAttempts,
+        gates: ctx.gates.map((g) => ({ id: g.id, kind: g.kind })),
+        sandbox: o.sandbox,
+        run_dir: runDir,
+        ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
+        ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
+        ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
+      },
     },
-  });
-  ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });
-  return (await prepareRun(ctx)) ?? driveRun(ctx);
+    "runtime",
+    takeLease(runId, owner, null),
+  );
+  const lease = keepLease(journal, owner);
+  try {
+    ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });
+    return (await prepareRun(ctx)) ?? (await driveRun(ctx));
+  } finally {
+    lease.stop();
+  }
 }
 
 /** Copies the pristine and the run workspace and records the pristine observation; null when all went well. */

@@ -1,8 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { ZodType } from "zod";
-import { ConcurrencyError, InputError } from "../core/errors.js";
+import { ConcurrencyError } from "../core/errors.js";
 import { LoopgateEvent, type RecordedEvent } from "../core/events.js";
 import { decodeRow, type EncodedEvent, encodeEvents, type StoredRow } from "./event-codec.js";
 import type {
@@ -15,13 +16,15 @@ import type {
   StreamInfo,
 } from "./event-store.js";
 import { checkCount, checkExpected, checkStream, matchesExpected } from "./expected-revision.js";
-import { applyPragmas, migrate } from "./sqlite-schema.js";
-import { DuplicateEventIdError, StoreBusyError } from "./store-errors.js";
+import { applyPragmas, checkVersion, migrate } from "./sqlite-schema.js";
+import { DuplicateEventIdError, StoreBusyError, StoreError, storeErrorFromSqlite } from "./store-errors.js";
 
 /** Options for `SqliteEventStore.open`. */
 export interface SqliteEventStoreOptions {
   /** Schema every event is validated against on write and on read (default: `LoopgateEvent`). */
   schema?: ZodType<LoopgateEvent>;
+  /** Open an existing log without writing to it (no schema creation, no journal-mode change). */
+  readonly?: boolean;
   /** How long a writer waits for another process's write lock before `StoreBusyError` (default 5000). */
   busyTimeoutMs?: number;
 }
@@ -55,6 +58,8 @@ export class SqliteEventStore implements EventStore {
   private readonly busyTimeoutMs: number;
   private readonly stmt;
   private readonly appendTx;
+  /** The private copy a read-only store was read from, removed on close. */
+  private cleanup: string | undefined;
 
   private constructor(
     db: Database.Database,
@@ -94,28 +99,67 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  /** Opens (creating if absent, with its parent folder) the store at `path`. */
+  /**
+   * Opens (creating if absent, with its parent folder) the store at `path`; with `readonly`, opens an
+   * existing log without writing anything. SQLite cannot open a WAL log read-only in a folder it cannot
+   * write (it needs the -shm file beside it): then a private copy of the log is read instead.
+   */
   static open(path: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    const db = new Database(path);
+    const schema = options.schema ?? LoopgateEvent;
+    if (options.readonly) return SqliteEventStore.openReadonly(path, schema, busyTimeoutMs);
+    if (path !== ":memory:")
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+      } catch (e) {
+        throw new StoreError(
+          dirname(path),
+          `cannot be created (${(e as NodeJS.ErrnoException).code})`,
+          "pass --store a folder you can write, or create it first",
+          { cause: e },
+        );
+      }
+    let db: Database.Database | undefined;
     try {
+      db = new Database(path);
       applyPragmas(db, path, busyTimeoutMs);
       migrate(db, path);
     } catch (error) {
-      db.close();
-      if (error instanceof Error && "code" in error && error.code === "SQLITE_NOTADB") {
-        throw new InputError(
-          "not a SQLite database; point the store at a new file or a loopgate store",
-          path,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
+      db?.close();
+      throw storeErrorFromSqlite(path, error) ?? error;
     }
-    return new SqliteEventStore(db, path, options.schema ?? LoopgateEvent, busyTimeoutMs);
+    return new SqliteEventStore(db, path, schema, busyTimeoutMs);
+  }
+
+  private static openReadonly(path: string, schema: ZodType<LoopgateEvent>, busyTimeoutMs: number) {
+    const attempt = (file: string): Database.Database => {
+      const db = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+        checkVersion(db, path);
+        return db;
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    };
+    let snapshot: string | undefined;
+    try {
+      try {
+        return new SqliteEventStore(attempt(path), path, schema, busyTimeoutMs);
+      } catch (error) {
+        if (!isCantOpen(error) || folderWritable(dirname(path))) throw error;
+        snapshot = mkdtempSync(join(tmpdir(), "loopgate-ro-"));
+        copyFileSync(path, join(snapshot, "events.db"));
+        if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, join(snapshot, "events.db-wal"));
+        const store = new SqliteEventStore(attempt(join(snapshot, "events.db")), path, schema, busyTimeoutMs);
+        store.cleanup = snapshot;
+        return store;
+      }
+    } catch (error) {
+      if (snapshot) rmSync(snapshot, { recursive: true, force: true });
+      throw storeErrorFromSqlite(path, error) ?? error;
+    }
   }
 
   async append(
@@ -165,6 +209,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+    if (this.cleanup) rmSync(this.cleanup, { recursive: true, force: true });
   }
 
   /** Runs inside BEGIN IMMEDIATE: nobody else can write between the revision check and the inserts. */
@@ -253,7 +298,7 @@ export class SqliteEventStore implements EventStore {
       if (error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_BUSY")) {
         throw new StoreBusyError(this.path, this.busyTimeoutMs, { cause: error });
       }
-      throw error;
+      throw storeErrorFromSqlite(this.path, error) ?? error;
     }
   }
 }
@@ -265,4 +310,17 @@ function isUniqueIdViolation(error: unknown): boolean {
     error.code === "SQLITE_CONSTRAINT_UNIQUE" &&
     error.message.includes("events.id")
   );
+}
+
+function isCantOpen(error: unknown): boolean {
+  return error instanceof Error && "code" in error && String(error.code).startsWith("SQLITE_CANTOPEN");
+}
+
+function folderWritable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

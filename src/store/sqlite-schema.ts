@@ -72,3 +72,20 @@ export function migrate(db: Database.Database, path: string): void {
     db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
   }).immediate();
 }
+
+/** For a read-only open: the log must already carry this code's schema (nothing can be created). */
+export function checkVersion(db: Database.Database, path: string): void {
+  const version = Number(db.pragma("user_version", { simple: true }));
+  if (version === SQLITE_SCHEMA_VERSION) return;
+  if (version > SQLITE_SCHEMA_VERSION)
+    throw new InputError(
+      `event store schema version ${version} is newer than this loopgate understands (${SQLITE_SCHEMA_VERSION}); upgrade loopgate`,
+      path,
+    );
+  throw new InputError(
+    version === 0
+      ? "the file holds no loopgate event log (no schema): it is empty or another SQLite database"
+      : `unknown event store schema version ${version}`,
+    path,
+  );
+}

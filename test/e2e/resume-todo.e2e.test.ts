@@ -49,7 +49,8 @@ async function events(store: string, runId: string): Promise<Ev[]> {
   return r.stdout
     .trim()
     .split("\n")
-    .map((l) => JSON.parse(l) as Ev);
+    .map((l) => JSON.parse(l) as Ev)
+    .filter((e) => !e.type.startsWith("run_lease_")); // who held the run, not what it did
 }
 const normalize = (es: Ev[]) =>
   es

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { LineCounter, parseDocument, stringify } from "yaml";
+import { LineCounter, stringify } from "yaml";
 import { z } from "zod";
 import { formatPath, InputError } from "../../core/errors.js";
-import { lineOf } from "../../core/yaml-source.js";
+import { lineOf, parseYamlSource } from "../../core/yaml-source.js";
 
 const toolCallSchema = z
   .object({
@@ -49,13 +49,7 @@ const SHAPE =
  */
 export function parseScript(text: string, file: string): ScriptedResponse[] {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const firstError = doc.errors[0];
-  if (firstError) {
-    const line = lineCounter.linePos(firstError.pos[0]).line;
-    throw new InputError(`not valid YAML: ${firstError.message.split("\n")[0]}`, `${file}:${line}`);
-  }
-  const raw: unknown = doc.toJS();
+  const { doc, raw } = parseYamlSource(text, file, lineCounter);
   const isMapping = raw !== null && typeof raw === "object" && !Array.isArray(raw);
   if (!Array.isArray(raw) && !isMapping) throw new InputError(SHAPE, file);
   const result = isMapping ? mappingSchema.safeParse(raw) : listSchema.safeParse(raw);

@@ -35,7 +35,7 @@ export async function gcCommand(
     );
   const keep = flags.keep === undefined ? 0 : Number(flags.keep);
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false);
+  const store = await openStore(dir, false);
   try {
     const r = await pruneRuns({
       store,

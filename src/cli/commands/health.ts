@@ -19,7 +19,7 @@ export async function healthCommand(
   if (days !== undefined && (!Number.isInteger(days) || days < 1))
     throw new InputError(`expected a whole number of at least 1, got ${flags.days}`, "--days");
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false);
+  const store = await openStore(dir, "read");
   try {
     const since = days === undefined ? null : now().getTime() - days * 86_400_000;
     const streams = (await store.listStreams({ prefix: "run-" })).filter(

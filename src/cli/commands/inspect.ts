@@ -4,6 +4,7 @@ import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
+import { ownerReport } from "../run-owner.js";
 
 /** `loopgate runs`: recent runs, one line each. */
 export async function runsCommand(
@@ -14,7 +15,7 @@ export async function runsCommand(
   if (!Number.isInteger(limit) || limit < 1)
     throw new InputError(`expected a whole number of at least 1, got ${flags.limit}`, "--limit");
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false);
+  const store = await openStore(dir, "read");
   try {
     const all = await store.listStreams({ prefix: "run-" });
     const streams = all.slice(0, limit);
@@ -60,7 +61,7 @@ export async function statusCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false, runId);
+  const store = await openStore(dir, "read", runId);
   try {
     const events = await readRun(store, dir, runId);
     const env = projectEnvelope(runId, events);
@@ -72,10 +73,11 @@ export async function statusCommand(
         status: "RUNNING",
         attempts: state.attempts.length,
       };
+      const owner = ownerReport(runId, events, dir);
       io.out(
         flags.json
-          ? `${JSON.stringify(info, null, 2)}\n`
-          : `RUNNING · run ${runId} · attempt ${info.attempts}\n`,
+          ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint }, null, 2)}\n`
+          : `RUNNING · run ${runId} · attempt ${info.attempts}\n${owner.line}\n`,
       );
       return 0;
     }
@@ -93,10 +95,16 @@ export async function eventsCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false, runId);
+  const store = await openStore(dir, "read", runId);
   try {
     const events = await readRun(store, dir, runId);
-    for (const e of events) io.out(flags.json ? `${JSON.stringify(e)}\n` : `${formatEvent(e)}\n`);
+    // The heartbeats stay in the JSON audit trail; the readable listing counts them instead.
+    let renewals = 0;
+    for (const e of events) {
+      if (!flags.json && e.type === "run_lease_renewed") renewals++;
+      else io.out(flags.json ? `${JSON.stringify(e)}\n` : `${formatEvent(e)}\n`);
+    }
+    if (renewals) io.out(`(${renewals} lease renewal(s) not shown; --json lists every event)\n`);
     return 0;
   } finally {
     await store.close();

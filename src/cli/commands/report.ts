@@ -17,7 +17,7 @@ export async function reportCommand(
 ): Promise<number> {
   const targets = reportTargets(flags);
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false, runId);
+  const store = await openStore(dir, "read", runId);
   try {
     const env = projectEnvelope(runId, await readRun(store, dir, runId));
     if (!env)

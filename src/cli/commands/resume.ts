@@ -15,7 +15,7 @@ import { followOutput, numberFlag, type RunFlags } from "./run.js";
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
   const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = openStore(dir, false, runId);
+  const store = await openStore(dir, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
   const finished = await readRun(store, dir, runId).then(

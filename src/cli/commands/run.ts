@@ -140,7 +140,7 @@ export async function executeRun(
   extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
-  const store = openStore(s.storeDir, true);
+  const store = await openStore(s.storeDir, true);
   // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
   const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
