@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
@@ -13,6 +13,7 @@ import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import { mkdirPrivate } from "../workspace/private-modes.js";
 import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
@@ -149,7 +150,8 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
       throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
     // A resumed preparation starts over: nothing half-copied may count as pristine.
     await rm(runDir, { recursive: true, force: true });
-    await mkdir(runDir, { recursive: true });
+    // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
+    mkdirPrivate(runDir, { parentToo: true });
     await copyTree(loaded.workspace, ctx.pristineDir);
     await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
     const t0 = performance.now();
