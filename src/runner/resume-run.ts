@@ -6,6 +6,7 @@ import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData } from "../core/events.js";
+import { runSecrets } from "../core/redact.js";
 import { TODO_TOOL } from "../core/step-appraisal.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
@@ -49,7 +50,8 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     );
   const responses = events.filter((e) => e.type === "model_responded").length;
   const builder = o.builder(started.data.builder, responses);
-  const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID);
+  const secrets = runSecrets(process.env, o.allowEnv ?? []);
+  const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID, secrets);
   const runDir = started.data.run_dir;
   const ctx = runContext(
     {

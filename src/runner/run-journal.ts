@@ -1,4 +1,5 @@
 import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
+import { type NamedSecret, redactDeep, secretRedactor } from "../core/redact.js";
 import { decide, evolve, initialState, type RunCommand, type RunState } from "../core/run-decider.js";
 import type { EventStore } from "../store/event-store.js";
 
@@ -13,19 +14,25 @@ const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
 
 /**
  * The write side of one run: every command goes through the decider, and its events are appended
- * (with the expected revision) before the runner acts on them.
+ * (with the expected revision) before the runner acts on them. Every string of every event is
+ * redacted here first (see core/redact.ts): the one door to the log, so no output excerpt, claim,
+ * gate log or reason can carry a known secret past it, and the envelope is projected from these events.
  */
 export class RunJournal {
   private state: RunState = initialState();
   private revision = -1;
   readonly events: LoopgateEvent[] = [];
+  private readonly redact: (s: string) => string;
 
   constructor(
     readonly store: EventStore,
     readonly runId: string,
     private readonly clock: () => Date,
     private readonly newId: () => string,
-  ) {}
+    secrets: readonly NamedSecret[] = [],
+  ) {
+    this.redact = secretRedactor(secrets);
+  }
 
   /** A journal that continues a stored run: its events are folded, new ones append after them. */
   static resume(
@@ -34,8 +41,9 @@ export class RunJournal {
     events: readonly LoopgateEvent[],
     clock: () => Date,
     newId: () => string,
+    secrets: readonly NamedSecret[] = [],
   ): RunJournal {
-    const j = new RunJournal(store, runId, clock, newId);
+    const j = new RunJournal(store, runId, clock, newId, secrets);
     for (const e of events) {
       j.state = evolve(j.state, e);
       j.events.push(e);
@@ -55,7 +63,7 @@ export class RunJournal {
 
   /** Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). */
   async record(command: RunCommand, origin: Origin = "runtime"): Promise<LoopgateEvent[]> {
-    const bodies = decide(command, this.state);
+    const bodies = decide(command, this.state).map((b) => ({ ...b, data: redactDeep(b.data, this.redact) }));
     const at = this.clock().toISOString();
     const events = bodies.map(
       (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,

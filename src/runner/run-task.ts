@@ -7,6 +7,7 @@ import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError, InputError } from "../core/errors.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
+import { runSecrets } from "../core/redact.js";
 import { buildGateRegistry } from "../gates/registry.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
@@ -109,7 +110,13 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const { task } = loaded;
   const runId = o.runId ?? newRunId();
   const clock = o.clock ?? (() => new Date());
-  const journal = new RunJournal(o.store, runId, clock, randomUUID);
+  const journal = new RunJournal(
+    o.store,
+    runId,
+    clock,
+    randomUUID,
+    runSecrets(process.env, o.allowEnv ?? []),
+  );
   const runDir = join(o.storeDir, "runs", runId);
   const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
   const ctx = runContext({ ...o, testFloors }, journal, runDir);
