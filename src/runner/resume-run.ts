@@ -61,7 +61,8 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
       storeDir: o.storeDir,
       sandbox: started.data.sandbox,
       allowEnv: o.allowEnv ?? [],
-      mounts: o.mounts ?? [],
+      // The recorded mounts are checked again like new ones: what a path resolves to may have changed.
+      mounts: [...new Set([...(started.data.builder_mounts ?? []), ...(o.mounts ?? [])])],
       ...(started.data.builder.kind === "workspace" && started.data.builder.command
         ? { workFrom: started.data.builder.command }
         : {}),

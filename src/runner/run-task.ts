@@ -137,6 +137,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       gates: ctx.gates.map((g) => ({ id: g.id, kind: g.kind })),
       sandbox: o.sandbox,
       run_dir: runDir,
+      ...(ctx.userMounts.length ? { builder_mounts: [...ctx.userMounts] } : {}),
       ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
       ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
       ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
