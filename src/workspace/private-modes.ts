@@ -34,7 +34,8 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  */
 export function clearPrivilegedBits(root: string, obs: Observation): number {
   if (obs.entries.some((e) => e.type === "other")) return clearTree(Buffer.from(root));
-  let cleared = 0;
+  // The root itself is not an observed entry, but `chmod 1777 .` must not survive either.
+  let cleared = clearOne(root) ? 1 : 0;
   for (const e of obs.entries) {
     if ((e.type !== "file" && e.type !== "dir") || !(e.mode & PRIVILEGED_BITS)) continue;
     if (clearOne(`${root}/${e.path}`)) cleared++;

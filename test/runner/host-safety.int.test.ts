@@ -21,14 +21,15 @@ gates:
 budget: { attempts: 1 }
 `;
 
-/** Every path under `dir` (never following symlinks) whose mode has a set-uid, set-gid or sticky bit. */
-function privileged(dir: string): string[] {
+/** Every path under `dir` (by raw name bytes, never following symlinks) whose mode has a set-uid, set-gid or sticky bit. */
+function privileged(dir: string | Buffer): string[] {
   const out: string[] = [];
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, d.name);
+  const base = Buffer.from(dir);
+  for (const name of readdirSync(base, { encoding: "buffer" })) {
+    const p = Buffer.concat([base, Buffer.from("/"), name]);
     const st = lstatSync(p);
     if (st.isSymbolicLink()) continue;
-    if (st.mode & 0o7000) out.push(`${p} ${(st.mode & 0o7777).toString(8)}`);
+    if (st.mode & 0o7000) out.push(`${p.toString()} ${(st.mode & 0o7777).toString(8)}`);
     if (st.isDirectory()) out.push(...privileged(p));
   }
   return out;
@@ -49,7 +50,7 @@ describe("what loopgate keeps cannot hurt the host", () => {
   it("a builder that plants a set-uid copy of python3: blocking finding, and nothing privileged is left under the run folder", async () => {
     const t = await makeTask({ taskYaml, repo: { "lib/answer.sh": "echo 41\n" } });
     const builder = commandBuilder(
-      "sh -c 'cp /usr/bin/python3 lib/.helper && chmod 4755 lib/.helper && mkdir lib/drop && chmod 1777 lib/drop && echo x > lib/g && chmod 2755 lib/g && echo \"echo 42\" > lib/answer.sh'",
+      "sh -c 'cp /usr/bin/python3 lib/.helper && chmod 4755 lib/.helper && mkdir lib/drop && chmod 1777 lib/drop && echo x > lib/g && chmod 2755 lib/g && chmod 3777 . && echo \"echo 42\" > lib/answer.sh'",
     );
     const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
     const found = env.findings.filter((f) => f.code === "privileged_mode_bit");
@@ -67,6 +68,24 @@ describe("what loopgate keeps cannot hurt the host", () => {
     expect(lstatSync(join(runDir, "workspace", "lib/.helper")).mode & 0o7777).toBe(0o755);
     expect(lstatSync(runDir).mode & 0o777).toBe(0o700);
     expect(lstatSync(join(storeDir, "runs")).mode & 0o777).toBe(0o700);
+    await rm(t.dir, { recursive: true, force: true });
+  });
+
+  it("a set-uid file whose name is not valid UTF-8 is cleared too (the tree is walked by raw bytes)", async () => {
+    const t = await makeTask({ taskYaml, repo: { "lib/answer.sh": "echo 41\n" } });
+    const builder = commandBuilder(
+      `python3 -c "import os; p = b'lib/\\xff.bin'; open(p, 'w').write('x'); os.chmod(p, 0o4755)"`,
+    );
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    expect(env.status).toBe("ESCALATED");
+    expect(env.findings.some((f) => f.code === "unsupported_entry")).toBe(true);
+    const ws = Buffer.from(join(storeDir, "runs", env.run_id, "workspace", "lib"));
+    const names = readdirSync(ws, { encoding: "buffer" });
+    const odd = names.find((n) => n.includes(0xff));
+    expect(odd).toBeDefined();
+    const st = lstatSync(Buffer.concat([ws, Buffer.from("/"), odd as Buffer]));
+    expect(st.mode & 0o7777).toBe(0o755);
+    expect(privileged(join(storeDir, "runs", env.run_id))).toEqual([]);
     await rm(t.dir, { recursive: true, force: true });
   });
 });
