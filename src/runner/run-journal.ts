@@ -22,7 +22,7 @@ export class RunJournal {
   private state: RunState = initialState();
   private revision = -1;
   readonly events: LoopgateEvent[] = [];
-  private readonly redact: (s: string) => string;
+  private readonly redact: ((s: string) => string) | null;
 
   constructor(
     readonly store: EventStore,
@@ -31,7 +31,7 @@ export class RunJournal {
     private readonly newId: () => string,
     secrets: readonly NamedSecret[] = [],
   ) {
-    this.redact = secretRedactor(secrets);
+    this.redact = secrets.length ? secretRedactor(secrets) : null;
   }
 
   /** A journal that continues a stored run: its events are folded, new ones append after them. */
@@ -63,7 +63,9 @@ export class RunJournal {
 
   /** Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). */
   async record(command: RunCommand, origin: Origin = "runtime"): Promise<LoopgateEvent[]> {
-    const bodies = decide(command, this.state).map((b) => ({ ...b, data: redactDeep(b.data, this.redact) }));
+    const redact = this.redact;
+    const decided = decide(command, this.state);
+    const bodies = redact ? decided.map((b) => ({ ...b, data: redactDeep(b.data, redact) })) : decided;
     const at = this.clock().toISOString();
     const events = bodies.map(
       (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,
