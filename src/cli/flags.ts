@@ -42,12 +42,12 @@ export const FLAGS = {
   "builder-env": {
     value: "NAME",
     multiple: true,
-    help: "let the caller's variable NAME reach the builder (repeatable); nothing else passes",
+    help: "let the caller's variable NAME reach the builder (repeatable); nothing else passes; its value (8+ chars) is redacted from the log",
   },
   "builder-mount": {
     value: "PATH",
     multiple: true,
-    help: "mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install",
+    help: "mount PATH read-only in the builder's sandbox (repeatable), e.g. the agent's install; checked on its real path, again on resume",
   },
   network: { help: "allow the builder network access (external agents need their API)" },
   case: { value: "FILE", help: "run: a mission fixture instead of TASK" },

@@ -77,6 +77,8 @@ const data = {
     gates: z.array(GateDeclaration).min(1),
     sandbox: z.enum(["bubblewrap", "none"]),
     run_dir: z.string(),
+    /** The user's `--builder-mount` paths: a resume mounts them again, and checks them again first. */
+    builder_mounts: z.array(z.string()).optional(),
     /** The judge's model when the task configures one: an attempt then also needs its approval. */
     judge: z.string().optional(),
     /** The fewest real tests each subprocess gate must see pass, fixed when the run starts (resume keeps them). */

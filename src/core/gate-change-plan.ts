@@ -10,7 +10,8 @@ export type ChangeFindingCode =
   | "change_outside_deliverables"
   | "symlink_escapes_workspace"
   | "unsupported_entry"
-  | "derived_artifact_not_carried";
+  | "derived_artifact_not_carried"
+  | "privileged_mode_bit";
 
 /** One appraisal of the builder's changes; `detail` says in plain words what happened. */
 export interface ChangeFinding {
@@ -26,6 +27,9 @@ export interface ChangePlan {
   drop: string[];
   findings: ChangeFinding[];
 }
+
+/** Set-uid, set-gid and sticky bits: what no builder may leave on the host (loopgate clears them). */
+const PRIVILEGED_BITS = 0o7000;
 
 /** At most this many findings per code are listed one by one; the rest fold into one summary finding. */
 const MAX_FINDINGS_PER_CODE = 10;
@@ -95,6 +99,14 @@ export function planGateChanges(
     const old = before.get(path);
     const now = after.get(path) as ObservedEntry;
     const what = describe(old, now);
+    // Whatever else is true of the path: a builder that makes a set-uid binary is trying the host.
+    if (now.type !== "symlink" && now.mode & PRIVILEGED_BITS)
+      note(
+        "privileged_mode_bit",
+        "blocking",
+        path,
+        `${path} was given mode ${now.mode.toString(8)} (${privilegedBits(now.mode)}); loopgate never keeps these bits: they are cleared in the run workspace, its stored copies and the gate environments`,
+      );
     if (isProtected(path)) {
       if (old)
         note(
@@ -208,6 +220,18 @@ export function planGateChanges(
   carry.sort((a, b) => comparePaths(a.path, b.path));
   drop.sort(comparePaths);
   return { carry, drop, findings: boundFindings(findings) };
+}
+
+function privilegedBits(mode: number): string {
+  const bits = [
+    [0o4000, "set-uid"],
+    [0o2000, "set-gid"],
+    [0o1000, "sticky"],
+  ] as const;
+  return bits
+    .filter(([b]) => mode & b)
+    .map(([, name]) => name)
+    .join(", ");
 }
 
 function derivedDetail(path: string, what: string, exists: (p: string) => boolean): string {

@@ -1,13 +1,19 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Builder } from "../builders/builder.js";
 import { InputError } from "../core/errors.js";
 import type { LoadedTask } from "./load-task.js";
 
-/** What the builder must never see through a mount: the task folder, held-out material, event logs. */
+/**
+ * What the builder must never see through a mount: the task folder, held-out material, event logs.
+ * Every path here is resolved with realpath, and so is every mount before it is compared, so neither a
+ * symlinked mount nor a task opened through a symlinked folder can slip past a check.
+ */
 export interface MountGuards {
   taskDir: string;
+  /** The task or fixture file itself (a mission fixture holds its criteria). */
+  taskFile: string;
   /** Held-out and canary folders, and the oracle. */
   hidden: readonly string[];
   /** Event logs (the run's and the default one beside the task): other runs live there. */
@@ -27,14 +33,28 @@ export interface MountPlan {
   notes: string[];
 }
 
-/** The real path when it exists (a symlink cannot smuggle a held-out folder in), else the absolute one. */
-const real = (p: string) => {
+/**
+ * The real path: realpath of the deepest part that exists, the rest appended, so a path that does not
+ * exist yet (a log folder created later) is still compared through its real parent, never through a symlink.
+ */
+export const real = (p: string): string => {
+  const abs = resolve(p);
   try {
-    return realpathSync(p);
+    return realpathSync(abs);
   } catch {
-    return resolve(p);
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(real(parent), basename(abs));
   }
 };
+
+/** True when `p` is (or resolves to) a regular file. */
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** True when `p` is `parent` or lies inside it. */
 export const inside = (parent: string, p: string) =>
@@ -45,18 +65,33 @@ export function mountGuards(loaded: LoadedTask, storeDir: string): MountGuards {
   const stores = [...new Set([storeDir, join(loaded.dir, ".loopgate")].map(real))];
   return {
     taskDir: real(loaded.dir),
+    taskFile: real(loaded.file),
     hidden: loaded.hidden.map(real),
     stores,
     oracle: loaded.oracle ? real(loaded.oracle) : null,
   };
 }
 
-/** Why mounting `path` would expose what the builder must never see; null when it may be mounted. */
-export function mountRefusal(path: string, g: MountGuards): string | null {
+/**
+ * Why mounting `path` would expose what the builder must never see; null when it may be mounted.
+ * Refused, after realpath: the root folder; anything that equals, contains or lies inside a held-out or
+ * canary folder, the oracle, the task or fixture file, or an event store (every run's folder lives in
+ * one); anything that equals or contains the task folder; and a folder inside the task folder. A single
+ * file inside the task folder (`bash ./fix.sh` beside task.yaml) exposes only itself and may be mounted.
+ */
+export function mountRefusal(
+  path: string,
+  g: MountGuards,
+  kind: "folder" | "file" = "folder",
+): string | null {
   const p = real(path);
-  for (const h of [...g.hidden, ...g.stores])
-    if (inside(p, h) || inside(h, p)) return `${path} would expose ${h} to the builder`;
-  if (inside(p, g.taskDir)) return `${path} would expose ${g.taskDir} to the builder`;
+  const shown = p === path ? path : `${path} (really ${p})`;
+  if (p === "/") return `${shown} is the root folder: it would expose everything to the builder`;
+  for (const h of [...g.hidden, ...g.stores, g.taskFile])
+    if (inside(p, h) || inside(h, p)) return `${shown} would expose ${h} to the builder`;
+  if (inside(p, g.taskDir)) return `${shown} would expose the task folder ${g.taskDir} to the builder`;
+  if (kind === "folder" && inside(g.taskDir, p))
+    return `${shown} lies inside the task folder ${g.taskDir}; mount single files from it, or keep the builder's own files elsewhere`;
   return null;
 }
 
@@ -69,7 +104,7 @@ function tooBroad(folder: string): boolean {
 /** Refuses any `--builder-mount` that would expose the task folder, held-out material or a log. */
 export function checkUserMounts(mounts: readonly string[], g: MountGuards): void {
   for (const m of mounts) {
-    const why = mountRefusal(m, g);
+    const why = mountRefusal(m, g, isFile(m) ? "file" : "folder");
     if (why) throw new InputError(why, "--builder-mount");
   }
 }
@@ -102,7 +137,7 @@ export function planBuilderMounts(
       add(f);
       continue;
     }
-    const why = mountRefusal(f, g);
+    const why = mountRefusal(f, g, isFile(f) ? "file" : "folder");
     if (why) throw new InputError(`the builder command names ${f}, but ${why}`, "--builder");
     add(f);
   }

@@ -6,6 +6,7 @@ import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData, RecordedEvent } from "../core/events.js";
+import { runSecrets } from "../core/redact.js";
 import { TODO_TOOL } from "../core/step-appraisal.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
@@ -50,7 +51,8 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     );
   const responses = events.filter((e) => e.type === "model_responded").length;
   const builder = o.builder(started.data.builder, responses);
-  const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID);
+  const secrets = runSecrets(process.env, o.allowEnv ?? []);
+  const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID, secrets);
   if (journal.current.finished && !journal.current.interrupted)
     return continueRun(o, events, journal, loaded, builder);
   // Before anything is touched: a live owner keeps its run (LeaseHeldError), a dead one's is taken over.
@@ -84,7 +86,8 @@ async function continueRun(
       storeDir: o.storeDir,
       sandbox: started.data.sandbox,
       allowEnv: o.allowEnv ?? [],
-      mounts: o.mounts ?? [],
+      // The recorded mounts are checked again like new ones: what a path resolves to may have changed.
+      mounts: [...new Set([...(started.data.builder_mounts ?? []), ...(o.mounts ?? [])])],
       ...(started.data.builder.kind === "workspace" && started.data.builder.command
         ? { workFrom: started.data.builder.command }
         : {}),

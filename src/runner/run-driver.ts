@@ -15,6 +15,7 @@ import { judgeRules } from "../core/task.js";
 import { judgeRequiredFix, runJudge } from "../judge/judge.js";
 import { deliverablesDiff } from "../judge/judge-diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import { clearPrivilegedBits } from "../workspace/private-modes.js";
 import { runAgentPhase } from "./agent-phase.js";
 import { runGateFresh } from "./gate-run.js";
 import { preflight } from "./preflight.js";
@@ -268,6 +269,8 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
     }).observe();
     await ctx.observations.put(after);
     await ctx.blobs.save(after, ctx.workspace);
+    // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
+    clearPrivilegedBits(ctx.workspace, after);
     const duration = Math.round(performance.now() - t0);
     const pristine = await ctx.observations.get(pristineId(journal.events));
     const diff = diffObservations(pristine, after);

@@ -1,4 +1,5 @@
 import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
+import { type NamedSecret, redactDeep, secretRedactor } from "../core/redact.js";
 import {
   decide,
   type EventBody,
@@ -22,7 +23,9 @@ const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
 /**
  * The write side of one run: every command goes through the decider, and its events are appended
  * (with the expected revision) before the runner acts on them. Appends are serialised, so the lease's
- * heartbeat timer can never race a command for the same revision.
+ * heartbeat timer can never race a command for the same revision. Every string of every event is
+ * redacted here first (see core/redact.ts): the one door to the log, so no output excerpt, claim,
+ * gate log or reason can carry a known secret past it, and the envelope is projected from these events.
  */
 export class RunJournal {
   private state: RunState = initialState();
@@ -30,13 +33,17 @@ export class RunJournal {
   private revision = -1;
   private queue: Promise<unknown> = Promise.resolve();
   readonly events: LoopgateEvent[] = [];
+  private readonly redact: ((s: string) => string) | null;
 
   constructor(
     readonly store: EventStore,
     readonly runId: string,
     private readonly clock: () => Date,
     private readonly newId: () => string,
-  ) {}
+    secrets: readonly NamedSecret[] = [],
+  ) {
+    this.redact = secrets.length ? secretRedactor(secrets) : null;
+  }
 
   /** A journal that continues a stored run: its events are folded, new ones append after them. */
   static resume(
@@ -45,8 +52,9 @@ export class RunJournal {
     events: readonly LoopgateEvent[],
     clock: () => Date,
     newId: () => string,
+    secrets: readonly NamedSecret[] = [],
   ): RunJournal {
-    const j = new RunJournal(store, runId, clock, newId);
+    const j = new RunJournal(store, runId, clock, newId, secrets);
     for (const e of events) j.fold(e);
     j.revision = events.length - 1;
     return j;
@@ -85,7 +93,9 @@ export class RunJournal {
     return this.serially(() => this.append(decideLease(command, this.leaseState), "runtime"));
   }
 
-  private async append(bodies: readonly (EventBody | { type: EventType; data: unknown })[], origin: Origin) {
+  private async append(decided: readonly (EventBody | { type: EventType; data: unknown })[], origin: Origin) {
+    const redact = this.redact;
+    const bodies = redact ? decided.map((b) => ({ ...b, data: redactDeep(b.data, redact) })) : decided;
     const at = this.clock().toISOString();
     const events = bodies.map(
       (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,

@@ -1,18 +1,20 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError, InputError } from "../core/errors.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
+import { runSecrets } from "../core/redact.js";
 import { buildGateRegistry } from "../gates/registry.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import { mkdirPrivate } from "../workspace/private-modes.js";
 import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
@@ -109,7 +111,13 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const { task } = loaded;
   const runId = o.runId ?? newRunId();
   const clock = o.clock ?? (() => new Date());
-  const journal = new RunJournal(o.store, runId, clock, randomUUID);
+  const journal = new RunJournal(
+    o.store,
+    runId,
+    clock,
+    randomUUID,
+    runSecrets(process.env, o.allowEnv ?? []),
+  );
   const runDir = join(o.storeDir, "runs", runId);
   const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
   const ctx = runContext({ ...o, testFloors }, journal, runDir);
@@ -132,6 +140,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         gates: ctx.gates.map((g) => ({ id: g.id, kind: g.kind })),
         sandbox: o.sandbox,
         run_dir: runDir,
+        ...(ctx.userMounts.length ? { builder_mounts: [...ctx.userMounts] } : {}),
         ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
         ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
         ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
@@ -160,7 +169,8 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
       throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
     // A resumed preparation starts over: nothing half-copied may count as pristine.
     await rm(runDir, { recursive: true, force: true });
-    await mkdir(runDir, { recursive: true });
+    // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
+    mkdirPrivate(runDir, { parentToo: true });
     await copyTree(loaded.workspace, ctx.pristineDir);
     await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
     const t0 = performance.now();

@@ -3,11 +3,13 @@ import { chmod, copyFile, lstat, mkdir, rename, rm, symlink } from "node:fs/prom
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.js";
 import { comparePaths, type Observation } from "../core/observation.js";
+import { keptMode } from "./copy-tree.js";
 import { WorkspaceObserver } from "./observer.js";
 
 /**
  * Content-addressed copies of observed files (`<dir>/<sha256>`), so the workspace can be rolled back to
- * any recorded observation. Blobs are never modified: they are hard-linked when possible, else copied.
+ * any recorded observation. Blobs are never modified. Blobs are mode 0600 and a restored file never gets
+ * back a set-uid, set-gid or sticky bit, even when the observation recorded one.
  */
 export class BlobStore {
   constructor(private readonly dir: string) {}
@@ -27,6 +29,8 @@ export class BlobStore {
       const tmp = `${dest}.${process.pid}.tmp`;
       // A copy, not a link: the agent may still write to the workspace file later.
       await copyFile(join(root, e.path), tmp);
+      // A blob is content only: owner-readable, never executable, never set-uid (copyFile keeps the source's mode).
+      await chmod(tmp, 0o600);
       await rename(tmp, dest);
       saved++;
     }
@@ -58,17 +62,17 @@ export class BlobStore {
       const h = have.get(e.path);
       if (e.type === "dir") {
         if (!h) await mkdir(abs, { recursive: true });
-        await chmod(abs, e.mode);
+        await chmod(abs, keptMode(e.mode));
       } else if (e.type === "symlink") {
         if (!h) await symlink(e.target ?? "", abs);
       } else if (e.type === "file") {
-        if (h && h.hash === e.hash && h.mode === e.mode) continue;
+        if (h && h.hash === e.hash && h.mode === keptMode(e.mode)) continue;
         const blob = this.path(e.hash);
         if (!existsSync(blob))
           throw new InfrastructureError(`cannot roll back ${e.path}: no stored copy of ${e.hash}`);
         await rm(abs, { force: true });
         await copyFile(blob, abs);
-        await chmod(abs, e.mode);
+        await chmod(abs, keptMode(e.mode));
         written++;
       }
     }

@@ -22,6 +22,12 @@ interface DirTimes {
   mtime: number;
 }
 
+/** Set-uid, set-gid and sticky: never kept in anything loopgate copies (a set-uid-root file would outlive the run). */
+export const PRIVILEGED_BITS = 0o7000;
+
+/** The permission bits loopgate keeps of a mode: rwx for owner, group and others, nothing privileged. */
+export const keptMode = (mode: number): number => mode & 0o777;
+
 /** What copyTree did. */
 export interface CopyTreeResult {
   files: number;
@@ -32,7 +38,7 @@ export interface CopyTreeResult {
 }
 
 /**
- * Copies `src` to `dest` like `cp -a`: modes and mtimes kept, symlinks recreated as symlinks
+ * Copies `src` to `dest` like `cp -a`: modes (without set-uid, set-gid and sticky bits) and mtimes kept, symlinks recreated as symlinks
  * (never followed), FIFOs/sockets/devices skipped. `dest` must not exist. `filter(rel)` false
  * leaves a path (and, for a directory, its subtree) out. Synchronous calls: far faster than
  * promise-per-file for trees of small files.
@@ -59,7 +65,7 @@ export async function copyTree(
   mkdirSync(to, { mode: 0o700 });
   dirs.push({
     dest: to,
-    mode: rootStat.mode & 0o7777,
+    mode: keptMode(rootStat.mode),
     atime: rootStat.atimeMs / 1000,
     mtime: rootStat.mtimeMs / 1000,
   });
@@ -89,13 +95,15 @@ function copyDir(
     const st = lstatSync(s, { throwIfNoEntry: false });
     if (!st) continue;
     if (st.isFile()) {
-      // COPYFILE_EXCL: never write through something already at the destination. Mode is copied by copyfile.
+      // COPYFILE_EXCL: never write through something already at the destination. Mode is copied by copyfile,
+      // privileged bits included (as root), so they are cleared right after.
       copyFileSync(s, d, constants.COPYFILE_EXCL);
+      if (st.mode & PRIVILEGED_BITS) chmodSync(d, keptMode(st.mode));
       utimesSync(d, st.atimeMs / 1000, st.mtimeMs / 1000);
       result.files++;
     } else if (st.isDirectory()) {
       mkdirSync(d, { mode: 0o700 });
-      dirs.push({ dest: d, mode: st.mode & 0o7777, atime: st.atimeMs / 1000, mtime: st.mtimeMs / 1000 });
+      dirs.push({ dest: d, mode: keptMode(st.mode), atime: st.atimeMs / 1000, mtime: st.mtimeMs / 1000 });
       result.dirs++;
       copyDir(s, d, childRel, filter, result, dirs);
     } else if (st.isSymbolicLink()) {

@@ -23,6 +23,7 @@ import path from "node:path";
 import { InfrastructureError } from "../core/errors.js";
 import type { ChangePlan, Observation, ObservedEntry } from "../core/observation.js";
 import { comparePaths } from "../core/observation.js";
+import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 import { mkdirInside } from "./safe-path.js";
 
 /** Everything needed to build one gate environment. */
@@ -90,7 +91,7 @@ class Builder {
       const abs = `${dest}/${e.path}`;
       if (e.type === "dir") {
         mkdirSync(abs, { mode: 0o700 });
-        this.dirModes.set(abs, e.mode);
+        this.dirModes.set(abs, keptMode(e.mode));
         dirs.add(e.path);
       } else if (e.type === "symlink") {
         // Only pristine links and carried links that planGateChanges found non-escaping get here; the observed target is used, not a re-read.
@@ -122,6 +123,7 @@ class Builder {
   private copyPlain(src: string, dst: string) {
     copyFileSync(src, dst, constants.COPYFILE_EXCL);
     const st = lstatSync(src);
+    if (st.mode & PRIVILEGED_BITS) chmodSync(dst, keptMode(st.mode));
     utimesSync(dst, st.atimeMs / 1000, st.mtimeMs / 1000);
     this.counts.copied++;
   }
@@ -156,7 +158,7 @@ class Builder {
       if (h.digest("hex") !== e.hash) throw changed("changed content");
       // The copy keeps its fresh mtime, never the builder's: a cache keyed on mtime (a pristine
       // `.pyc`, cargo's fingerprints, make) can never take a carried file for a pristine one.
-      fchmodSync(out, e.mode);
+      fchmodSync(out, keptMode(e.mode));
       this.counts.copied++;
     } finally {
       closeSync(fd);
@@ -174,7 +176,7 @@ class Builder {
         const sub = parts.slice(0, i).join("/");
         const src = lstatSync(`${from}/${sub}`, { throwIfNoEntry: false });
         if (src?.isDirectory() && !lstatSync(`${this.dest}/${sub}`, { throwIfNoEntry: false }))
-          this.dirModes.set(`${this.dest}/${sub}`, src.mode & 0o7777);
+          this.dirModes.set(`${this.dest}/${sub}`, keptMode(src.mode));
       }
     }
     const parent = mkdirInside(this.dest, slash < 0 ? "" : rel.slice(0, slash), {
@@ -222,7 +224,7 @@ class Builder {
       const st = lstatSync(src);
       if (st.isDirectory()) {
         const abs = mkdirInside(this.dest, childRel, { replace: true, mode: 0o700 });
-        this.dirModes.set(abs, st.mode & 0o7777);
+        this.dirModes.set(abs, keptMode(st.mode));
         this.overlay(heldout, childRel);
         continue;
       }
@@ -234,6 +236,7 @@ class Builder {
         symlinkSync(readlinkSync(src), abs);
       } else {
         copyFileSync(src, abs, constants.COPYFILE_EXCL);
+        if (st.mode & PRIVILEGED_BITS) chmodSync(abs, keptMode(st.mode));
         this.counts.copied++;
         this.counts.files++;
       }
@@ -266,7 +269,7 @@ export async function buildGateEnvironment(spec: GateEnvironmentSpec): Promise<G
   }
   mkdirSync(dest, { mode: 0o700 });
   const builder = new Builder(spec, dest);
-  builder.dirModes.set(dest, pristineRoot.mode & 0o7777);
+  builder.dirModes.set(dest, keptMode(pristineRoot.mode));
   try {
     builder.build();
   } catch (e) {

@@ -244,3 +244,37 @@ describe("planGateChanges on random trees", () => {
     );
   });
 });
+
+describe("privileged mode bits", () => {
+  const base = obs(dir("src"), file("src/a.sh", "h1", 0o755));
+  const codes = (p: ChangePlan) => p.findings.filter((f) => f.code === "privileged_mode_bit");
+
+  it("a builder that makes a file set-uid, set-gid or a folder sticky gets one blocking finding each", () => {
+    const after = obs(
+      dir("src"),
+      file("src/a.sh", "h1", 0o4755),
+      file("src/.helper", "h9", 0o2755),
+      dir("src/tmp", 0o1777),
+    );
+    const found = codes(planGateChanges(base, after, { deliverables: ["src/**"], protected: [] }));
+    expect(found.map((f) => [f.path, f.severity])).toEqual([
+      ["src/.helper", "blocking"],
+      ["src/a.sh", "blocking"],
+      ["src/tmp", "blocking"],
+    ]);
+    expect(found.find((f) => f.path === "src/a.sh")?.detail).toContain("set-uid");
+    expect(found.find((f) => f.path === "src/.helper")?.detail).toContain("set-gid");
+    expect(found.find((f) => f.path === "src/tmp")?.detail).toContain("sticky");
+  });
+
+  it("outside the deliverables or under a protected pattern the bit is still a blocking finding", () => {
+    const after = obs(dir("src"), file("src/a.sh", "h1", 0o755), file("bin", "h2", 0o4755));
+    const plan = planGateChanges(base, after, { deliverables: ["src/**"], protected: ["bin"] });
+    expect(codes(plan).map((f) => f.path)).toEqual(["bin"]);
+  });
+
+  it("ordinary modes, unchanged paths and symlinks raise no such finding", () => {
+    const after = obs(dir("src"), file("src/a.sh", "h2", 0o700), link("src/l", "a.sh"));
+    expect(codes(planGateChanges(base, after, { deliverables: [], protected: [] }))).toEqual([]);
+  });
+});

@@ -74,3 +74,21 @@ describe("copyTree", () => {
     await expect(copyTree(src, path.join(src, "sub/copy"))).rejects.toThrow(/into itself/);
   });
 });
+
+describe("copyTree keeps no privileged bit", () => {
+  const tmp = useTempDirs();
+
+  it("set-uid, set-gid and sticky bits are cleared on files and folders; the rest of the mode stays", async () => {
+    const src = tmp();
+    writeTree(src, { "bin/su": "x", "bin/sg": "y", "shared/f": "z" });
+    chmodSync(path.join(src, "bin/su"), 0o4755);
+    chmodSync(path.join(src, "bin/sg"), 0o2750);
+    chmodSync(path.join(src, "shared"), 0o1777);
+    expect(lstatSync(path.join(src, "bin/su")).mode & 0o7777).toBe(0o4755);
+    const dest = path.join(tmp(), "copy");
+    await copyTree(src, dest);
+    expect(lstatSync(path.join(dest, "bin/su")).mode & 0o7777).toBe(0o755);
+    expect(lstatSync(path.join(dest, "bin/sg")).mode & 0o7777).toBe(0o750);
+    expect(lstatSync(path.join(dest, "shared")).mode & 0o7777).toBe(0o777);
+  });
+});

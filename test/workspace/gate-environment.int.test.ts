@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -63,6 +64,23 @@ describe("buildGateEnvironment", () => {
     };
     return { base, pristineDir, workspaceDir, ws, build };
   }
+
+  it("keeps no set-uid, set-gid or sticky bit: not on carried files, folders or held-out files", async () => {
+    const { base, ws, build } = await setup({ deliverables: ["src/**"], protected: [] });
+    writeFileSync(ws("src/a.js"), "a v2");
+    chmodSync(ws("src/a.js"), 0o4755);
+    mkdirSync(ws("src/shared"));
+    chmodSync(ws("src/shared"), 0o1777);
+    chmodSync(path.join(base, "heldout", "spec", "hidden.test.js"), 0o2755);
+    for (const mode of ["link", "copy"] as const) {
+      rmSync(path.join(base, "env"), { recursive: true, force: true });
+      const { env } = await build({ mode });
+      const at = (rel: string) => lstatSync(path.join(env.dir, rel)).mode & 0o7777;
+      expect([at("src/a.js"), at("src/shared"), at("spec/hidden.test.js")], mode).toEqual([
+        0o755, 0o777, 0o755,
+      ]);
+    }
+  });
 
   it("carries deliverables, restores protected paths, drops outside changes and removed deliverables", async () => {
     const { ws, build } = await setup({ deliverables: ["src/**"], protected: ["test", "package.json"] });

@@ -1,0 +1,91 @@
+import { lstatSync, readdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandBuilder } from "../../src/builders/command-builder.js";
+import { loadTask } from "../../src/runner/load-task.js";
+import { runTask } from "../../src/runner/run-task.js";
+import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { makeTask } from "./task-fixture.js";
+
+// The gate fails if its environment holds anything privileged: so a passing gate proves the gate environment kept no bit.
+const taskYaml = `id: host-safety
+prompt: Make lib/answer.sh print 42.
+workspace: ./repo
+deliverables: ["lib/**"]
+gates:
+  - id: answer
+    run: ["sh", "-c", "test -z \\"$(find . -perm /7000)\\" && [ \\"$(sh lib/answer.sh)\\" = 42 ]"]
+    timeout: 20s
+budget: { attempts: 1 }
+`;
+
+/** Every path under `dir` (by raw name bytes, never following symlinks) whose mode has a set-uid, set-gid or sticky bit. */
+function privileged(dir: string | Buffer): string[] {
+  const out: string[] = [];
+  const base = Buffer.from(dir);
+  for (const name of readdirSync(base, { encoding: "buffer" })) {
+    const p = Buffer.concat([base, Buffer.from("/"), name]);
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) continue;
+    if (st.mode & 0o7000) out.push(`${p.toString()} ${(st.mode & 0o7777).toString(8)}`);
+    if (st.isDirectory()) out.push(...privileged(p));
+  }
+  return out;
+}
+
+let storeDir: string;
+let store: SqliteEventStore;
+beforeAll(async () => {
+  storeDir = await mkdtemp(join(tmpdir(), "loopgate-host-"));
+  store = SqliteEventStore.open(join(storeDir, "events.db"));
+});
+afterAll(async () => {
+  await store.close();
+  await rm(storeDir, { recursive: true, force: true });
+});
+
+describe("what loopgate keeps cannot hurt the host", () => {
+  it("a builder that plants a set-uid copy of python3: blocking finding, and nothing privileged is left under the run folder", async () => {
+    const t = await makeTask({ taskYaml, repo: { "lib/answer.sh": "echo 41\n" } });
+    const builder = commandBuilder(
+      "sh -c 'cp /usr/bin/python3 lib/.helper && chmod 4755 lib/.helper && mkdir lib/drop && chmod 1777 lib/drop && echo x > lib/g && chmod 2755 lib/g && chmod 3777 . && echo \"echo 42\" > lib/answer.sh'",
+    );
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    const found = env.findings.filter((f) => f.code === "privileged_mode_bit");
+    expect(found.map((f) => [f.path, f.severity]).sort()).toEqual([
+      ["lib/.helper", "blocking"],
+      ["lib/drop", "blocking"],
+      ["lib/g", "blocking"],
+    ]);
+    expect(env.status).toBe("ESCALATED");
+    // The gate's environment held no privileged bit (its own check), and it saw the fix.
+    expect(env.gates.map((g) => [g.id, g.passed])).toEqual([["answer", true]]);
+    const runDir = join(storeDir, "runs", env.run_id);
+    // The builder really did set the bit (the finding is from the observation) and nothing of it is left.
+    expect(privileged(runDir)).toEqual([]);
+    expect(lstatSync(join(runDir, "workspace", "lib/.helper")).mode & 0o7777).toBe(0o755);
+    expect(lstatSync(runDir).mode & 0o777).toBe(0o700);
+    expect(lstatSync(join(storeDir, "runs")).mode & 0o777).toBe(0o700);
+    await rm(t.dir, { recursive: true, force: true });
+  });
+
+  it("a set-uid file whose name is not valid UTF-8 is cleared too (the tree is walked by raw bytes)", async () => {
+    const t = await makeTask({ taskYaml, repo: { "lib/answer.sh": "echo 41\n" } });
+    const builder = commandBuilder(
+      `python3 -c "import os; p = b'lib/\\xff.bin'; open(p, 'w').write('x'); os.chmod(p, 0o4755)"`,
+    );
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    expect(env.status).toBe("ESCALATED");
+    expect(env.findings.some((f) => f.code === "unsupported_entry")).toBe(true);
+    const ws = Buffer.from(join(storeDir, "runs", env.run_id, "workspace", "lib"));
+    const names = readdirSync(ws, { encoding: "buffer" });
+    const odd = names.find((n) => n.includes(0xff));
+    expect(odd).toBeDefined();
+    const st = lstatSync(Buffer.concat([ws, Buffer.from("/"), odd as Buffer]));
+    expect(st.mode & 0o7777).toBe(0o755);
+    expect(privileged(join(storeDir, "runs", env.run_id))).toEqual([]);
+    await rm(t.dir, { recursive: true, force: true });
+  });
+});
