@@ -11,6 +11,7 @@ import { TODO_TOOL } from "../core/step-appraisal.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import { checkUserMounts, mountGuards } from "./builder-mounts.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import { failRun, runPaths } from "./run-context.js";
@@ -55,7 +56,13 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID, secrets);
   if (journal.current.finished && !journal.current.interrupted)
     return continueRun(o, events, journal, loaded, builder);
-  // Before anything is touched: a live owner keeps its run (LeaseHeldError), a dead one's is taken over.
+  // Before anything is touched (the lease included): the recorded mounts are checked again like new
+  // ones, since what a path resolves to may have changed; then a live owner keeps its run
+  // (LeaseHeldError) and a dead one's is taken over.
+  checkUserMounts(
+    [...new Set([...(started.data.builder_mounts ?? []), ...(o.mounts ?? [])])],
+    mountGuards(loaded, o.storeDir),
+  );
   const owner = thisOwner();
   await journal.recordLease(takeLease(o.runId, owner, journal.lease));
   const lease = keepLease(journal, owner);
