@@ -154,6 +154,7 @@ A run that already finished is not run again: resume says so and exits with its 
     about: "One run's envelope, rebuilt from its events; exits with the run's exit code.",
     flags: ["store", "json"],
     maxArgs: 1,
+    exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",
     run: async (io, args, flags) =>
       (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), f(flags)),
   },

@@ -1,5 +1,14 @@
+import { boundText } from "../core/bounded.js";
+import { CorruptEventError, LoopgateError } from "../core/errors.js";
 import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
-import { decide, evolve, initialState, type RunCommand, type RunState } from "../core/run-decider.js";
+import {
+  decide,
+  type EventBody,
+  evolve,
+  initialState,
+  type RunCommand,
+  type RunState,
+} from "../core/run-decider.js";
 import type { EventStore } from "../store/event-store.js";
 
 /** Event types whose origin is fixed by what they are, whatever the caller passes. */
@@ -53,9 +62,30 @@ export class RunJournal {
     return this.state;
   }
 
-  /** Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). */
+  /**
+   * Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). An event the
+   * log's schema refuses (nothing was written) stops the run instead: TOOL_FAILURE with a short reason
+   * of loopgate's own, then the verdict, both appended, and a RunStoppedError for the driver to finish on.
+   */
   async record(command: RunCommand, origin: Origin = "runtime"): Promise<LoopgateEvent[]> {
     const bodies = decide(command, this.state);
+    try {
+      return await this.append(bodies, origin);
+    } catch (e) {
+      if (!(e instanceof CorruptEventError) || !this.state.started || this.state.finished) throw e;
+      const types = [...new Set(bodies.map((b) => b.type))].join(", ");
+      const reason = boundText(
+        `loopgate could not record ${types}: ${e.message}; the run stops here (a loopgate bug: please report it)`,
+        1000,
+      );
+      if (!this.state.infrastructure)
+        await this.append(decide({ type: "fail_infrastructure", reason }, this.state), "runtime");
+      await this.append(decide({ type: "finish_run" }, this.state), "runtime");
+      throw new RunStoppedError(reason, { cause: e });
+    }
+  }
+
+  private async append(bodies: EventBody[], origin: Origin): Promise<LoopgateEvent[]> {
     const at = this.clock().toISOString();
     const events = bodies.map(
       (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,
@@ -69,6 +99,13 @@ export class RunJournal {
     }
     crashForTests(this.events.length);
     return events;
+  }
+}
+
+/** The run was stopped and its verdict recorded because an event could not be; the driver finishes on it. */
+export class RunStoppedError extends LoopgateError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("run_stopped", message, options);
   }
 }
 

@@ -70,14 +70,15 @@ export async function statusCommand(
         run_id: runId,
         task_id: state.taskId,
         status: "RUNNING",
+        finished: false,
         attempts: state.attempts.length,
       };
       io.out(
         flags.json
           ? `${JSON.stringify(info, null, 2)}\n`
-          : `RUNNING · run ${runId} · attempt ${info.attempts}\n`,
+          : `RUNNING · run ${runId} · attempt ${info.attempts} · not finished; if its process is gone, \`loopgate resume ${runId}\` continues it\n`,
       );
-      return 0;
+      return EXIT_NOT_FINISHED;
     }
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(verdict(foldRun(events)).status);
@@ -102,6 +103,9 @@ export async function eventsCommand(
     await store.close();
   }
 }
+
+/** `loopgate status` of a run that has no verdict yet (running, or its process died: resume it). */
+export const EXIT_NOT_FINISHED = 3;
 
 /** Exit codes of DESIGN.md: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE. */
 export function exitCodeOf(status: string): number {
