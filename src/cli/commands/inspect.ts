@@ -2,6 +2,7 @@ import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
+import { oneLine } from "../excerpt.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
 
@@ -44,7 +45,9 @@ export async function runsCommand(
     } else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
     else {
       for (const r of rows)
-        io.out(`${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${r.reason}\n`);
+        io.out(
+          `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}\n`,
+        );
       io.out(cut);
     }
     return 0;
