@@ -229,6 +229,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     network: ctx.network,
     timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
+    ...(rep.note ? { onNote: rep.note } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
