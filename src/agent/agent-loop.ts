@@ -1,3 +1,4 @@
+import { boundText } from "../core/bounded.js";
 import type { LoopgateEvent, Origin } from "../core/events.js";
 import { continuationPrompt, describePredicate, evaluateGoal } from "../core/goal-gate.js";
 import type { AgentEventBody } from "../core/run-decider.js";
@@ -133,8 +134,8 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
           valid: r.valid,
           is_error: r.isError,
           exit_code: r.exitCode,
-          subject: r.subject.slice(0, 20_000),
-          content: r.content.slice(0, 40_000),
+          subject: boundText(r.subject, 20_000),
+          content: boundText(r.content, 40_000),
           duration_ms: r.durationMs,
         },
       });
@@ -183,7 +184,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
               turn: s.turn,
               predicate: { ...p } as Record<string, string>,
               holds: r.holds,
-              detail: r.detail.slice(0, 2000),
+              detail: boundText(r.detail, 2000),
             },
           },
           "gate" in p ? "gate" : "runtime",
@@ -238,7 +239,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
           turn: s.turn,
           step: s.stepsInTurn + 1,
           kind: e.kind,
-          message: e.message.slice(0, 4000),
+          message: boundText(e.message, 4000),
           retryable: e.retryable,
           retry: retries,
           backoff_ms: backoff,
@@ -260,7 +261,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
           attempt,
           turn: s.turn,
           step: s.stepsInTurn + 1,
-          text: response.text.slice(0, 100_000),
+          text: boundText(response.text, 100_000),
           tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args ?? null })),
           input_tokens: response.usage.inputTokens,
           output_tokens: response.usage.outputTokens,

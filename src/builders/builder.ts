@@ -22,6 +22,8 @@ export interface BuilderContext {
   network: boolean;
   timeoutMs: number;
   onOutput?: (chunk: string) => void;
+  /** Told what loopgate changed about this pass (a long `{prompt}` passed as the prompt file's path). */
+  onNote?: (text: string) => void;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
 }

@@ -1,6 +1,7 @@
 import { basename, dirname } from "node:path";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../sandbox/environment.js";
+import { fitBuilderArgv } from "./argument-limits.js";
 import type { Builder, BuilderContext, BuilderResult } from "./builder.js";
 import {
   anchorWords,
@@ -10,7 +11,7 @@ import {
   SYSTEM_PREFIXES,
   scriptIndex,
 } from "./command-files.js";
-import { splitCommandLine, substituteBuilderArgs } from "./command-line.js";
+import { splitCommandLine } from "./command-line.js";
 
 /** Finds argv[0] as the builder would: the run workspace first, then the caller's PATH. */
 function findProgram(program: string, workspace: string): string | null {
@@ -67,6 +68,11 @@ export function diagnoseStart(words: readonly string[], r: BuilderResult): strin
   );
 }
 
+/** The result of a builder that never started, with why. */
+function notStarted(why: string): BuilderResult {
+  return { exitCode: null, signal: null, timedOut: false, durationMs: 0, output: "", infrastructure: why };
+}
+
 /**
  * Runs argv as the builder, inside the sandbox: the run workspace read-write, the program itself
  * read-only when it lives outside the system directories, and nothing else of the host.
@@ -74,15 +80,7 @@ export function diagnoseStart(words: readonly string[], r: BuilderResult): strin
 export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Promise<BuilderResult> {
   const program = argv[0] ?? "";
   const resolved = findProgram(program, ctx.workspace);
-  if (!resolved)
-    return Promise.resolve({
-      exitCode: null,
-      signal: null,
-      timedOut: false,
-      durationMs: 0,
-      output: "",
-      infrastructure: notFoundMessage(program),
-    });
+  if (!resolved) return Promise.resolve(notStarted(notFoundMessage(program)));
   const inWorkspace = resolved.startsWith(`${ctx.workspace}/`);
   const system = SYSTEM_PREFIXES.some((p) => resolved.startsWith(p));
   const readonly = [...ctx.mounts, dirname(ctx.promptFile)];
@@ -96,22 +94,29 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
       LOOPGATE_PROMPT_FILE: ctx.promptFile,
     },
   });
-  return runSandboxed(
-    {
-      argv: [resolved, ...argv.slice(1)],
-      cwd: ctx.workspace,
-      writable: [ctx.workspace],
-      readonly,
-      ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
-      env,
-      network: ctx.network,
-      timeoutMs: ctx.timeoutMs,
-      maxOutputBytes: 16_000,
-      ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    },
-    ctx.sandbox,
-  ).then((r) => ({
+  let running: ReturnType<typeof runSandboxed>;
+  try {
+    running = runSandboxed(
+      {
+        argv: [resolved, ...argv.slice(1)],
+        cwd: ctx.workspace,
+        writable: [ctx.workspace],
+        readonly,
+        ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
+        env,
+        network: ctx.network,
+        timeoutMs: ctx.timeoutMs,
+        maxOutputBytes: 16_000,
+        ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      },
+      ctx.sandbox,
+    );
+  } catch (e) {
+    // spawn throws, rather than reports, some failures (E2BIG): the builder did not start; the run goes on to its verdict.
+    return Promise.resolve(notStarted(`builder could not start: ${(e as Error).message}`));
+  }
+  return running.then((r) => ({
     exitCode: r.exitCode,
     signal: r.signal,
     timedOut: r.timedOut,
@@ -140,13 +145,15 @@ export function commandBuilder(commandLine: string, cwd = process.cwd()): Builde
         : notFoundMessage(words[0] ?? ""),
     cannotStart: (r) => diagnoseStart(words, r),
     run(ctx) {
-      const argv = substituteBuilderArgs(words, {
+      const fitted = fitBuilderArgv(words, {
         prompt: ctx.prompt,
         prompt_file: ctx.promptFile,
         required_fix: ctx.requiredFix ?? "",
         workspace: ctx.workspace,
       });
-      return runBuilderArgv(argv, ctx);
+      if (fitted.error !== null) return Promise.resolve(notStarted(fitted.error));
+      if (fitted.note) ctx.onNote?.(fitted.note);
+      return runBuilderArgv(fitted.argv, ctx);
     },
   };
 }

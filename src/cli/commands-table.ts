@@ -156,6 +156,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     about: "One run's envelope, rebuilt from its events; exits with the run's exit code.",
     flags: ["store", "json"],
     maxArgs: 1,
+    exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",
     run: async (io, args, flags) =>
       (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), f(flags)),
   },

@@ -1,15 +1,29 @@
-/** C0 controls except tab and newline, DEL, and the C1 CSI: what could move a terminal's cursor. */
-const isControl = (code: number) =>
-  (code < 0x20 && code !== 0x09 && code !== 0x0a) || code === 0x7f || code === 0x9b;
+/**
+ * What could drive a terminal or reorder what it shows: C0 controls except tab and newline (so also
+ * ESC and carriage return), DEL, the C1 controls (U+0080–U+009F, CSI among them) and the
+ * Unicode bidirectional overrides and isolates.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Makes text from outside (a builder, a gate log) safe for one terminal line: control characters escaped. */
+/**
+ * Makes text from outside (a builder, a gate log, a file name) inert on a terminal: each control
+ * character is written out as an escape. C0 controls read `\x1b`; the others read `\u009b`, which is
+ * also a JSON escape of the same character, so JSON output passed through here stays the same JSON
+ * (JSON.stringify never leaves a C0 control raw). The CLI's stdout and stderr both go through it.
+ */
 export function escapeControl(s: string): string {
-  let out = "";
-  for (const c of s) {
+  return s.replace(CONTROL, (c) => {
     const code = c.charCodeAt(0);
-    out += isControl(code) ? `\\x${code.toString(16).padStart(2, "0")}` : c;
-  }
-  return out;
+    return code < 0x20
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** A name or a one-line field from outside (a path, a reason) as one inert line: newlines shown as `\n`. */
+export function oneLine(s: string): string {
+  return escapeControl(s.replace(/\n/g, "\\n"));
 }
 
 /** One line cut to `width` characters, the cut said. */

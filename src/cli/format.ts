@@ -1,6 +1,6 @@
 import type { Envelope } from "../core/envelope.js";
 import type { RecordedEvent } from "../core/events.js";
-import { logTail } from "./excerpt.js";
+import { logTail, oneLine } from "./excerpt.js";
 
 /** One readable line per event, for `loopgate events`. */
 export function formatEvent(e: RecordedEvent): string {
@@ -18,7 +18,7 @@ export function formatEvent(e: RecordedEvent): string {
     case "workspace_changed":
       return `${head} +${e.data.added.total} ~${e.data.modified.total} -${e.data.removed.total} type:${e.data.type_changed.total}`;
     case "finding_recorded":
-      return `${head} ${e.data.severity} ${e.data.code}${e.data.path ? ` ${e.data.path}` : ""}: ${e.data.detail}`;
+      return `${head} ${e.data.severity} ${e.data.code}${e.data.path ? ` ${oneLine(e.data.path)}` : ""}: ${oneLine(e.data.detail)}`;
     case "claim_recorded":
       return `${head} (claim, not evidence${e.data.hedged ? ", hedged" : ""}) ${JSON.stringify(e.data.text.slice(-120))}`;
     case "gate_run_finished":
@@ -28,9 +28,9 @@ export function formatEvent(e: RecordedEvent): string {
     case "required_fix_issued":
       return `${head} ${JSON.stringify(e.data.text.split("\n")[1] ?? "")}`;
     case "infrastructure_failed":
-      return `${head} ${e.data.reason}`;
+      return `${head} ${oneLine(e.data.reason)}`;
     case "run_finished":
-      return `${head} ${e.data.status}: ${e.data.reason}`;
+      return `${head} ${e.data.status}: ${oneLine(e.data.reason)}`;
     case "goal_set":
       return `${head} ${e.data.predicates
         .map((p) =>
@@ -108,7 +108,7 @@ export function formatEvent(e: RecordedEvent): string {
 export function formatEnvelope(e: Envelope): string {
   const lines = [
     `${e.status} · run ${e.run_id} · task ${e.task_id} · ${e.attempts} attempt(s)`,
-    `reason: ${e.reason}`,
+    `reason: ${oneLine(e.reason)}`,
   ];
   const last = e.gates.filter((g) => g.attempt === e.attempts);
   for (const g of last) {
@@ -120,7 +120,9 @@ export function formatEnvelope(e: Envelope): string {
   }
   const blocking = e.findings.filter((f) => f.severity === "blocking");
   if (blocking.length)
-    lines.push(`blocking findings: ${blocking.map((f) => `${f.code} ${f.path ?? ""}`.trim()).join(", ")}`);
+    lines.push(
+      `blocking findings: ${blocking.map((f) => `${f.code} ${oneLine(f.path ?? "")}`.trim()).join(", ")}`,
+    );
   if (e.judge) lines.push(`judge: ${e.judge.verdict} (rules: ${e.judge.rules_applied.join(", ") || "none"})`);
   if (e.self_check)
     lines.push(
@@ -131,7 +133,7 @@ export function formatEnvelope(e: Envelope): string {
     lines.push(
       `findings: ${warnings
         .slice(0, 5)
-        .map((f) => `${f.code} ${f.path ?? ""}`.trim())
+        .map((f) => `${f.code} ${oneLine(f.path ?? "")}`.trim())
         .join(", ")}${warnings.length > 5 ? ", …" : ""}`,
     );
   if (e.audit.hedge_warning)

@@ -1,6 +1,6 @@
 import type { Envelope } from "../core/envelope.js";
 import type { RunReporter } from "../runner/reporter.js";
-import { lineStreamer, logTail } from "./excerpt.js";
+import { escapeControl, lineStreamer, logTail, oneLine } from "./excerpt.js";
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
@@ -34,14 +34,16 @@ export function progressReporter(
     if (!tty) return;
     endLive();
     const started = Date.now();
-    const draw = () => out.write(`\r\x1b[2K${pad}  … ${label} ${secs(Date.now() - started)}`);
+    const shown = escapeControl(label);
+    const draw = () => out.write(`\r\x1b[2K${pad}  … ${shown} ${secs(Date.now() - started)}`);
     draw();
     live = { label, started, timer: setInterval(draw, 200) };
     live.timer.unref();
   };
+  // Every line names things from outside (paths, gate summaries, reasons): escaped here, once.
   const line = (s: string) => {
     endLive();
-    out.write(`${pad}${s}\n`);
+    out.write(`${pad}${escapeControl(s)}\n`);
   };
   /** A running step: the live line on a terminal, a plain "started" line elsewhere. */
   const started = (label: string, plain: string) => (tty ? startLive(label) : line(plain));
@@ -67,7 +69,7 @@ export function progressReporter(
     },
     findings: (_n, fs) => {
       for (const f of fs.slice(0, 8))
-        line(`  ${f.severity === "blocking" ? "✗" : "!"} ${f.code}${f.path ? ` ${f.path}` : ""}`);
+        line(`  ${f.severity === "blocking" ? "✗" : "!"} ${f.code}${f.path ? ` ${oneLine(f.path)}` : ""}`);
       if (fs.length > 8) line(`  … ${fs.length - 8} more findings`);
     },
     agentStep: (i) => {
@@ -90,7 +92,7 @@ export function progressReporter(
     note: (text) => line(`note: ${text}`),
     close: endLive,
     runFinished: (e: Envelope) => {
-      line(`${e.status} after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}: ${e.reason}`);
+      line(`${e.status} after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}: ${oneLine(e.reason)}`);
     },
   };
 }

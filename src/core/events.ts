@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIMITS } from "./bounded.js";
 import { GateTamper } from "./gate-tamper.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "./self-check/schemas.js";
 
@@ -32,7 +33,7 @@ export const Finding = z.object({
   code: z.string().min(1),
   severity: FindingSeverity,
   path: z.string().optional(),
-  detail: z.string().max(2000),
+  detail: z.string().max(LIMITS.detail),
 });
 export type Finding = z.infer<typeof Finding>;
 
@@ -98,7 +99,7 @@ const data = {
     entries: z.number().int().nonnegative(),
     duration_ms: z.number().nonnegative(),
   }),
-  attempt_started: z.object({ attempt, required_fix: z.string().max(8000).nullable() }),
+  attempt_started: z.object({ attempt, required_fix: z.string().max(LIMITS.requiredFix).nullable() }),
   builder_finished: z.object({
     attempt,
     exit_code: z.number().int().nullable(),
@@ -118,7 +119,7 @@ const data = {
   claim_recorded: z.object({
     attempt,
     origin: z.literal("model"),
-    text: z.string().max(4000),
+    text: z.string().max(LIMITS.claim),
     hedged: z.boolean(),
   }),
   gate_run_finished: z.object({
@@ -130,20 +131,20 @@ const data = {
     error: GateError.nullable(),
     duration_ms: z.number().nonnegative(),
     log_excerpt: excerpt,
-    summary: z.string().max(2000),
+    summary: z.string().max(LIMITS.detail),
     /** A differential gate's generator seed, drawn at gate time. */
     seed: z.number().int().nonnegative().optional(),
     tamper: GateTamper.optional(),
   }),
   attempt_finished: z.object({ attempt, passed: z.boolean() }),
-  required_fix_issued: z.object({ attempt, text: z.string().max(8000) }),
+  required_fix_issued: z.object({ attempt, text: z.string().max(LIMITS.requiredFix) }),
   infrastructure_failed: z.object({
     attempt: z.number().int().nonnegative(),
-    reason: z.string().max(4000),
+    reason: z.string().max(LIMITS.reason),
     /** The user interrupted the run (Ctrl-C, SIGTERM): `loopgate resume` may reopen it. */
     interrupted: z.boolean().optional(),
   }),
-  run_finished: z.object({ status: RunStatus, reason: z.string().max(4000) }),
+  run_finished: z.object({ status: RunStatus, reason: z.string().max(LIMITS.reason) }),
   // The built-in agent. Everything the loop does is one of these, appended before it is acted on.
   goal_set: z.object({
     attempt,

@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { boundText, LIMITS } from "./bounded.js";
 import { derivedArtifact } from "./derived-artifacts.js";
 import type { Observation, ObservedEntry } from "./observation.js";
 import { comparePaths, diffObservations, symlinkEscapes } from "./observation.js";
@@ -139,7 +140,7 @@ export function planGateChanges(
       note("symlink_escapes_workspace", "blocking", path, detail);
       source.set(path, "none");
     } else if (now.type === "other") {
-      const detail = `${path} is a FIFO, socket, device or has an undecodable name; it is not carried`;
+      const detail = `${path} is a FIFO, socket, device, or has a name that cannot be decoded or is too long to carry; it is not carried`;
       note("unsupported_entry", "blocking", path, detail);
       source.set(path, old ? "pristine" : "none");
     } else {
@@ -283,12 +284,15 @@ function boundFindings(raw: readonly ChangeFinding[]): ChangeFinding[] {
     const detail = `${paths} more paths under ${dir} have this finding and are not listed one by one`;
     out.push({ code, severity, path: dir, detail });
   }
-  return out.sort(
-    (a, b) =>
-      (a.severity === b.severity ? 0 : a.severity === "blocking" ? -1 : 1) ||
-      comparePaths(a.path, b.path) ||
-      comparePaths(a.code, b.code),
-  );
+  // A path or a symlink target from the builder can be thousands of characters: the detail is cut, said.
+  return out
+    .map((f) => ({ ...f, detail: boundText(f.detail, LIMITS.detail) }))
+    .sort(
+      (a, b) =>
+        (a.severity === b.severity ? 0 : a.severity === "blocking" ? -1 : 1) ||
+        comparePaths(a.path, b.path) ||
+        comparePaths(a.code, b.code),
+    );
 }
 
 /** The deepest directory that contains both directories ("" is the root). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIMITS } from "./bounded.js";
 
 /**
  * What loopgate did to make a subprocess gate's exit code believable: `auto` (a canary of its own in the
@@ -18,6 +19,6 @@ export const GateTamper = z.object({
     min: z.number().int().positive(),
     source: z.enum(["declared", "task_check", "default"]),
   }),
-  note: z.string().max(500).nullable(),
+  note: z.string().max(LIMITS.note).nullable(),
 });
 export type GateTamper = z.infer<typeof GateTamper>;

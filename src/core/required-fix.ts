@@ -1,9 +1,15 @@
+import { boundList, boundName, boundText, LIMITS } from "./bounded.js";
 import type { EventData, GateError } from "./events.js";
 
 /** What the builder may learn about one gate, per its `feedback` setting. */
 export type Feedback = "none" | "summary" | "log";
 
+/** What one failed gate's log may add to the required fix: its last lines, each cut, all of them cut. */
 const LOG_LIMIT = 2000;
+const LOG_LINES = 40;
+const LOG_LINE_WIDTH = 300;
+/** Blocking findings listed one by one; the rest are counted. */
+const MAX_FINDINGS = 20;
 
 /**
  * Builds the templated `required_fix` for the next attempt from public facts only: each failed gate
@@ -27,26 +33,34 @@ export function buildRequiredFix(input: {
       continue;
     }
     lines.push(`- check ${g.gate_id}: ${feedbackOutcome(g, fb)}`);
-    if (fb === "log" && g.log_excerpt.trim()) {
-      const tail = g.log_excerpt.length > LOG_LIMIT ? `…${g.log_excerpt.slice(-LOG_LIMIT)}` : g.log_excerpt;
-      lines.push(
-        "  log (end):",
-        ...tail
-          .trimEnd()
-          .split("\n")
-          .map((l) => `    ${l}`),
-      );
-    }
+    if (fb === "log" && g.log_excerpt.trim()) lines.push("  log (end):", logTail(g.log_excerpt));
   }
   if (withheld)
     lines.push(`- ${withheld} further check${withheld > 1 ? "s" : ""} failed (details withheld).`);
-  for (const f of input.findings.filter((x) => x.severity === "blocking"))
-    lines.push(`- ${f.code}${f.path ? ` at ${f.path}` : ""}: ${f.detail}`);
-  const scope = input.deliverables.length ? ` (deliverables: ${input.deliverables.join(", ")})` : "";
-  lines.push(
-    `Fix the work itself${scope}; protected files are restored before every check, so changing them never helps.`,
+  const blocking = boundList(
+    input.findings.filter((x) => x.severity === "blocking"),
+    MAX_FINDINGS,
   );
-  return lines.join("\n");
+  for (const f of blocking.kept)
+    lines.push(
+      `- ${f.code}${f.path ? ` at ${boundName(f.path)}` : ""}: ${boundText(f.detail, LIMITS.detail)}`,
+    );
+  if (blocking.dropped) lines.push(`- and ${blocking.dropped} more blocking findings (not listed).`);
+  const scope = input.deliverables.length
+    ? ` (deliverables: ${boundName(input.deliverables.join(", "), 500)})`
+    : "";
+  const closing = `Fix the work itself${scope}; protected files are restored before every check, so changing them never helps.`;
+  // The closing line is loopgate's own and always survives the cut.
+  return `${boundText(lines.join("\n"), LIMITS.requiredFix - closing.length - 1, { head: 0.7 })}\n${closing}`;
+}
+
+/** The end of a gate log as the required fix shows it: at most LOG_LINES lines, each indented and cut. */
+function logTail(log: string): string {
+  const all = log.trimEnd().split(/\r?\n/);
+  const { kept, dropped } = boundList(all.reverse(), LOG_LINES);
+  const shown = kept.reverse().map((l) => `    ${boundName(l, LOG_LINE_WIDTH)}`);
+  const text = boundText(shown.join("\n"), LOG_LIMIT, { head: 0.2 });
+  return dropped ? `    [… ${dropped} earlier lines cut …]\n${text}` : text;
 }
 
 /** How a gate that could not decide is worded to the builder: a fixed word per error, never a figure. */

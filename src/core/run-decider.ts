@@ -1,3 +1,4 @@
+import { boundName, boundText, LIMITS } from "./bounded.js";
 import { DomainError } from "./errors.js";
 import type { EventData, GateError, LoopgateEvent, RunStatus } from "./events.js";
 
@@ -140,7 +141,7 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "finding_recorded": {
       if (event.data.severity !== "blocking") return state;
       // Kept by attempt number even if it arrives out of order: a blocking fact is never dropped.
-      const label = event.data.path ? `${event.data.code} (${event.data.path})` : event.data.code;
+      const label = event.data.path ? `${event.data.code} (${boundName(event.data.path)})` : event.data.code;
       const blocking = new Map(state.blocking);
       blocking.set(event.data.attempt, [...(blocking.get(event.data.attempt) ?? []), label]);
       return { ...state, blocking };
@@ -169,7 +170,7 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "goal_evaluated": {
       if (event.data.outcome !== "blocked") return state;
       const blocking = new Map(state.blocking);
-      const label = `goal_blocked (${event.data.reason})`;
+      const label = `goal_blocked (${boundName(event.data.reason)})`;
       blocking.set(event.data.attempt, [...(blocking.get(event.data.attempt) ?? []), label]);
       return { ...state, blocking };
     }
@@ -260,20 +261,28 @@ export function attemptFailureReason(state: RunState, n: number): string {
     }
   }
   const blocking = state.blocking.get(n) ?? [];
-  if (blocking.length) parts.push(`blocking findings: ${blocking.slice(0, 5).join(", ")}`);
+  if (blocking.length)
+    parts.push(
+      `blocking findings: ${blocking.slice(0, 5).join(", ")}${blocking.length > 5 ? ` and ${blocking.length - 5} more` : ""}`,
+    );
   if (state.judgeRequired && parts.length === 0) {
     const j = state.judgeVerdicts.get(n);
     parts.push(
       j
-        ? `judge ${j.verdict === "reject" ? "rejected" : j.verdict}: ${j.reason}`
+        ? `judge ${j.verdict === "reject" ? "rejected" : j.verdict}: ${boundText(j.reason, 1000)}`
         : "the judge did not approve",
     );
   }
   return parts.join("; ") || "no gate passed";
 }
 
-/** The derived verdict: SUCCESS only when the final attempt's own gate runs all passed. */
+/** The derived verdict: SUCCESS only when the final attempt's own gate runs all passed. Its reason is bounded. */
 export function verdict(state: RunState): { status: RunStatus; reason: string } {
+  const v = unboundedVerdict(state);
+  return { status: v.status, reason: boundText(v.reason, LIMITS.reason) };
+}
+
+function unboundedVerdict(state: RunState): { status: RunStatus; reason: string } {
   if (state.infrastructure !== null) return { status: "TOOL_FAILURE", reason: state.infrastructure };
   if (state.capReached !== null) return { status: "ESCALATED", reason: state.capReached };
   const n = state.attempts.length;
@@ -318,7 +327,16 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       if (open && !open.closed) throw new DomainError(`start_attempt: attempt ${n} is still open`);
       if (n >= state.maxAttempts)
         throw new DomainError(`start_attempt: the attempt cap (${state.maxAttempts}) is reached`);
-      return [{ type: "attempt_started", data: { attempt: n + 1, required_fix: command.requiredFix } }];
+      return [
+        {
+          type: "attempt_started",
+          data: {
+            attempt: n + 1,
+            required_fix:
+              command.requiredFix === null ? null : boundText(command.requiredFix, LIMITS.requiredFix),
+          },
+        },
+      ];
     case "record_builder":
       needOpen(command.data.attempt);
       return [
@@ -352,7 +370,12 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
     case "issue_required_fix":
       if (!open?.closed) throw new DomainError("issue_required_fix: the attempt has not finished");
       if (attemptPassed(state, n)) throw new DomainError("issue_required_fix: the attempt passed");
-      return [{ type: "required_fix_issued", data: { attempt: n, text: command.text } }];
+      return [
+        {
+          type: "required_fix_issued",
+          data: { attempt: n, text: boundText(command.text, LIMITS.requiredFix) },
+        },
+      ];
     case "record_agent":
       needOpen(command.event.data.attempt);
       return [command.event];
@@ -370,7 +393,7 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
           type: "infrastructure_failed",
           data: {
             attempt: n,
-            reason: command.reason,
+            reason: boundText(command.reason, LIMITS.reason) || "infrastructure failure (no reason given)",
             ...(command.interrupted ? { interrupted: true } : {}),
           },
         },

@@ -2,12 +2,18 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { agentUsage, attemptEvents } from "../agent/agent-state.js";
+import {
+  builderRecord,
+  claimRecord,
+  findingRecord,
+  gateRunRecord,
+  pathList,
+} from "../core/attempt-records.js";
 import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
-import type { EventData, LoopgateEvent, PathList } from "../core/events.js";
+import type { EventData, LoopgateEvent } from "../core/events.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
-import { isHedgedClaim } from "../core/hedge.js";
 import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
 import { attemptPassed, gatesPassed } from "../core/run-decider.js";
@@ -20,8 +26,7 @@ import { runAgentPhase } from "./agent-phase.js";
 import { runGateFresh } from "./gate-run.js";
 import { preflight } from "./preflight.js";
 import { failRun, finishRun, type RunContext } from "./run-context.js";
-
-const bounded = (paths: string[]): PathList => ({ paths: paths.slice(0, 200), total: paths.length });
+import { RunStoppedError } from "./run-journal.js";
 
 /** The id of the last observation recorded of `phase` (or by the agent), scanning backwards. */
 export function lastObservationId(events: readonly LoopgateEvent[]): string | null {
@@ -38,6 +43,16 @@ export function lastObservationId(events: readonly LoopgateEvent[]): string | nu
  * builder, observe, run every gate. A resumed run re-enters here; every step is decided from the log.
  */
 export async function driveRun(ctx: RunContext): Promise<Envelope> {
+  try {
+    return await drive(ctx);
+  } catch (e) {
+    // An event the log refused: the journal already recorded TOOL_FAILURE and the verdict.
+    if (e instanceof RunStoppedError && ctx.journal.current.finished) return finishRun(ctx);
+    throw e;
+  }
+}
+
+async function drive(ctx: RunContext): Promise<Envelope> {
   const { journal, reporter: rep } = ctx;
   const task = ctx.loaded.task;
   const feedback: Record<string, Feedback> = Object.fromEntries(ctx.gates.map((g) => [g.id, g.feedback]));
@@ -146,10 +161,7 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
     if (ctx.signal?.aborted) continue;
     const { infrastructure, ...data } = result;
     await journal.record(
-      {
-        type: "record_gate",
-        data: { attempt: n, gate_id: gate.id, ...data, log_excerpt: data.log_excerpt.slice(-16_000) },
-      },
+      { type: "record_gate", data: gateRunRecord({ attempt: n, gate_id: gate.id, ...data }) },
       "gate",
     );
     rep.gateFinished?.(n, gate.id, result);
@@ -185,27 +197,17 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
       return finishRun(ctx);
     }
     const u = agentUsage(attemptEvents(journal.events, n));
-    const text = outcome.text.trim();
+    const claim = claimRecord(n, outcome.text);
     await journal.record({
       type: "record_builder",
-      data: {
-        attempt: n,
-        exit_code: 0,
+      data: builderRecord(n, {
+        exitCode: 0,
         signal: null,
-        timed_out: false,
-        duration_ms: 0,
-        output_excerpt: `${u.responses} model responses`,
-      },
-      ...(text
-        ? {
-            claim: {
-              attempt: n,
-              origin: "model" as const,
-              text: text.slice(-2000),
-              hedged: isHedgedClaim(text),
-            },
-          }
-        : {}),
+        timedOut: false,
+        durationMs: 0,
+        output: `${u.responses} model responses`,
+      }),
+      ...(claim ? { claim } : {}),
     });
     return null;
   }
@@ -228,25 +230,17 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     network: ctx.network,
     timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
+    ...(rep.note ? { onNote: rep.note } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
   // workspace back and runs the builder again; the driver records the interrupt.
   if (ctx.signal?.aborted) return null;
-  const claim = r.output.trim().slice(-2000);
+  const claim = claimRecord(n, r.output);
   await journal.record({
     type: "record_builder",
-    data: {
-      attempt: n,
-      exit_code: r.exitCode,
-      signal: r.signal,
-      timed_out: r.timedOut,
-      duration_ms: r.durationMs,
-      output_excerpt: r.output.slice(-16_000),
-    },
-    ...(claim
-      ? { claim: { attempt: n, origin: "model" as const, text: claim, hedged: isHedgedClaim(claim) } }
-      : {}),
+    data: builderRecord(n, r),
+    ...(claim ? { claim } : {}),
   });
   rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
   if (r.infrastructure) return failRun(ctx, r.infrastructure);
@@ -278,22 +272,20 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
       deliverables: task.deliverables,
       protected: task.protected,
     });
-    findings = plan.findings.map((f) => ({
-      attempt: n,
-      code: f.code,
-      severity: f.severity,
-      path: f.path,
-      detail: f.detail,
-    }));
+    findings = plan.findings.map((f) =>
+      findingRecord({ attempt: n, code: f.code, severity: f.severity, path: f.path, detail: f.detail }),
+    );
     // Repeated on every attempt, so the final attempt's envelope still shows it.
     const paths = pristine.entries.map((e) => e.path);
     for (const u of uncoveredProtected(task.protected, paths))
-      findings.push({
-        attempt: n,
-        code: "protected_glob_matches_nothing",
-        severity: "warning",
-        detail: describeUncovered(u, task.workspace),
-      });
+      findings.push(
+        findingRecord({
+          attempt: n,
+          code: "protected_glob_matches_nothing",
+          severity: "warning",
+          detail: describeUncovered(u, task.workspace),
+        }),
+      );
     await journal.record({
       type: "record_observation",
       data: {
@@ -305,10 +297,10 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
       },
       changes: {
         attempt: n,
-        added: bounded(diff.added),
-        modified: bounded(diff.modified),
-        removed: bounded(diff.removed),
-        type_changed: bounded(diff.typeChanged),
+        added: pathList(diff.added),
+        modified: pathList(diff.modified),
+        removed: pathList(diff.removed),
+        type_changed: pathList(diff.typeChanged),
       },
       findings,
     });

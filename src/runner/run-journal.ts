@@ -1,3 +1,5 @@
+import { boundText } from "../core/bounded.js";
+import { CorruptEventError, LoopgateError } from "../core/errors.js";
 import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
 import { type NamedSecret, redactDeep, secretRedactor } from "../core/redact.js";
 import {
@@ -76,13 +78,29 @@ export class RunJournal {
 
   /**
    * Decides, appends, then folds. Throws if the store refuses (e.g. a concurrent writer). With `lease`,
-   * the lease's events go into the same atomic append (a run is never started without an owner).
+   * the lease's events go into the same atomic append (a run is never started without an owner). An
+   * event the log's schema refuses (nothing was written) stops the run instead: TOOL_FAILURE with a short
+   * reason of loopgate's own, then the verdict, both appended, and a RunStoppedError for the driver.
    */
   record(command: RunCommand, origin: Origin = "runtime", lease?: LeaseCommand): Promise<LoopgateEvent[]> {
     return this.serially(async () => {
       const bodies = decide(command, this.state);
       const withLease = lease ? [...bodies, ...decideLease(lease, this.leaseState)] : bodies;
-      const events = await this.append(withLease, origin);
+      let events: LoopgateEvent[];
+      try {
+        events = await this.append(withLease, origin);
+      } catch (e) {
+        if (!(e instanceof CorruptEventError) || !this.state.started || this.state.finished) throw e;
+        const types = [...new Set(bodies.map((b) => b.type))].join(", ");
+        const reason = boundText(
+          `loopgate could not record ${types}: ${e.message}; the run stops here (a loopgate bug: please report it)`,
+          1000,
+        );
+        if (!this.state.infrastructure)
+          await this.append(decide({ type: "fail_infrastructure", reason }, this.state), "runtime");
+        await this.append(decide({ type: "finish_run" }, this.state), "runtime");
+        throw new RunStoppedError(reason, { cause: e });
+      }
       crashForTests(this.events.filter((e) => !isLeaseEvent(e)).length);
       return events;
     });
@@ -117,6 +135,13 @@ export class RunJournal {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+}
+
+/** The run was stopped and its verdict recorded because an event could not be; the driver finishes on it. */
+export class RunStoppedError extends LoopgateError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("run_stopped", message, options);
   }
 }
 

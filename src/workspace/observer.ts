@@ -67,7 +67,13 @@ const CacheFile = z.object({
 
 // O_NOFOLLOW: a file swapped for a symlink after lstat is not followed; O_NONBLOCK: a FIFO swapped in cannot hang us.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const UNREADABLE = new Set(["EACCES", "EPERM", "ELOOP", "ENXIO", "EAGAIN"]);
+const UNREADABLE = new Set(["EACCES", "EPERM", "ELOOP", "ENXIO", "EAGAIN", "ENAMETOOLONG"]);
+
+/**
+ * The longest workspace-relative path (UTF-8 bytes) that is observed as what it is: PATH_MAX (4096)
+ * less room for the folders loopgate puts it under (a gate environment, a store); longer is "other".
+ */
+export const MAX_PATH_BYTES = 3072;
 
 /**
  * Observes a tree by walking it itself: lstat only, symlinks never followed, nothing inside the
@@ -140,7 +146,20 @@ export class WorkspaceObserver {
         emitted.add(name);
         continue;
       }
-      const st = lstatSync(childAbs, { throwIfNoEntry: false });
+      // A path longer than loopgate can address from its own folders (the gate environment, the blob
+      // store) is recorded and never carried or entered: the builder's problem, never a TOOL_FAILURE.
+      if (Buffer.byteLength(childRel) > MAX_PATH_BYTES) {
+        out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        continue;
+      }
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(childAbs, { throwIfNoEntry: false });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw e;
+        out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        continue;
+      }
       if (!st) continue;
       const mode = st.mode & 0o7777;
       if (st.isFile()) this.observeFile(childAbs, childRel, st, mode, out, next, racyFrom);

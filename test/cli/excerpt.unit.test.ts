@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { escapeControl, lineStreamer, logTail } from "../../src/cli/excerpt.js";
+import { escapeControl, lineStreamer, logTail, oneLine } from "../../src/cli/excerpt.js";
 
 describe("escapeControl", () => {
   it("escapes what could drive a terminal, keeps tabs and text", () => {
-    expect(escapeControl("a\u001b[2Jb\tc\u0007\u009b")).toBe("a\\x1b[2Jb\tc\\x07\\x9b");
+    expect(escapeControl("a\u001b[2Jb\tc\u0007\u009b")).toBe("a\\x1b[2Jb\tc\\x07\\u009b");
+  });
+
+  it("escapes carriage returns, DEL, every C1 control and the bidirectional overrides", () => {
+    expect(escapeControl("a\rb\u007fc\u0085d\u202ee\u2066f")).toBe("a\\x0db\\u007fc\\u0085d\\u202ee\\u2066f");
+  });
+
+  it("leaves JSON the same JSON: what it escapes outside C0 are JSON escapes of the same characters", () => {
+    const value = { name: "x\u001b[2J\u009bK\u007f\u202e\n" };
+    expect(JSON.parse(escapeControl(JSON.stringify(value, null, 2)))).toEqual(value);
+  });
+
+  it("oneLine shows a name's newlines instead of starting a line", () => {
+    expect(oneLine("y\nSUCCESS \u001b[H")).toBe("y\\nSUCCESS \\x1b[H");
   });
 });
 

@@ -2,6 +2,7 @@ import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
+import { oneLine } from "../excerpt.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { ownerReport } from "../run-owner.js";
@@ -45,7 +46,9 @@ export async function runsCommand(
     } else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
     else {
       for (const r of rows)
-        io.out(`${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${r.reason}\n`);
+        io.out(
+          `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}\n`,
+        );
       io.out(cut);
     }
     return 0;
@@ -71,6 +74,7 @@ export async function statusCommand(
         run_id: runId,
         task_id: state.taskId,
         status: "RUNNING",
+        finished: false,
         attempts: state.attempts.length,
       };
       const owner = ownerReport(runId, events, dir);
@@ -79,7 +83,7 @@ export async function statusCommand(
           ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint }, null, 2)}\n`
           : `RUNNING · run ${runId} · attempt ${info.attempts}\n${owner.line}\n`,
       );
-      return 0;
+      return EXIT_NOT_FINISHED;
     }
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(verdict(foldRun(events)).status);
@@ -110,6 +114,9 @@ export async function eventsCommand(
     await store.close();
   }
 }
+
+/** `loopgate status` of a run that has no verdict yet (running, or its process died: resume it). */
+export const EXIT_NOT_FINISHED = 3;
 
 /** Exit codes of DESIGN.md: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE. */
 export function exitCodeOf(status: string): number {
