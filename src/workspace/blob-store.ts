@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, rename, rm, symlink } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, rename, rm, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { InfrastructureError } from "../core/errors.js";
 import { comparePaths, type Observation } from "../core/observation.js";
 import { WorkspaceObserver } from "./observer.js";
@@ -26,7 +28,7 @@ export class BlobStore {
       await mkdir(join(this.dir, e.hash.slice(0, 2)), { recursive: true });
       const tmp = `${dest}.${process.pid}.tmp`;
       // A copy, not a link: the agent may still write to the workspace file later.
-      await copyFile(join(root, e.path), tmp);
+      await copySparse(join(root, e.path), tmp);
       await rename(tmp, dest);
       saved++;
     }
@@ -67,12 +69,29 @@ export class BlobStore {
         if (!existsSync(blob))
           throw new InfrastructureError(`cannot roll back ${e.path}: no stored copy of ${e.hash}`);
         await rm(abs, { force: true });
-        await copyFile(blob, abs);
+        await copySparse(blob, abs);
         await chmod(abs, e.mode);
         written++;
       }
     }
     return { removed, written };
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Copies a file; one with holes (fewer blocks allocated than its size needs) keeps them, through
+ * `cp --sparse=always`, since Node's copyFile writes every zero and a 1 GiB sparse file the builder made
+ * for free would cost a full GiB of disk at each copy.
+ */
+export async function copySparse(from: string, to: string): Promise<void> {
+  const st = await stat(from);
+  if (st.blocks * 512 >= st.size) return copyFile(from, to);
+  try {
+    await execFileAsync("cp", ["--sparse=always", "--", from, to], { env: { PATH: "/usr/bin:/bin" } });
+  } catch (e) {
+    throw new InfrastructureError(`cannot copy ${from} keeping its holes`, { cause: e });
   }
 }
 
