@@ -252,7 +252,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
   });
   rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
   if (r.infrastructure) return failRun(ctx, r.infrastructure);
-  const stopped = limitStop(r.signal, resolveLimits(task.limits));
+  const stopped = limitStop(r.exitCode, r.signal, resolveLimits(task.limits));
   if (stopped) {
     const finding = { attempt: n, code: "limit_exceeded", severity: "blocking" as const, detail: stopped };
     await journal.record({ type: "record_finding", data: finding });

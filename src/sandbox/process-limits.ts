@@ -38,9 +38,16 @@ export function prlimitArgv(limits: ProcessLimits, sandboxed: boolean): string[]
   ];
 }
 
-/** What a signal or exit says about a limit the process ran into, for the record; null when none. */
-export function limitStop(signal: string | null, limits: ProcessLimits): string | null {
-  if (signal === "SIGXFSZ")
-    return `stopped by limits.file_size: a process wrote past ${limits.fileSize} bytes (SIGXFSZ)`;
+/**
+ * What a builder's end says about a limit it ran into, for the record; null when nothing does.
+ * bubblewrap reports a child killed by a signal as exit 128 + the signal's number, so 153 is SIGXFSZ.
+ */
+export function limitStop(
+  exitCode: number | null,
+  signal: string | null,
+  limits: ProcessLimits,
+): string | null {
+  if (signal === "SIGXFSZ" || exitCode === 128 + 25)
+    return `stopped by limits.file_size: a process wrote past ${limits.fileSize} bytes (SIGXFSZ${signal ? "" : ", exit 153"})`;
   return null;
 }
