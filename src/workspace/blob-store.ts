@@ -21,11 +21,14 @@ export class BlobStore {
   /** Keeps a copy of every file of `obs` (read from `root`) that the store does not hold yet. */
   async save(obs: Observation, root: string): Promise<number> {
     let saved = 0;
+    const made = new Set<string>();
     for (const e of obs.entries) {
       if (e.type !== "file") continue;
       const dest = this.path(e.hash);
       if (existsSync(dest)) continue;
-      await mkdir(join(this.dir, e.hash.slice(0, 2)), { recursive: true });
+      const fan = e.hash.slice(0, 2);
+      if (!made.has(fan)) await mkdir(join(this.dir, fan), { recursive: true });
+      made.add(fan);
       const tmp = `${dest}.${process.pid}.tmp`;
       // A copy, not a link: the agent may still write to the workspace file later.
       await copySparse(join(root, e.path), tmp);
