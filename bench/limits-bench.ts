@@ -101,7 +101,13 @@ async function measure(
   target: { perBuilderSecond: number; text: string },
 ): Promise<BenchResult> {
   const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await sample(make, cost));
+  for (let i = 0; i < RUNS; i++) {
+    const s = await sample(make, cost);
+    samples.push(s);
+    process.stderr.write(
+      `  ${metric} #${i + 1}: loopgate ${Math.round(s.loopgateMs)} ms, builder ${Math.round(s.builderMs)} ms, ${s.outcome}, kept ${s.keptBytes} B\n`,
+    );
+  }
   const loopgate = median(samples.map((s) => s.loopgateMs));
   const baseline = median(samples.map((s) => s.builderMs));
   const ratio = loopgate / Math.max(baseline, 0.001);
