@@ -160,7 +160,10 @@ export class WorkspaceObserver {
       const childAbs = `${abs}/${name}`;
       if (undecodable?.has(name)) {
         // A name that is not valid UTF-8 cannot be addressed by its decoded string; record it, never carry it.
-        if (!emitted.has(name)) out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        if (!emitted.has(name)) {
+          this.count(childRel, undefined);
+          out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        }
         emitted.add(name);
         continue;
       }
@@ -184,12 +187,12 @@ export class WorkspaceObserver {
   }
 
   /** Counts one path against the limits; throws at the first one crossed. */
-  private count(rel: string, st: Stats) {
+  private count(rel: string, st: Stats | undefined) {
     const limits = this.options.limits;
     if (!limits) return;
     const pass = this.pass;
     if (++pass.paths > limits.files) throw new LimitExceededError("files", limits.files, pass.paths);
-    if (!st.isFile()) return;
+    if (!st?.isFile()) return;
     if (st.size > limits.fileBytes)
       throw new LimitExceededError("file_bytes", limits.fileBytes, st.size, rel);
     // A hard-linked inode costs loopgate one read and one blob, so its bytes count once.

@@ -119,6 +119,16 @@ describe("observation limits", () => {
     expect(observer.stats.filesHashed).toBeLessThanOrEqual(11);
   });
 
+  it("names that are not valid UTF-8 count against limits.files too", async () => {
+    const root = tmp();
+    for (let i = 0; i < 20; i++)
+      writeFileSync(Buffer.concat([Buffer.from(`${root}/bad`), Buffer.from([0xff, 0x30 + i])]), "x");
+    const err = await new WorkspaceObserver(root, { limits: { ...defaults, files: 10 } })
+      .observe()
+      .catch((e: unknown) => e);
+    expect((err as LimitExceededError).limit).toBe("files");
+  });
+
   it("exactly limits.files paths is allowed", async () => {
     const root = tmp();
     for (let i = 0; i < 10; i++) writeFileSync(join(root, `f${i}`), "x");
