@@ -1,6 +1,7 @@
 // `npm run bench`: every figure against a baseline measured in the same run on this machine.
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
+import { benchLimits } from "./limits-bench.js";
 import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
@@ -10,6 +11,10 @@ process.stderr.write("event store: appends through EventStore vs raw better-sqli
 results.push(...(await benchStore()));
 process.stderr.write("workspace: observation vs git status, gate environment vs cp -a (20,000 files) …\n");
 results.push(...(await benchWorkspace()));
+process.stderr.write(
+  "limits: observing 100,000 small files and a 1 GiB sparse file, per second of the builder's time …\n",
+);
+results.push(...(await benchLimits()));
 process.stderr.write(
   "agent tools: per-call overhead of the sandbox and the event log vs the bare command …\n",
 );

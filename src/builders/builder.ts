@@ -1,4 +1,5 @@
 import type { ModelAdapter } from "../agent/model.js";
+import type { ProcessLimits } from "../core/limits.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 
 /** Everything one builder pass gets. The builder sees the run workspace and nothing of the task's held-out side. */
@@ -21,6 +22,8 @@ export interface BuilderContext {
   masked?: readonly string[];
   network: boolean;
   timeoutMs: number;
+  /** The task's process, file-size and memory rlimits (default DEFAULT_PROCESS_LIMITS). */
+  limits?: ProcessLimits;
   onOutput?: (chunk: string) => void;
   /** Told what loopgate changed about this pass (a long `{prompt}` passed as the prompt file's path). */
   onNote?: (text: string) => void;

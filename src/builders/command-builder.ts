@@ -106,6 +106,7 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
         env,
         network: ctx.network,
         timeoutMs: ctx.timeoutMs,
+        ...(ctx.limits ? { limits: ctx.limits } : {}),
         maxOutputBytes: 16_000,
         ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),

@@ -44,6 +44,10 @@ Gate kinds (task.yaml gates[]): run (a subprocess; exit 0 passes), static (one d
 differential (cases run on the oracle's tree and the builder's, each in its own sandbox, outputs compared;
 the expected outputs never exist where the builder's code runs). See the README's "Differential gates".
 
+Limits (task.yaml limits:): files 50000, total_bytes 1GiB, file_bytes 256MiB bound what the builder may
+leave in the workspace (past one: a blocking limit_exceeded finding, the attempt fails); processes 1024,
+file_size 1GiB, memory 4GiB are rlimits of every builder and gate process. See the README's "Limits".
+
 ${EXIT_CODES}
 `;
 

@@ -5,6 +5,7 @@ import { DifferentialSpec } from "./differential-spec.js";
 import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
 import { globProblem } from "./glob-syntax.js";
+import { LimitsSchema } from "./limits.js";
 import { gateTemplateParams, templateNames } from "./template.js";
 import { lineOf, parseYamlSource } from "./yaml-source.js";
 
@@ -218,6 +219,8 @@ export const TaskSchema = z
       .strict()
       .default({ timeout: "10m", network: false }),
     oracle: relPath.optional(),
+    /** What the builder may leave in the workspace and what each builder and gate process may use. */
+    limits: LimitsSchema.optional(),
   })
   .strict()
   .superRefine((t, ctx) => {

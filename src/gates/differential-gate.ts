@@ -39,7 +39,12 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
     async run(ctx: GateContext): Promise<GateResult> {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
-      const limits: RunLimits = { sandbox: ctx.sandbox, timeoutMs, signal: ctx.signal };
+      const limits: RunLimits = {
+        sandbox: ctx.sandbox,
+        timeoutMs,
+        signal: ctx.signal,
+        process: ctx.processLimits,
+      };
       if (!ctx.oracleTree)
         return undecided("spawn_failed", "no oracle tree", 0, `gate ${spec.id}: this run has no oracle tree`);
       const oracle = await ctx.oracleTree();

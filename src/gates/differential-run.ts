@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DifferentialCase } from "../core/differential-spec.js";
+import type { ProcessLimits } from "../core/limits.js";
 import { renderTemplate } from "../core/template.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
@@ -38,6 +39,8 @@ export interface RunLimits {
   sandbox: SandboxMode;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** The task's rlimits for each run (default DEFAULT_PROCESS_LIMITS). */
+  process?: ProcessLimits | undefined;
 }
 
 const env = () => scrubbedEnv({ home: "/tmp", extra: { PYTHONDONTWRITEBYTECODE: "1" } });
@@ -95,6 +98,7 @@ export async function runCase(
       env: env(),
       network: false,
       timeoutMs: limits.timeoutMs,
+      ...(limits.process ? { limits: limits.process } : {}),
       maxOutputBytes: 2000,
       captureBytes: CAPTURE_BYTES,
       input: c.stdin ?? "",
@@ -141,6 +145,7 @@ export async function generateCases(
       env: env(),
       network: false,
       timeoutMs: limits.timeoutMs,
+      ...(limits.process ? { limits: limits.process } : {}),
       maxOutputBytes: 2000,
       captureBytes: 8 * CAPTURE_BYTES,
       ...(limits.signal ? { signal: limits.signal } : {}),

@@ -1,4 +1,5 @@
 import type { EventData } from "../core/events.js";
+import type { ProcessLimits } from "../core/limits.js";
 import type { Feedback } from "../core/required-fix.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import type { TestFloor } from "./tamper/test-report.js";
@@ -10,6 +11,8 @@ export interface GateContext {
   attempt: number;
   taskId: string;
   sandbox: SandboxMode;
+  /** The task's process, file-size and memory rlimits (default DEFAULT_PROCESS_LIMITS). */
+  processLimits?: ProcessLimits;
   /** True when the gate environment holds hard links to pristine files and must be mounted read-only. */
   readOnly: boolean;
   /** Aborted when the user interrupts the run. */

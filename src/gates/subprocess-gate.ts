@@ -108,6 +108,7 @@ export function subprocessGate(
             env: { ...env, ...tamper.env },
             network: false,
             timeoutMs,
+            ...(ctx.processLimits ? { limits: ctx.processLimits } : {}),
             maxOutputBytes: LOG_LIMIT,
             onOutput: (chunk) => {
               full.push(chunk);

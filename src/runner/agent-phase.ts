@@ -7,6 +7,7 @@ import { todoTool } from "../agent/todo/todo-tool.js";
 import { defaultTools } from "../agent/tools/registry.js";
 import { parseDuration } from "../core/duration.js";
 import type { LoopgateEvent } from "../core/events.js";
+import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { planGateChanges } from "../core/observation.js";
 import { feedbackOutcome } from "../core/required-fix.js";
 import type { GoalPredicate } from "../core/task.js";
@@ -32,6 +33,7 @@ export async function runAgentPhase(
   const task = ctx.loaded.task;
   const observer = new WorkspaceObserver(ctx.workspace, {
     cacheFile: join(ctx.runDir, "observer-cache.json"),
+    limits: resolveLimits(task.limits),
   });
   const goal = task.goal ? { condition: task.goal.condition ?? null, predicates: task.goal.all } : null;
   const prompt = [
@@ -71,7 +73,13 @@ export async function runAgentPhase(
     },
     events: () => ctx.journal.events,
     observeAfter: async () => {
-      const obs = await observer.observe();
+      // Over a limit, the walk stopped early and nothing is kept; the observation after the attempt
+      // records limit_exceeded and fails it, so the agent's turn goes on unobserved until then.
+      const obs = await observer.observe().catch((e: unknown) => {
+        if (e instanceof LimitExceededError) return null;
+        throw e;
+      });
+      if (!obs) return null;
       if (obs.id === lastObservationId(ctx.journal.events)) return null;
       await ctx.observations.put(obs);
       await ctx.blobs.save(obs, ctx.workspace);

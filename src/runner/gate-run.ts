@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { resolveLimits } from "../core/limits.js";
 import type { ChangePlan, Observation } from "../core/observation.js";
 import type { Gate, GateResult } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
@@ -151,6 +152,7 @@ async function runIn(
       attempt: n,
       taskId: ctx.loaded.task.id,
       sandbox: ctx.sandbox,
+      processLimits: resolveLimits(ctx.loaded.task.limits),
       readOnly: linked,
       oracleTree: oracleTreeOf(ctx), // differential gates only; built on first use
       ...(ctx.signal ? { signal: ctx.signal } : {}),

@@ -14,12 +14,14 @@ import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
 import type { EventData, LoopgateEvent } from "../core/events.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
+import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
 import { attemptPassed, gatesPassed } from "../core/run-decider.js";
 import { judgeRules } from "../core/task.js";
 import { judgeRequiredFix, runJudge } from "../judge/judge.js";
 import { deliverablesDiff } from "../judge/judge-diff.js";
+import { limitStop } from "../sandbox/process-limits.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { clearPrivilegedBits } from "../workspace/private-modes.js";
 import { runAgentPhase } from "./agent-phase.js";
@@ -229,6 +231,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     masked: ctx.masked,
     network: ctx.network,
     timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
+    limits: resolveLimits(task.limits),
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
     ...(rep.note ? { onNote: rep.note } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -244,6 +247,12 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
   });
   rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
   if (r.infrastructure) return failRun(ctx, r.infrastructure);
+  const stopped = limitStop(r.exitCode, r.signal, resolveLimits(task.limits));
+  if (stopped) {
+    const finding = { attempt: n, code: "limit_exceeded", severity: "blocking" as const, detail: stopped };
+    await journal.record({ type: "record_finding", data: finding });
+    rep.findings?.(n, [finding]);
+  }
   return null;
 }
 
@@ -260,6 +269,7 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
     const t0 = performance.now();
     after = await new WorkspaceObserver(ctx.workspace, {
       cacheFile: join(ctx.runDir, "observer-cache.json"),
+      limits: resolveLimits(task.limits),
     }).observe();
     await ctx.observations.put(after);
     await ctx.blobs.save(after, ctx.workspace);
@@ -305,6 +315,7 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
       findings,
     });
   } catch (e) {
+    if (e instanceof LimitExceededError) return limitExceeded(ctx, n, e);
     return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
   }
   if (findings.length) rep.findings?.(n, findings);
@@ -324,6 +335,25 @@ async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null
       if (why) return failRun(ctx, why);
     }
   }
+  return null;
+}
+
+/**
+ * The builder left more than the task's limits allow: observation stopped early, so the attempt has
+ * no observation for the gates; it fails with a blocking finding naming the limit (the builder's
+ * failure, never loopgate's), and a next attempt gets it as its required fix.
+ */
+async function limitExceeded(ctx: RunContext, n: number, e: LimitExceededError): Promise<null> {
+  const finding: EventData<"finding_recorded"> = {
+    attempt: n,
+    code: "limit_exceeded",
+    severity: "blocking",
+    ...(e.path ? { path: e.path.slice(0, 1000) } : {}),
+    detail: `${e.message.slice(0, 1500)}; the gates did not run. Remove what is not part of the change, or raise limits.${e.limit} in the task file`,
+  };
+  await ctx.journal.record({ type: "record_finding", data: finding });
+  ctx.reporter.findings?.(n, [finding]);
+  await ctx.journal.record({ type: "finish_attempt" });
   return null;
 }
 

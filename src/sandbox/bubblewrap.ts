@@ -3,8 +3,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.js";
+import type { ProcessLimits } from "../core/limits.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "./environment.js";
 import { type ProcessResult, runProcess } from "./process.js";
+import { DEFAULT_PROCESS_LIMITS, prlimitArgv } from "./process-limits.js";
 
 /** What a sandboxed process may see and touch. Every path is mounted at its own host path. */
 export interface SandboxSpec {
@@ -34,6 +36,8 @@ export interface SandboxSpec {
   binds?: readonly { source: string; target: string; writable?: boolean }[];
   /** Keep stdout and stderr apart, byte for byte, up to this many bytes each (ProcessResult.streams). */
   captureBytes?: number;
+  /** Process, file-size and memory rlimits of the sandbox (default DEFAULT_PROCESS_LIMITS). */
+  limits?: ProcessLimits;
 }
 
 /** How processes are isolated: bubblewrap, or nothing at all when the user explicitly opted out. */
@@ -109,14 +113,17 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
     ...(spec.input !== undefined ? { input: spec.input } : {}),
     ...(spec.captureBytes !== undefined ? { captureBytes: spec.captureBytes } : {}),
   };
+  const limits = spec.limits ?? DEFAULT_PROCESS_LIMITS;
   if (mode === "none") {
     if (spec.binds?.length)
       throw new InfrastructureError("bind mounts at another path need the bubblewrap sandbox");
-    return runProcess(spec.argv, options);
+    // A program that cannot be found is spawned bare, so it fails as a spawn error, not prlimit's 127.
+    const found = resolveProgram(spec.argv[0] ?? "", spec.cwd, spec.env.PATH ?? SANDBOX_PATH);
+    return runProcess(found ? [...prlimitArgv(limits, false), ...spec.argv] : spec.argv, options);
   }
   const bwrap = findBwrap();
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
-  return runProcess(bubblewrapArgv(spec, bwrap), options);
+  return runProcess([...prlimitArgv(limits, true), ...bubblewrapArgv(spec, bwrap)], options);
 }
 
 /**

@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, rename, rm, symlink } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, rename, rm, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { InfrastructureError } from "../core/errors.js";
 import { comparePaths, type Observation } from "../core/observation.js";
 import { keptMode } from "./copy-tree.js";
@@ -21,15 +23,18 @@ export class BlobStore {
   /** Keeps a copy of every file of `obs` (read from `root`) that the store does not hold yet. */
   async save(obs: Observation, root: string): Promise<number> {
     let saved = 0;
+    const made = new Set<string>();
     for (const e of obs.entries) {
       if (e.type !== "file") continue;
       const dest = this.path(e.hash);
       if (existsSync(dest)) continue;
-      await mkdir(join(this.dir, e.hash.slice(0, 2)), { recursive: true });
+      const fan = e.hash.slice(0, 2);
+      if (!made.has(fan)) await mkdir(join(this.dir, fan), { recursive: true });
+      made.add(fan);
       const tmp = `${dest}.${process.pid}.tmp`;
       // A copy, not a link: the agent may still write to the workspace file later.
-      await copyFile(join(root, e.path), tmp);
-      // A blob is content only: owner-readable, never executable, never set-uid (copyFile keeps the source's mode).
+      await copySparse(join(root, e.path), tmp);
+      // A blob is content only: owner-readable, never executable, never set-uid.
       await chmod(tmp, 0o600);
       await rename(tmp, dest);
       saved++;
@@ -71,12 +76,29 @@ export class BlobStore {
         if (!existsSync(blob))
           throw new InfrastructureError(`cannot roll back ${e.path}: no stored copy of ${e.hash}`);
         await rm(abs, { force: true });
-        await copyFile(blob, abs);
+        await copySparse(blob, abs);
         await chmod(abs, keptMode(e.mode));
         written++;
       }
     }
     return { removed, written };
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Copies a file; one with holes (fewer blocks allocated than its size needs) keeps them, through
+ * `cp --sparse=always`, since Node's copyFile writes every zero and a 1 GiB sparse file the builder made
+ * for free would cost a full GiB of disk at each copy.
+ */
+export async function copySparse(from: string, to: string): Promise<void> {
+  const st = await stat(from);
+  if (st.blocks * 512 >= st.size) return copyFile(from, to);
+  try {
+    await execFileAsync("cp", ["--sparse=always", "--", from, to], { env: { PATH: "/usr/bin:/bin" } });
+  } catch (e) {
+    throw new InfrastructureError(`cannot copy ${from} keeping its holes`, { cause: e });
   }
 }
 

@@ -15,6 +15,7 @@ import {
 import path from "node:path";
 import { z } from "zod";
 import { InfrastructureError, InputError } from "../core/errors.js";
+import { LimitExceededError, type ObservationLimits } from "../core/limits.js";
 import { createObservation, type Observation, type ObservedEntry } from "../core/observation.js";
 
 /**
@@ -39,6 +40,19 @@ export interface WorkspaceObserverOptions {
   racyWindowMs?: number;
   /** Wall clock in milliseconds (default Date.now). */
   now?: () => number;
+  /**
+   * Stop with a LimitExceededError at the first limit crossed, before reading more: a file over
+   * `fileBytes` is never read, and no more than `files + 1` paths are held in memory.
+   */
+  limits?: ObservationLimits;
+}
+
+/** What one observation has counted so far, and the hard-linked inodes it has already hashed. */
+interface Pass {
+  paths: number;
+  bytes: number;
+  /** `dev:ino` of files with more than one link → the hash their first path got, while the stat matches. */
+  inodes: Map<string, { size: number; mtimeMs: number; ctimeMs: number; hash: string; bytes: number }>;
 }
 
 /** Counters that let callers and tests see how much work an observation did. */
@@ -47,6 +61,8 @@ export interface ObserverStats {
   filesHashed: number;
   bytesHashed: number;
   cacheHits: number;
+  /** Files whose hash was taken from another link to the same inode in the same observation. */
+  linkHits: number;
 }
 
 const CacheFile = z.object({
@@ -82,12 +98,19 @@ export const MAX_PATH_BYTES = 3072;
  */
 export class WorkspaceObserver {
   /** Work counters, cumulative over this observer's life. */
-  readonly stats: ObserverStats = { observations: 0, filesHashed: 0, bytesHashed: 0, cacheHits: 0 };
+  readonly stats: ObserverStats = {
+    observations: 0,
+    filesHashed: 0,
+    bytesHashed: 0,
+    cacheHits: 0,
+    linkHits: 0,
+  };
   private readonly root: string;
   private readonly options: WorkspaceObserverOptions;
   private cache = new Map<string, CacheEntry>();
   private cacheLoaded = false;
   private readonly buf = Buffer.allocUnsafe(1 << 20);
+  private pass: Pass = { paths: 0, bytes: 0, inodes: new Map() };
 
   constructor(root: string, options: WorkspaceObserverOptions = {}) {
     this.root = path.resolve(root);
@@ -112,6 +135,7 @@ export class WorkspaceObserver {
     const racyFrom = now() - (this.options.racyWindowMs ?? 2000);
     const next = new Map<string, CacheEntry>();
     const entries: ObservedEntry[] = [];
+    this.pass = { paths: 0, bytes: 0, inodes: new Map() };
     this.walk(this.root, "", entries, next, racyFrom);
     this.cache = next;
     this.stats.observations++;
@@ -142,7 +166,10 @@ export class WorkspaceObserver {
       const childAbs = `${abs}/${name}`;
       if (undecodable?.has(name)) {
         // A name that is not valid UTF-8 cannot be addressed by its decoded string; record it, never carry it.
-        if (!emitted.has(name)) out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        if (!emitted.has(name)) {
+          this.count(childRel, undefined);
+          out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
+        }
         emitted.add(name);
         continue;
       }
@@ -161,6 +188,7 @@ export class WorkspaceObserver {
         continue;
       }
       if (!st) continue;
+      this.count(childRel, st);
       const mode = st.mode & 0o7777;
       if (st.isFile()) this.observeFile(childAbs, childRel, st, mode, out, next, racyFrom);
       else if (st.isDirectory()) {
@@ -175,6 +203,40 @@ export class WorkspaceObserver {
         } else out.push({ path: childRel, type: "symlink", mode, size: Number(st.size), hash, target });
       } else out.push({ path: childRel, type: "other", mode, size: 0, hash: "" });
     }
+  }
+
+  /** Counts one path against the limits; throws at the first one crossed. */
+  private count(rel: string, st: Stats | undefined) {
+    const limits = this.options.limits;
+    if (!limits) return;
+    const pass = this.pass;
+    if (++pass.paths > limits.files) throw new LimitExceededError("files", limits.files, pass.paths);
+    if (!st?.isFile()) return;
+    if (st.size > limits.fileBytes)
+      throw new LimitExceededError("file_bytes", limits.fileBytes, st.size, rel);
+    // A hard-linked inode costs loopgate one read and one blob, so its bytes count once.
+    if (st.nlink > 1 && pass.inodes.has(`${st.dev}:${st.ino}`)) return;
+    pass.bytes += st.size;
+    if (pass.bytes > limits.totalBytes)
+      throw new LimitExceededError("total_bytes", limits.totalBytes, pass.bytes, rel);
+  }
+
+  /**
+   * The hash of a hard-linked file another path of this observation already read, if its stat still
+   * matches; else the file is read and, when it has other links, remembered for them.
+   */
+  private hashLinked(abs: string, st: Stats): { hash: string; bytes: number } | undefined {
+    if (st.nlink < 2) return this.hashFile(abs, st.size);
+    const key = `${st.dev}:${st.ino}`;
+    const seen = this.pass.inodes.get(key);
+    if (seen && seen.size === st.size && seen.mtimeMs === st.mtimeMs && seen.ctimeMs === st.ctimeMs) {
+      this.stats.linkHits++;
+      return { hash: seen.hash, bytes: seen.bytes };
+    }
+    const hashed = this.hashFile(abs, st.size);
+    if (hashed && hashed.bytes === st.size)
+      this.pass.inodes.set(key, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ...hashed });
+    return hashed;
   }
 
   private observeFile(
@@ -196,11 +258,16 @@ export class WorkspaceObserver {
       cached.entry.mode === mode
     ) {
       this.stats.cacheHits++;
+      if (st.nlink > 1) {
+        const { hash, size } = cached.entry;
+        const seen = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash, bytes: size };
+        this.pass.inodes.set(`${st.dev}:${st.ino}`, seen);
+      }
       next.set(rel, cached);
       out.push(cached.entry);
       return;
     }
-    const hashed = this.hashFile(abs, st.size);
+    const hashed = this.hashLinked(abs, st);
     if (hashed === undefined) {
       out.push({ path: rel, type: "other", mode, size: 0, hash: "" });
       return;

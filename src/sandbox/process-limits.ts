@@ -1,0 +1,53 @@
+import { InfrastructureError } from "../core/errors.js";
+import { DEFAULT_LIMITS, type ProcessLimits } from "../core/limits.js";
+import { resolveProgram } from "./environment.js";
+
+/** The rlimits every builder and gate process gets unless its task says otherwise. */
+export const DEFAULT_PROCESS_LIMITS: ProcessLimits = {
+  processes: DEFAULT_LIMITS.processes,
+  fileSize: DEFAULT_LIMITS.file_size,
+  memory: DEFAULT_LIMITS.memory,
+};
+
+/**
+ * The `prlimit` prefix that puts `limits` on a sandbox and everything it starts (rlimits are
+ * inherited and a process without CAP_SYS_RESOURCE cannot raise its hard limit; bwrap drops every
+ * capability). No cgroup is needed, so it works the same in a container and on a laptop.
+ *
+ * - RLIMIT_NPROC counts the tasks of the sandbox's user. Inside bubblewrap's user namespace that is
+ *   the sandbox alone; unsandboxed it would count the user's whole session, so it is left out then.
+ *   The kernel never applies it to host root (uid 0): as root it binds once builders run as an
+ *   unprivileged user.
+ * - RLIMIT_FSIZE: a write or truncate past it fails with EFBIG and SIGXFSZ.
+ * - RLIMIT_DATA, not RLIMIT_AS: the heap that is really used, where address space would refuse
+ *   the large PROT_NONE reservations of V8, Go and wasm.
+ */
+export function prlimitArgv(limits: ProcessLimits, sandboxed: boolean): string[] {
+  const prlimit = resolveProgram("prlimit", "/", "/usr/bin:/bin:/usr/sbin:/sbin");
+  if (!prlimit)
+    throw new InfrastructureError(
+      "prlimit (util-linux) is not installed, so builders and gates cannot be given process, memory and file-size limits; install util-linux",
+    );
+  const both = (n: number) => `${n}:${n}`;
+  return [
+    prlimit,
+    ...(sandboxed ? [`--nproc=${both(limits.processes)}`] : []),
+    `--fsize=${both(limits.fileSize)}`,
+    `--data=${both(limits.memory)}`,
+    "--",
+  ];
+}
+
+/**
+ * What a builder's end says about a limit it ran into, for the record; null when nothing does.
+ * bubblewrap reports a child killed by a signal as exit 128 + the signal's number, so 153 is SIGXFSZ.
+ */
+export function limitStop(
+  exitCode: number | null,
+  signal: string | null,
+  limits: ProcessLimits,
+): string | null {
+  if (signal === "SIGXFSZ" || exitCode === 128 + 25)
+    return `stopped by limits.file_size: a process wrote past ${limits.fileSize} bytes (SIGXFSZ${signal ? "" : ", exit 153"})`;
+  return null;
+}
