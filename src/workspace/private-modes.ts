@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   closeSync,
@@ -10,6 +11,7 @@ import {
   readdirSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { InfrastructureError } from "../core/errors.js";
 import type { Observation } from "../core/observation.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 
@@ -33,7 +35,15 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * cleared. Run once the builder has exited: nothing privileged may stay in a run workspace.
  */
 export function clearPrivilegedBits(root: string, obs: Observation): number {
-  if (obs.entries.some((e) => e.type === "other")) return clearTree(Buffer.from(root));
+  if (obs.entries.some((e) => e.type === "other")) {
+    try {
+      return clearTree(Buffer.from(root));
+    } catch (e) {
+      // A tree deeper than PATH_MAX cannot be walked by absolute paths; find(1) walks it from inside.
+      if ((e as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw e;
+      return clearWithFind(root);
+    }
+  }
   // The root itself is not an observed entry, but `chmod 1777 .` must not survive either.
   let cleared = clearOne(root) ? 1 : 0;
   for (const e of obs.entries) {
@@ -58,6 +68,41 @@ function clearOne(p: string | Buffer): boolean {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Clears the bits with find(1), which descends with relative paths (-execdir), however deep the tree. */
+function clearWithFind(root: string): number {
+  const r = spawnSync(
+    "find",
+    [
+      root,
+      "-xdev",
+      "!",
+      "-type",
+      "l",
+      "(",
+      "-perm",
+      "-4000",
+      "-o",
+      "-perm",
+      "-2000",
+      "-o",
+      "-perm",
+      "-1000",
+      ")",
+      "-execdir",
+      "chmod",
+      "u-s,g-s,o-t",
+      "{}",
+      "+",
+    ],
+    { stdio: "ignore", env: { PATH: "/usr/bin:/bin" } },
+  );
+  if (r.status !== 0)
+    throw new InfrastructureError(
+      `cannot clear set-uid, set-gid and sticky bits under ${root} (find exited ${r.status ?? r.signal})`,
+    );
+  return 0;
 }
 
 function clearTree(dir: Buffer): number {

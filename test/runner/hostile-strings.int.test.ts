@@ -109,7 +109,7 @@ echo 42 > lib/answer.txt`;
 (cd lib && for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do mkdir "$n" && cd "$n"; done && echo deep > file.txt)
 echo 42 > lib/answer.txt`;
     const { env } = await run(taskYaml(passing), script);
-    expect(env.status).toBe("ESCALATED");
+    expect(env.status, env.reason).toBe("ESCALATED");
     const f = env.findings.find((x) => x.code === "unsupported_entry");
     expect(f?.severity).toBe("blocking");
     expect(f?.detail).toMatch(/too long to carry/);

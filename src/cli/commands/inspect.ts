@@ -81,7 +81,7 @@ export async function statusCommand(
       io.out(
         flags.json
           ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint }, null, 2)}\n`
-          : `RUNNING · run ${runId} · attempt ${info.attempts}\n${owner.line}\n`,
+          : `RUNNING · run ${runId} · attempt ${info.attempts} · not finished\n${owner.line}\n`,
       );
       return EXIT_NOT_FINISHED;
     }
