@@ -5,68 +5,31 @@ import { SelfCheckPlan, SelfCheckSubmission } from "./self-check/schemas.js";
 
 export { GateTamper } from "./gate-tamper.js";
 
-/** Where a piece of evidence came from. Only trusted origins may complete anything. */
-export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation"]);
-export type Origin = z.infer<typeof Origin>;
+import {
+  BuilderDescriptor,
+  Finding,
+  GateDeclaration,
+  GateError,
+  LeaseOwner,
+  Origin,
+  PathList,
+  RunStatus,
+} from "./event-parts.js";
 
-export const RunStatus = z.enum(["SUCCESS", "ESCALATED", "TOOL_FAILURE"]);
-export type RunStatus = z.infer<typeof RunStatus>;
+export {
+  BuilderDescriptor,
+  Finding,
+  FindingSeverity,
+  GateDeclaration,
+  GateError,
+  LeaseOwner,
+  Origin,
+  PathList,
+  RunStatus,
+} from "./event-parts.js";
 
 const attempt = z.number().int().positive();
 const excerpt = z.string().max(16_384);
-
-/** Why a gate did not decide: each of these is "not passed", never a pass. */
-export const GateError = z.enum([
-  "timeout",
-  "spawn_failed",
-  "crashed",
-  "unreadable",
-  "sandbox_unavailable",
-  "tampered",
-  "too_few_tests",
-]);
-export type GateError = z.infer<typeof GateError>;
-
-export const FindingSeverity = z.enum(["blocking", "warning"]);
-export const Finding = z.object({
-  attempt: attempt,
-  code: z.string().min(1),
-  severity: FindingSeverity,
-  path: z.string().optional(),
-  detail: z.string().max(LIMITS.detail),
-});
-export type Finding = z.infer<typeof Finding>;
-
-export const PathList = z.object({
-  paths: z.array(z.string()).max(200),
-  total: z.number().int().nonnegative(),
-});
-export type PathList = z.infer<typeof PathList>;
-
-export const GateDeclaration = z.object({
-  id: z.string(),
-  kind: z.enum(["subprocess", "static", "differential", "builtin"]),
-});
-
-export const BuilderDescriptor = z.object({
-  kind: z.enum(["command", "oracle", "noop", "workspace", "agent"]),
-  command: z.string().optional(),
-  /** The built-in agent's command-line caps, kept so a resumed run enforces the same ones. */
-  max_turns: z.number().int().positive().optional(),
-  max_cost_usd: z.number().positive().optional(),
-  /** False when the run was started with --no-step-checks. */
-  step_checks: z.boolean().optional(),
-  /** The step-escalation model, so a resumed run escalates as the original did. */
-  step_escalation: z.string().optional(),
-});
-
-/** Who holds a run's lease: a process on a host, and a random token only that process knows. */
-export const LeaseOwner = z.object({
-  pid: z.number().int().positive(),
-  host: z.string().min(1).max(255),
-  token: z.string().min(1).max(128),
-});
-export type LeaseOwner = z.infer<typeof LeaseOwner>;
 
 const data = {
   run_started: z.object({

@@ -6,7 +6,6 @@ import { MAX_STEP_CHECKS } from "../agent/todo/step-work.js";
 import { todoTool } from "../agent/todo/todo-tool.js";
 import { defaultTools } from "../agent/tools/registry.js";
 import { parseDuration } from "../core/duration.js";
-import type { LoopgateEvent } from "../core/events.js";
 import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { planGateChanges } from "../core/observation.js";
 import { feedbackOutcome } from "../core/required-fix.js";
@@ -15,7 +14,7 @@ import { WorkspaceObserver } from "../workspace/observer.js";
 import { assertRealpathInside } from "../workspace/safe-path.js";
 import { runGateFresh } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
-import { lastObservationId } from "./run-driver.js";
+import { lastObservationId, pristineId } from "./run-log.js";
 
 const SYSTEM = `You are a coding agent working inside a sandboxed copy of a repository (your working directory).
 Use the tools to inspect and change files and to run commands. Work until the task is really done, then
@@ -108,7 +107,7 @@ export async function runAgentPhase(
               nonPublic: [ctx.runDir, ctx.loaded.dir],
             }),
             observe: () => observer.observe(),
-            pristine: () => ctx.observations.get(pristineIdOf(ctx.journal.events)),
+            pristine: () => ctx.observations.get(pristineId(ctx.journal.events)),
           }),
         }
       : {}),
@@ -147,7 +146,7 @@ async function probe(
   if ("gate_passed" in p) {
     const gate = ctx.gates.find((g) => g.id === p.gate_passed);
     if (!gate) return { holds: false, detail: `no gate ${p.gate_passed}` };
-    const pristine = await ctx.observations.get(pristineIdOf(ctx.journal.events));
+    const pristine = await ctx.observations.get(pristineId(ctx.journal.events));
     const now = await new WorkspaceObserver(ctx.workspace).observe();
     const plan = planGateChanges(pristine, now, {
       deliverables: ctx.loaded.task.deliverables,
@@ -165,10 +164,4 @@ async function probe(
     return { holds: r.passed, detail };
   }
   return { holds: false, detail: "command predicates are judged from recorded tool calls, not probed" };
-}
-
-function pristineIdOf(events: readonly LoopgateEvent[]): string {
-  const e = events.find((x) => x.type === "workspace_observed" && x.data.phase === "pristine");
-  if (e?.type !== "workspace_observed") throw new Error("the run's log has no pristine observation");
-  return e.data.observation_id;
 }

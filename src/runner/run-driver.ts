@@ -1,44 +1,27 @@
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { agentUsage, attemptEvents } from "../agent/agent-state.js";
-import {
-  builderRecord,
-  claimRecord,
-  findingRecord,
-  gateRunRecord,
-  pathList,
-} from "../core/attempt-records.js";
+import { builderRecord, claimRecord, gateRunRecord } from "../core/attempt-records.js";
 import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
-import { InfrastructureError } from "../core/errors.js";
 import type { EventData, LoopgateEvent } from "../core/events.js";
-import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
-import { LimitExceededError, resolveLimits } from "../core/limits.js";
-import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
+import { resolveLimits } from "../core/limits.js";
+import { planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
 import { attemptPassed, gatesPassed } from "../core/run-decider.js";
 import { judgeRules } from "../core/task.js";
 import { judgeRequiredFix, runJudge } from "../judge/judge.js";
 import { deliverablesDiff } from "../judge/judge-diff.js";
 import { limitStop } from "../sandbox/process-limits.js";
-import { WorkspaceObserver } from "../workspace/observer.js";
-import { clearPrivilegedBits } from "../workspace/private-modes.js";
 import { runAgentPhase } from "./agent-phase.js";
 import { runGateFresh } from "./gate-run.js";
+import { observePhase } from "./observe-phase.js";
 import { preflight } from "./preflight.js";
 import { failRun, finishRun, type RunContext } from "./run-context.js";
 import { RunStoppedError } from "./run-journal.js";
+import { pristineId } from "./run-log.js";
 
-/** The id of the last observation recorded of `phase` (or by the agent), scanning backwards. */
-export function lastObservationId(events: readonly LoopgateEvent[]): string | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i];
-    if (e?.type === "workspace_touched") return e.data.observation_id;
-    if (e?.type === "workspace_observed") return e.data.observation_id;
-  }
-  return null;
-}
+export { lastObservationId } from "./run-log.js";
 
 /**
  * Drives a run from wherever its log says it is to its envelope: start the next attempt, run the
@@ -177,13 +160,6 @@ export function currentRequiredFix(events: readonly LoopgateEvent[]): string | n
   return e?.type === "attempt_started" ? e.data.required_fix : null;
 }
 
-function pristineId(events: readonly LoopgateEvent[]): string {
-  const e = events.find((x) => x.type === "workspace_observed" && x.data.phase === "pristine");
-  if (e?.type !== "workspace_observed")
-    throw new InfrastructureError("the run's log has no pristine observation");
-  return e.data.observation_id;
-}
-
 /** Runs the builder of attempt `n` (an external command, the oracle, or the built-in agent). */
 async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | null> {
   const { journal, reporter: rep, builder } = ctx;
@@ -253,107 +229,6 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
     await journal.record({ type: "record_finding", data: finding });
     rep.findings?.(n, [finding]);
   }
-  return null;
-}
-
-/** Observes the workspace after the builder, records the diff against pristine and the findings. */
-async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null> {
-  const { journal, reporter: rep } = ctx;
-  const task = ctx.loaded.task;
-  let after: Observation;
-  let findings: EventData<"finding_recorded">[] = [];
-  const before = lastObservationId(journal.events);
-  try {
-    if (!existsSync(ctx.workspace))
-      throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
-    const t0 = performance.now();
-    after = await new WorkspaceObserver(ctx.workspace, {
-      cacheFile: join(ctx.runDir, "observer-cache.json"),
-      limits: resolveLimits(task.limits),
-    }).observe();
-    await ctx.observations.put(after);
-    await ctx.blobs.save(after, ctx.workspace);
-    // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
-    clearPrivilegedBits(ctx.workspace, after);
-    const duration = Math.round(performance.now() - t0);
-    const pristine = await ctx.observations.get(pristineId(journal.events));
-    const diff = diffObservations(pristine, after);
-    const plan = planGateChanges(pristine, after, {
-      deliverables: task.deliverables,
-      protected: task.protected,
-    });
-    findings = plan.findings.map((f) =>
-      findingRecord({ attempt: n, code: f.code, severity: f.severity, path: f.path, detail: f.detail }),
-    );
-    // Repeated on every attempt, so the final attempt's envelope still shows it.
-    const paths = pristine.entries.map((e) => e.path);
-    for (const u of uncoveredProtected(task.protected, paths))
-      findings.push(
-        findingRecord({
-          attempt: n,
-          code: "protected_glob_matches_nothing",
-          severity: "warning",
-          detail: describeUncovered(u, task.workspace),
-        }),
-      );
-    await journal.record({
-      type: "record_observation",
-      data: {
-        attempt: n,
-        phase: "after_builder",
-        observation_id: after.id,
-        entries: after.entries.length,
-        duration_ms: duration,
-      },
-      changes: {
-        attempt: n,
-        added: pathList(diff.added),
-        modified: pathList(diff.modified),
-        removed: pathList(diff.removed),
-        type_changed: pathList(diff.typeChanged),
-      },
-      findings,
-    });
-  } catch (e) {
-    if (e instanceof LimitExceededError) return limitExceeded(ctx, n, e);
-    return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
-  }
-  if (findings.length) rep.findings?.(n, findings);
-  // A builder that changed nothing and failed the way a program that never started fails: another
-  // attempt would fail the same way, so the run stops here instead of blaming the work.
-  if (after.id === before && ctx.builder.cannotStart) {
-    const ran = attemptEvents(journal.events, n).findLast((e) => e.type === "builder_finished");
-    if (ran?.type === "builder_finished") {
-      const why = ctx.builder.cannotStart({
-        exitCode: ran.data.exit_code,
-        signal: ran.data.signal,
-        timedOut: ran.data.timed_out,
-        durationMs: ran.data.duration_ms,
-        output: ran.data.output_excerpt,
-        infrastructure: null,
-      });
-      if (why) return failRun(ctx, why);
-    }
-  }
-  return null;
-}
-
-/**
- * The builder left more than the task's limits allow: observation stopped early, so the attempt has
- * no observation for the gates; it fails with a blocking finding naming the limit (the builder's
- * failure, never loopgate's), and a next attempt gets it as its required fix.
- */
-async function limitExceeded(ctx: RunContext, n: number, e: LimitExceededError): Promise<null> {
-  const finding: EventData<"finding_recorded"> = {
-    attempt: n,
-    code: "limit_exceeded",
-    severity: "blocking",
-    ...(e.path ? { path: e.path.slice(0, 1000) } : {}),
-    detail: `${e.message.slice(0, 1500)}; the gates did not run. Remove what is not part of the change, or raise limits.${e.limit} in the task file`,
-  };
-  await ctx.journal.record({ type: "record_finding", data: finding });
-  ctx.reporter.findings?.(n, [finding]);
-  await ctx.journal.record({ type: "finish_attempt" });
   return null;
 }
 
