@@ -1,4 +1,5 @@
-// `npm run bench`: every figure against a baseline measured in the same run on this machine.
+// `npm run bench [-- SECTION…]`: every figure against a baseline measured in the same run on this machine.
+// Sections: store, workspace, limits, tools (default: all). `npm run bench -- store tools` runs two.
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 import { benchLimits } from "./limits-bench.js";
@@ -6,19 +7,38 @@ import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
 
+const sections: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
+  store: { title: "event store: appends through EventStore vs raw better-sqlite3 inserts", run: benchStore },
+  workspace: {
+    title: "workspace: observation vs git status, gate environment vs cp -a (20,000 files)",
+    run: benchWorkspace,
+  },
+  limits: {
+    title: "limits: observing 100,000 small files and a 1 GiB sparse file, per second of the builder's time",
+    run: benchLimits,
+  },
+  tools: {
+    title: "agent tools: per-call overhead of the sandbox and the event log vs the bare command",
+    run: benchTools,
+  },
+};
+
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !(name in sections));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `bench: unknown section ${unknown.join(", ")}; the sections are ${Object.keys(sections).join(", ")}\n`,
+  );
+  process.exit(2);
+}
+const chosen = asked.length > 0 ? asked : Object.keys(sections);
 const results: BenchResult[] = [];
-process.stderr.write("event store: appends through EventStore vs raw better-sqlite3 inserts …\n");
-results.push(...(await benchStore()));
-process.stderr.write("workspace: observation vs git status, gate environment vs cp -a (20,000 files) …\n");
-results.push(...(await benchWorkspace()));
-process.stderr.write(
-  "limits: observing 100,000 small files and a 1 GiB sparse file, per second of the builder's time …\n",
-);
-results.push(...(await benchLimits()));
-process.stderr.write(
-  "agent tools: per-call overhead of the sandbox and the event log vs the bare command …\n",
-);
-results.push(...(await benchTools()));
+for (const name of chosen) {
+  const section = sections[name];
+  if (section === undefined) continue;
+  process.stderr.write(`${section.title} …\n`);
+  results.push(...(await section.run()));
+}
 process.stdout.write(`${formatBenchTable(results)}\n`);
 await mkdir("bench/out", { recursive: true });
 await writeFile("bench/out/core-bench.json", `${JSON.stringify(results, null, 2)}\n`);
