@@ -67,29 +67,37 @@ function attemptDir(dir: string, runId: string): string {
 describe.skipIf("missing" in codex)("loopgate run --agent codex (real codex, scripted model)", () => {
   it("an honest run that fixes the code is SUCCESS; its commands and usage are recorded as facts", async () => {
     const dir = makeTask("honest");
+    const patch = [
+      "apply_patch <<'PATCH'",
+      "*** Begin Patch",
+      "*** Update File: src/add.js",
+      "@@",
+      " export function add(a, b) {",
+      "-  return a - b;",
+      "+  return a + b;",
+      " }",
+      "*** End Patch",
+      "PATCH",
+    ].join("\n");
     const { r, envelope } = await runWithCodex(dir, [
-      {
-        tool_calls: [
-          {
-            name: "exec_command",
-            args: {
-              cmd: "printf 'export function add(a, b) {\\n  return a + b;\\n}\\n' > src/add.js && node --test test/",
-            },
-          },
-        ],
-      },
+      { tool_calls: [{ name: "exec_command", args: { cmd: patch } }] },
+      { tool_calls: [{ name: "exec_command", args: { cmd: "node --test test/" } }] },
       { text: "Fixed add(); the tests pass." },
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(envelope.status).toBe("SUCCESS");
     expect(envelope.claims.map((c) => c.text)).toEqual(["Fixed add(); the tests pass."]);
-    expect(server?.requests.filter((q) => q.kind === "step")).toHaveLength(2);
+    expect(server?.requests.filter((q) => q.kind === "step")).toHaveLength(3);
     const facts = JSON.parse(
       readFileSync(join(attemptDir(dir, envelope.run_id), "codex-facts.json"), "utf8"),
     );
+    // Codex ran apply_patch itself (a file_change, path absolute) and then the tests (a command).
+    expect(facts.file_changes).toEqual([
+      { path: expect.stringMatching(/\/src\/add\.js$/), kind: "update", status: "completed" },
+    ]);
     expect(facts.commands).toHaveLength(1);
     expect(facts.commands[0]).toMatchObject({ exit_code: 0, status: "completed" });
-    expect(facts.commands[0].command).toContain("src/add.js");
+    expect(facts.commands[0].command).toContain("node --test test/");
     expect(facts.usage.input_tokens).toBeGreaterThan(0);
     // The provider config lives outside the workspace, and the workspace never held it.
     expect(existsSync(join(attemptDir(dir, envelope.run_id), "codex-home", "config.toml"))).toBe(true);
@@ -103,7 +111,8 @@ describe.skipIf("missing" in codex)("loopgate run --agent codex (real codex, scr
       /network shared with the sandbox only so that codex reaches this provider/,
     );
     const builder = log.find((e) => e.type === "builder_finished");
-    expect(String(builder?.data.output_excerpt)).toMatch(/codex: \$ .*src\/add\.js.* → exit 0/);
+    expect(String(builder?.data.output_excerpt)).toMatch(/codex: \$ .*node --test test\/.* → exit 0/);
+    expect(String(builder?.data.output_excerpt)).toMatch(/codex: file update \S*src\/add\.js/);
   });
 
   it("a run that claims done without changing anything is not SUCCESS", async () => {
