@@ -44,6 +44,18 @@ export function codexBuilder(options: CodexOptions = {}): Builder {
   };
 }
 
+const DESCRIBED = /^codex exec --json \(loopgate codex adapter: model (\S+) at (\S+?); /;
+
+/**
+ * The Codex builder a recorded descriptor names (a resumed run re-runs the same adapter, model and
+ * provider), or null when the descriptor is not the adapter's: a plain `--builder 'codex …'` stays a command.
+ */
+export function codexFromDescriptor(command: string | undefined): Builder | null {
+  const m = DESCRIBED.exec(command ?? "");
+  if (!m?.[1] || !m[2]) return null;
+  return codexBuilder({ model: m[1], baseUrl: m[2] });
+}
+
 const CODEX_MISSING =
   "codex not found: install @openai/codex (loopgate's dev dependency pins it) or put codex on PATH";
 
