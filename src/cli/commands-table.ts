@@ -1,27 +1,8 @@
 import { InputError, LoopgateError } from "../core/errors.js";
+import type { CommandSpec } from "./command-spec.js";
 import type { FlagName, FlagValues } from "./flags.js";
-import type { CommandIO } from "./io.js";
 
-/**
- * One command of the CLI: how it is written, what it does, the flags it takes and how it runs. The
- * help (`help.ts`), the flag checks and the dispatch in `main.ts` are all derived from this table, so
- * adding a command is one entry here. Handlers are imported lazily: `--version` loads nothing else.
- */
-export interface CommandSpec {
-  /** The first word: `loopgate NAME …`. */
-  name: string;
-  /** Synopsis lines, each starting with `loopgate `. */
-  usage: readonly string[];
-  /** What it does, for the help (a few lines). */
-  about: string;
-  /** The flags it takes (besides --help and --version). */
-  flags: readonly FlagName[];
-  /** The most positional words it takes after its name. */
-  maxArgs: number;
-  /** Its exit codes, when they are not the run's (0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input). */
-  exit?: string;
-  run(io: CommandIO, args: string[], flags: FlagValues): Promise<number>;
-}
+export type { CommandSpec } from "./command-spec.js";
 
 /** The flags `run`, `verify` and `task check` share. */
 const SANDBOX_FLAGS: readonly FlagName[] = [
@@ -228,7 +209,11 @@ provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NO
     flags: ["json"],
     maxArgs: 0,
     exit: "Exit codes: 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY or bad input.",
-    run: async (io, _args, flags) => (await import("./commands/selftest.js")).selftestCommand(io, f(flags)),
+    run: async (io, _args, flags) => {
+      // The documentation dimension holds the README to this table's help, passed down (selftest/ is below cli/).
+      const help = (await import("./help.js")).helpText(COMMANDS);
+      return (await import("./commands/selftest.js")).selftestCommand(io, f(flags), help);
+    },
   },
   {
     name: "exp",
@@ -249,8 +234,8 @@ Exit 0 when it completed, whatever the outcomes.`,
     maxArgs: 2,
     exit: "Exit codes: 0 printed, 2 unknown command.",
     run: async (io, args) => {
-      const { commandHelp, HELP } = await import("./help.js");
-      io.out(args[0] === undefined ? HELP : commandHelp(args[0]));
+      const { commandHelp, helpText } = await import("./help.js");
+      io.out(args[0] === undefined ? helpText(COMMANDS) : commandHelp(COMMANDS, args[0]));
       return 0;
     },
   },

@@ -3,7 +3,7 @@ import { LoopgateError } from "../core/errors.js";
 import { checkApplies, parseArgv } from "./args.js";
 import { COMMANDS, findCommand } from "./commands-table.js";
 import { GLOBAL_FLAGS } from "./flags.js";
-import { commandHelp, HELP } from "./help.js";
+import { commandHelp, helpText } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
 import { didYouMean } from "./suggest.js";
 
@@ -23,7 +23,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       return 0;
     }
     if (name === undefined) {
-      io.out(HELP);
+      io.out(helpText(COMMANDS));
       return flags.help ? 0 : 2;
     }
     const command = findCommand(name);
@@ -39,7 +39,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
       COMMANDS.filter((c) => c.flags.includes(flag)).map((c) => c.name),
     );
     if (flags.help) {
-      io.out(command.name === "help" ? HELP : commandHelp(command.name));
+      io.out(command.name === "help" ? helpText(COMMANDS) : commandHelp(COMMANDS, command.name));
       return 0;
     }
     // A stray word (`run a.yaml b.yaml`) is refused rather than silently ignored.
