@@ -104,7 +104,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     flags: ["workspace", ...SANDBOX_FLAGS, "junit", "markdown"],
     maxArgs: 1,
     run: async (io, args, flags) => {
-      const { verifyCommand } = await import("./commands/run.js");
+      const { verifyCommand } = await import("./commands/verify.js");
       return verifyCommand(io, need("verify", args, 0, "TASK"), f(flags));
     },
   },

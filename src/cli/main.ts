@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { LoopgateError } from "../core/errors.js";
 import { checkApplies, parseArgv } from "./args.js";
 import { COMMANDS, findCommand } from "./commands-table.js";
+import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./exit-codes.js";
 import { GLOBAL_FLAGS } from "./flags.js";
 import { commandHelp, helpText } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
@@ -20,11 +21,11 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     const [name, ...rest] = positionals;
     if (flags.version) {
       io.out(`${version()}\n`);
-      return 0;
+      return EXIT_SUCCESS;
     }
     if (name === undefined) {
       io.out(helpText(COMMANDS));
-      return flags.help ? 0 : 2;
+      return flags.help ? EXIT_SUCCESS : EXIT_BAD_INPUT;
     }
     const command = findCommand(name);
     if (!command)
@@ -40,7 +41,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     );
     if (flags.help) {
       io.out(command.name === "help" ? helpText(COMMANDS) : commandHelp(COMMANDS, command.name));
-      return 0;
+      return EXIT_SUCCESS;
     }
     // A stray word (`run a.yaml b.yaml`) is refused rather than silently ignored.
     if (rest.length > command.maxArgs)
@@ -52,9 +53,9 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
   } catch (e) {
     if (e instanceof LoopgateError) {
       io.err(`${e.message.startsWith("loopgate ") ? e.message : `loopgate: ${e.message}`}\n`);
-      return 2;
+      return EXIT_BAD_INPUT;
     }
     io.err(`loopgate: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 2;
+    return EXIT_FAILURE;
   }
 }

@@ -3,6 +3,7 @@ import { InputError } from "../../core/errors.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
+import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { ownerReport } from "../run-owner.js";
@@ -113,12 +114,4 @@ export async function eventsCommand(
   } finally {
     await store.close();
   }
-}
-
-/** `loopgate status` of a run that has no verdict yet (running, or its process died: resume it). */
-export const EXIT_NOT_FINISHED = 3;
-
-/** Exit codes of DESIGN.md: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE. */
-export function exitCodeOf(status: string): number {
-  return status === "SUCCESS" ? 0 : status === "ESCALATED" ? 1 : 2;
 }
