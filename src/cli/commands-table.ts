@@ -1,6 +1,6 @@
 import { InputError, LoopgateError } from "../core/errors.js";
 import type { CommandSpec } from "./command-spec.js";
-import type { FlagName, FlagValues } from "./flags.js";
+import type { FlagName } from "./flags.js";
 
 export type { CommandSpec } from "./command-spec.js";
 
@@ -22,10 +22,6 @@ const AGENT_FLAGS: readonly FlagName[] = [
   "no-step-checks",
   "step-escalation",
 ];
-
-// biome-ignore lint/suspicious/noExplicitAny: each handler declares the flag shape it reads
-type AnyFlags = any;
-const f = (v: FlagValues): AnyFlags => v;
 
 /** The positional word at `index`, or a bad-input error naming the command and what is missing. */
 export function need(command: string, args: readonly string[], index: number, what: string): string {
@@ -70,7 +66,7 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { runCommand } = await import("./commands/run.js");
-      return runCommand(io, flags.case !== undefined ? args[0] : need("run", args, 0, "TASK"), f(flags));
+      return runCommand(io, flags.case !== undefined ? args[0] : need("run", args, 0, "TASK"), flags);
     },
   },
   {
@@ -94,7 +90,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { resumeCommand } = await import("./commands/resume.js");
-      return resumeCommand(io, need("resume", args, 0, "RUN"), f(flags));
+      return resumeCommand(io, need("resume", args, 0, "RUN"), flags);
     },
   },
   {
@@ -105,7 +101,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { verifyCommand } = await import("./commands/verify.js");
-      return verifyCommand(io, need("verify", args, 0, "TASK"), f(flags));
+      return verifyCommand(io, need("verify", args, 0, "TASK"), flags);
     },
   },
   {
@@ -118,7 +114,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     run: async (io, args, flags) => {
       const { taskCheckCommand } = await import("./commands/task-check.js");
       if (args[0] !== "check") throw new InputError("the only subcommand is `check TASK`", "loopgate task");
-      return taskCheckCommand(io, need("task", args, 1, "TASK"), f(flags));
+      return taskCheckCommand(io, need("task", args, 1, "TASK"), flags);
     },
   },
   {
@@ -129,7 +125,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     flags: ["store", "limit", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 listed, 2 bad input.",
-    run: async (io, _args, flags) => (await import("./commands/inspect.js")).runsCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/inspect.js")).runsCommand(io, flags),
   },
   {
     name: "status",
@@ -139,7 +135,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",
     run: async (io, args, flags) =>
-      (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), f(flags)),
+      (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), flags),
   },
   {
     name: "events",
@@ -149,7 +145,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     exit: "Exit codes: 0 printed, 2 bad input or no such run.",
     run: async (io, args, flags) =>
-      (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), f(flags)),
+      (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), flags),
   },
   {
     name: "report",
@@ -160,7 +156,7 @@ the Markdown summary. Exits with the run's exit code.`,
     flags: ["store", "junit", "markdown"],
     maxArgs: 1,
     run: async (io, args, flags) =>
-      (await import("./commands/report.js")).reportCommand(io, need("report", args, 0, "RUN"), f(flags)),
+      (await import("./commands/report.js")).reportCommand(io, need("report", args, 0, "RUN"), flags),
   },
   {
     name: "gc",
@@ -171,7 +167,7 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     flags: ["store", "older-than", "keep", "dry-run", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 done, 2 bad input.",
-    run: async (io, _args, flags) => (await import("./commands/gc.js")).gcCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/gc.js")).gcCommand(io, flags),
   },
   {
     name: "health",
@@ -180,7 +176,7 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     flags: ["store", "days", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 printed, 2 bad input.",
-    run: async (io, _args, flags) => (await import("./commands/health.js")).healthCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/health.js")).healthCommand(io, flags),
   },
   {
     name: "demo",
@@ -189,7 +185,7 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     flags: ["store", "json", "unsafe-no-sandbox"],
     maxArgs: 0,
     exit: "Exit codes: 0 every run ended as expected, 1 otherwise, 2 bad input or no working sandbox.",
-    run: async (io, _args, flags) => (await import("./commands/demo.js")).demoCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/demo.js")).demoCommand(io, flags),
   },
   {
     name: "doctor",
@@ -199,7 +195,7 @@ settings, claude/codex), each with its fix.`,
     flags: ["store", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 all good, 1 something optional missing, 2 something required missing.",
-    run: async (io, _args, flags) => (await import("./commands/doctor.js")).doctorCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/doctor.js")).doctorCommand(io, flags),
   },
   {
     name: "selftest",
@@ -212,7 +208,7 @@ provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NO
     run: async (io, _args, flags) => {
       // The documentation dimension holds the README to this table's help, passed down (selftest/ is below cli/).
       const help = (await import("./help.js")).helpText(COMMANDS);
-      return (await import("./commands/selftest.js")).selftestCommand(io, f(flags), help);
+      return (await import("./commands/selftest.js")).selftestCommand(io, flags, help);
     },
   },
   {
@@ -224,7 +220,7 @@ Exit 0 when it completed, whatever the outcomes.`,
     flags: ["json", "out", "store"],
     maxArgs: 2,
     exit: "Exit codes: 0 completed, 2 bad input or interrupted.",
-    run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, f(flags)),
+    run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, flags),
   },
   {
     name: "help",

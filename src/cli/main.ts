@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { LoopgateError } from "../core/errors.js";
-import { checkApplies, parseArgv } from "./args.js";
+import { parseArgv } from "./args.js";
 import { COMMANDS, findCommand } from "./commands-table.js";
 import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./exit-codes.js";
+import { parseCommandFlags } from "./flag-values.js";
 import { GLOBAL_FLAGS } from "./flags.js";
 import { commandHelp, helpText } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
@@ -36,7 +37,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
           COMMANDS.map((c) => c.name),
         )}; see loopgate --help`,
       );
-    checkApplies(name, given, [...command.flags, ...GLOBAL_FLAGS], (flag) =>
+    const checked = parseCommandFlags(name, flags, given, [...command.flags, ...GLOBAL_FLAGS], (flag) =>
       COMMANDS.filter((c) => c.flags.includes(flag)).map((c) => c.name),
     );
     if (flags.help) {
@@ -49,7 +50,7 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         "bad_input",
         `loopgate ${name}: unexpected argument ${JSON.stringify(rest[command.maxArgs])}; see loopgate ${name} --help`,
       );
-    return await command.run(io, rest, flags);
+    return await command.run(io, rest, checked);
   } catch (e) {
     if (e instanceof LoopgateError) {
       io.err(`${e.message.startsWith("loopgate ") ? e.message : `loopgate: ${e.message}`}\n`);

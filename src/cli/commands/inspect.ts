@@ -1,5 +1,4 @@
 import { projectEnvelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
@@ -11,11 +10,9 @@ import { ownerReport } from "../run-owner.js";
 /** `loopgate runs`: recent runs, one line each. */
 export async function runsCommand(
   io: CommandIO,
-  flags: { store?: string; json?: boolean; limit?: string },
+  flags: { store?: string; json?: boolean; limit?: number },
 ): Promise<number> {
-  const limit = flags.limit === undefined ? 20 : Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new InputError(`expected a whole number of at least 1, got ${flags.limit}`, "--limit");
+  const limit = flags.limit ?? 20;
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = await openStore(dir, "read");
   try {

@@ -10,7 +10,7 @@ import { formatEnvelope } from "../format.js";
 import { interruptRun } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
-import { followOutput, numberFlag, type RunFlags } from "./run-common.js";
+import { followOutput, type RunFlags } from "./run-common.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
@@ -39,8 +39,8 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       ? progressReporter(io.stderr, { verbose: followOutput(flags) })
       : null;
   try {
-    const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
-    const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
+    const maxTurns = flags["max-turns"];
+    const maxCostUsd = flags["max-cost"];
     const env = await resumeRun({
       runId,
       store,

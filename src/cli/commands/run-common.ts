@@ -29,13 +29,13 @@ export interface RunFlags {
   "builder-env"?: string[];
   "builder-mount"?: string[];
   network?: boolean;
-  "max-attempts"?: string;
+  "max-attempts"?: number;
   "unsafe-no-sandbox"?: boolean;
   model?: string;
   record?: string;
   "base-url"?: string;
-  "max-turns"?: string;
-  "max-cost"?: string;
+  "max-turns"?: number;
+  "max-cost"?: number;
   case?: string;
   "judge-model"?: string;
   "no-step-checks"?: boolean;
@@ -50,18 +50,6 @@ export interface RunFlags {
 
 /** Whether the user asked for the builder's and gates' output live (`--verbose` or `--follow`). */
 export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
-
-/** Parses a positive number flag; a bad value is an InputError naming the flag. */
-export function numberFlag(value: string | undefined, flag: string, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new InputError(
-      `expected a positive ${integer ? "whole " : ""}number, got ${JSON.stringify(value)}`,
-      flag,
-    );
-  return n;
-}
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
 export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
@@ -88,8 +76,8 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
       if (flags[f] !== undefined)
         throw new InputError("applies only to the built-in agent (--model)", `--${f}`);
   if (flags.model !== undefined) {
-    const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
-    const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
+    const maxTurns = flags["max-turns"];
+    const maxCostUsd = flags["max-cost"];
     return agentBuilder(flags.model, {
       ...(flags.record !== undefined ? { record: flags.record } : {}),
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
@@ -116,15 +104,7 @@ export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   for (const name of flags["builder-env"] ?? [])
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
-  let maxAttempts: number | undefined;
-  if (flags["max-attempts"] !== undefined) {
-    maxAttempts = Number(flags["max-attempts"]);
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
-      throw new InputError(
-        `expected a whole number from 1 to 100, got ${flags["max-attempts"]}`,
-        "--max-attempts",
-      );
-  }
+  const maxAttempts = flags["max-attempts"];
   const sandbox: SandboxMode = flags["unsafe-no-sandbox"] ? "none" : "bubblewrap";
   return { storeDir, mounts, maxAttempts, sandbox };
 }
