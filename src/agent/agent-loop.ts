@@ -87,7 +87,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
           data: {
             attempt,
             condition: d.goal.condition,
-            predicates: d.goal.predicates.map((p) => ({ ...p }) as Record<string, string>),
+            predicates: d.goal.predicates.map((p) => ({ ...p })),
             max_turns: d.budget.turns,
           },
         },
@@ -182,7 +182,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
             data: {
               attempt,
               turn: s.turn,
-              predicate: { ...p } as Record<string, string>,
+              predicate: { ...p },
               holds: r.holds,
               detail: boundText(r.detail, 2000),
             },

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ModelFailureKind } from "../core/event-parts.js";
 
 /** One tool call the model asked for. `args` is unvalidated: tools validate centrally before executing. */
 export interface ToolCall {
@@ -40,15 +41,7 @@ export interface ModelRequest {
 
 /** Why a model request failed. `retryable` errors may be retried by the loop, within its budget. */
 export interface ModelFailure {
-  kind:
-    | "rate_limit"
-    | "provider"
-    | "refusal"
-    | "malformed"
-    | "network"
-    | "timeout"
-    | "auth"
-    | "script_exhausted";
+  kind: ModelFailureKind;
   message: string;
   retryable: boolean;
   retryAfterMs?: number;

@@ -1,10 +1,11 @@
 import { InputError } from "../core/errors.js";
-import { FLAGS, type FlagName, type FlagSpec, type FlagValues } from "./flags.js";
+import { FLAGS, type FlagName, type FlagSpec, type RawFlagValues } from "./flags.js";
 import { didYouMean } from "./suggest.js";
 
 /** A command line split into flags (checked against `FLAGS`) and positional words, in order. */
 export interface ParsedArgs {
-  flags: FlagValues;
+  /** As written; each command's schema checks and converts them (flag-values.ts). */
+  flags: RawFlagValues;
   /** The flags as the user wrote them, in order (for "does not apply" errors). */
   given: FlagName[];
   positionals: string[];
@@ -18,11 +19,11 @@ const byShort = new Map<string, FlagName>(
 
 /**
  * Parses argv. `--name value` and `--name=value` both work; a value may start with `-` (`--max-attempts
- * -1` reaches the value check, which names the flag), but not with `--` unless written `--name=--x`.
+ * -1` reaches the command's value check, which names the flag), but not with `--` unless written `--name=--x`.
  * `--` ends the flags. Every error is an InputError naming the flag, with the closest known flag.
  */
 export function parseArgv(argv: readonly string[]): ParsedArgs {
-  const flags: FlagValues = {};
+  const flags: RawFlagValues = {};
   const given: FlagName[] = [];
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -57,7 +58,6 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
       value = next;
       i++;
     }
-    if (typeof value === "string" && spec.check) checkValue(written, value, spec.check);
     const before = flags[flag];
     if (spec.multiple) flags[flag] = [...((before as string[] | undefined) ?? []), value as string];
     else if (before !== undefined && before !== value)
@@ -66,43 +66,4 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
     given.push(flag);
   }
   return { flags, given, positionals };
-}
-
-/** The value checks of `FlagSpec.check`, each naming the flag and the value. */
-function checkValue(flag: string, value: string, check: NonNullable<FlagSpec["check"]>): void {
-  const n = /^\s*$/.test(value) ? Number.NaN : Number(value);
-  const ok =
-    check === "positive"
-      ? Number.isFinite(n) && n > 0
-      : Number.isInteger(n) && (check === "count" ? n >= 0 : n >= 1);
-  if (!ok) {
-    const want =
-      check === "positive"
-        ? "a number greater than 0"
-        : check === "count"
-          ? "a whole number (0 or more)"
-          : "a positive whole number (1 or more)";
-    throw new InputError(`expected ${want}, got ${JSON.stringify(value)}`, flag);
-  }
-}
-
-/**
- * Refuses flags that the command does not take, saying which commands take it and suggesting the
- * closest flag the command does take. `takers` lists, for a flag, the commands that accept it.
- */
-export function checkApplies(
-  command: string,
-  given: readonly FlagName[],
-  accepted: readonly FlagName[],
-  takers: (flag: FlagName) => readonly string[] = () => [],
-): void {
-  for (const f of given)
-    if (!accepted.includes(f)) {
-      const own = accepted.filter((a) => a !== "help" && a !== "version").map((a) => `--${a}`);
-      const who = takers(f);
-      const where = who.length ? `applies only to loopgate ${who.join(", ")}, not to` : "does not apply to";
-      throw new InputError(
-        `--${f} ${where} loopgate ${command}${didYouMean(`--${f}`, own)}; see loopgate ${command} --help`,
-      );
-    }
 }

@@ -1,27 +1,8 @@
 import { InputError, LoopgateError } from "../core/errors.js";
-import type { FlagName, FlagValues } from "./flags.js";
-import type { CommandIO } from "./io.js";
+import type { CommandSpec } from "./command-spec.js";
+import type { FlagName } from "./flags.js";
 
-/**
- * One command of the CLI: how it is written, what it does, the flags it takes and how it runs. The
- * help (`help.ts`), the flag checks and the dispatch in `main.ts` are all derived from this table, so
- * adding a command is one entry here. Handlers are imported lazily: `--version` loads nothing else.
- */
-export interface CommandSpec {
-  /** The first word: `loopgate NAME …`. */
-  name: string;
-  /** Synopsis lines, each starting with `loopgate `. */
-  usage: readonly string[];
-  /** What it does, for the help (a few lines). */
-  about: string;
-  /** The flags it takes (besides --help and --version). */
-  flags: readonly FlagName[];
-  /** The most positional words it takes after its name. */
-  maxArgs: number;
-  /** Its exit codes, when they are not the run's (0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input). */
-  exit?: string;
-  run(io: CommandIO, args: string[], flags: FlagValues): Promise<number>;
-}
+export type { CommandSpec } from "./command-spec.js";
 
 /** The flags `run`, `verify` and `task check` share. */
 const SANDBOX_FLAGS: readonly FlagName[] = [
@@ -41,10 +22,6 @@ const AGENT_FLAGS: readonly FlagName[] = [
   "no-step-checks",
   "step-escalation",
 ];
-
-// biome-ignore lint/suspicious/noExplicitAny: each handler declares the flag shape it reads
-type AnyFlags = any;
-const f = (v: FlagValues): AnyFlags => v;
 
 /** The positional word at `index`, or a bad-input error naming the command and what is missing. */
 export function need(command: string, args: readonly string[], index: number, what: string): string {
@@ -90,7 +67,7 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { runCommand } = await import("./commands/run.js");
-      return runCommand(io, flags.case !== undefined ? args[0] : need("run", args, 0, "TASK"), f(flags));
+      return runCommand(io, flags.case !== undefined ? args[0] : need("run", args, 0, "TASK"), flags);
     },
   },
   {
@@ -114,7 +91,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { resumeCommand } = await import("./commands/resume.js");
-      return resumeCommand(io, need("resume", args, 0, "RUN"), f(flags));
+      return resumeCommand(io, need("resume", args, 0, "RUN"), flags);
     },
   },
   {
@@ -124,8 +101,8 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     flags: ["workspace", ...SANDBOX_FLAGS, "junit", "markdown"],
     maxArgs: 1,
     run: async (io, args, flags) => {
-      const { verifyCommand } = await import("./commands/run.js");
-      return verifyCommand(io, need("verify", args, 0, "TASK"), f(flags));
+      const { verifyCommand } = await import("./commands/verify.js");
+      return verifyCommand(io, need("verify", args, 0, "TASK"), flags);
     },
   },
   {
@@ -138,7 +115,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     run: async (io, args, flags) => {
       const { taskCheckCommand } = await import("./commands/task-check.js");
       if (args[0] !== "check") throw new InputError("the only subcommand is `check TASK`", "loopgate task");
-      return taskCheckCommand(io, need("task", args, 1, "TASK"), f(flags));
+      return taskCheckCommand(io, need("task", args, 1, "TASK"), flags);
     },
   },
   {
@@ -149,7 +126,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     flags: ["store", "limit", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 listed, 2 bad input.",
-    run: async (io, _args, flags) => (await import("./commands/inspect.js")).runsCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/inspect.js")).runsCommand(io, flags),
   },
   {
     name: "status",
@@ -159,7 +136,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",
     run: async (io, args, flags) =>
-      (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), f(flags)),
+      (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), flags),
   },
   {
     name: "events",
@@ -169,7 +146,7 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     maxArgs: 1,
     exit: "Exit codes: 0 printed, 2 bad input or no such run.",
     run: async (io, args, flags) =>
-      (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), f(flags)),
+      (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), flags),
   },
   {
     name: "report",
@@ -180,7 +157,7 @@ the Markdown summary. Exits with the run's exit code.`,
     flags: ["store", "junit", "markdown"],
     maxArgs: 1,
     run: async (io, args, flags) =>
-      (await import("./commands/report.js")).reportCommand(io, need("report", args, 0, "RUN"), f(flags)),
+      (await import("./commands/report.js")).reportCommand(io, need("report", args, 0, "RUN"), flags),
   },
   {
     name: "gc",
@@ -191,7 +168,7 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     flags: ["store", "older-than", "keep", "dry-run", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 done, 2 bad input.",
-    run: async (io, _args, flags) => (await import("./commands/gc.js")).gcCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/gc.js")).gcCommand(io, flags),
   },
   {
     name: "health",
@@ -200,7 +177,7 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     flags: ["store", "days", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 printed, 2 bad input.",
-    run: async (io, _args, flags) => (await import("./commands/health.js")).healthCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/health.js")).healthCommand(io, flags),
   },
   {
     name: "demo",
@@ -209,7 +186,7 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     flags: ["store", "json", "unsafe-no-sandbox"],
     maxArgs: 0,
     exit: "Exit codes: 0 every run ended as expected, 1 otherwise, 2 bad input or no working sandbox.",
-    run: async (io, _args, flags) => (await import("./commands/demo.js")).demoCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/demo.js")).demoCommand(io, flags),
   },
   {
     name: "doctor",
@@ -219,7 +196,7 @@ settings, claude/codex), each with its fix.`,
     flags: ["store", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 all good, 1 something optional missing, 2 something required missing.",
-    run: async (io, _args, flags) => (await import("./commands/doctor.js")).doctorCommand(io, f(flags)),
+    run: async (io, _args, flags) => (await import("./commands/doctor.js")).doctorCommand(io, flags),
   },
   {
     name: "selftest",
@@ -229,7 +206,11 @@ provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NO
     flags: ["json"],
     maxArgs: 0,
     exit: "Exit codes: 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY or bad input.",
-    run: async (io, _args, flags) => (await import("./commands/selftest.js")).selftestCommand(io, f(flags)),
+    run: async (io, _args, flags) => {
+      // The documentation dimension holds the README to this table's help, passed down (selftest/ is below cli/).
+      const help = (await import("./help.js")).helpText(COMMANDS);
+      return (await import("./commands/selftest.js")).selftestCommand(io, flags, help);
+    },
   },
   {
     name: "exp",
@@ -240,7 +221,7 @@ Exit 0 when it completed, whatever the outcomes.`,
     flags: ["json", "out", "store"],
     maxArgs: 2,
     exit: "Exit codes: 0 completed, 2 bad input or interrupted.",
-    run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, f(flags)),
+    run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, flags),
   },
   {
     name: "model-server",
@@ -259,7 +240,7 @@ Prints the URL (--json: {url, pid, …}); runs until SIGINT/SIGTERM.`,
       (await import("./commands/model-server.js")).modelServerCommand(
         io,
         need("model-server", args, 0, "SCRIPT"),
-        f(flags),
+        flags,
       ),
   },
   {
@@ -270,8 +251,8 @@ Prints the URL (--json: {url, pid, …}); runs until SIGINT/SIGTERM.`,
     maxArgs: 2,
     exit: "Exit codes: 0 printed, 2 unknown command.",
     run: async (io, args) => {
-      const { commandHelp, HELP } = await import("./help.js");
-      io.out(args[0] === undefined ? HELP : commandHelp(args[0]));
+      const { commandHelp, helpText } = await import("./help.js");
+      io.out(args[0] === undefined ? helpText(COMMANDS) : commandHelp(COMMANDS, args[0]));
       return 0;
     },
   },

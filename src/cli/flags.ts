@@ -9,8 +9,13 @@ export interface FlagSpec {
   /** Repeatable: the values are collected in order. */
   multiple?: true;
   short?: string;
-  /** The value must be a whole number ≥ 1 (`positive-int`), ≥ 0 (`count`) or a number > 0 (`positive`). */
+  /**
+   * The value is a number: a whole number ≥ 1 (`positive-int`), ≥ 0 (`count`) or any number > 0
+   * (`positive`), checked by one schema each (see `flag-values.ts`) and handed to the command as a number.
+   */
   check?: "positive-int" | "count" | "positive";
+  /** The largest value a numeric flag takes. */
+  max?: number;
   /** The help line (without the flag itself). */
   help: string;
 }
@@ -58,6 +63,7 @@ export const FLAGS = {
   "max-attempts": {
     value: "N",
     check: "positive-int",
+    max: 100,
     help: "override the task's budget.attempts (1 to 100)",
   },
   "max-turns": {
@@ -120,8 +126,21 @@ export const FLAGS = {
 
 export type FlagName = keyof typeof FLAGS;
 
-/** Parsed flag values: a string for a flag with a value, string[] when repeatable, true for a switch. */
-export type FlagValues = Partial<Record<FlagName, string | string[] | true>>;
+/** A flag's value as the command line wrote it: a string, string[] when repeatable, true for a switch. */
+export type RawFlagValue = string | string[] | true;
+/** The flags as written, before the command's schema checked and converted them. */
+export type RawFlagValues = Partial<Record<FlagName, RawFlagValue>>;
+
+/** What a command receives for a flag: a number for a numeric flag, string[] when repeatable, true for a switch. */
+export type FlagValue<S> = S extends { value: string }
+  ? S extends { multiple: true }
+    ? string[]
+    : S extends { check: string }
+      ? number
+      : string
+  : true;
+/** Checked flag values, typed by flag. */
+export type FlagValues = { [K in FlagName]?: FlagValue<(typeof FLAGS)[K]> };
 
 /** The flags every command accepts. */
 export const GLOBAL_FLAGS: readonly FlagName[] = ["help", "version"];

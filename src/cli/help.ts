@@ -1,5 +1,5 @@
 import { InputError } from "../core/errors.js";
-import { COMMANDS, type CommandSpec, findCommand } from "./commands-table.js";
+import type { CommandSpec } from "./command-spec.js";
 import { FLAGS, type FlagName, type FlagSpec, GLOBAL_FLAGS } from "./flags.js";
 import { didYouMean } from "./suggest.js";
 
@@ -31,14 +31,15 @@ function optionLines(names: readonly FlagName[]): string {
 
 const usageBlock = (c: CommandSpec) => `${c.usage.map((u) => `  ${u}`).join("\n")}\n${indent(c.about, 6)}`;
 
-/** The text of `loopgate --help`; the README's command reference mirrors it. */
-export const HELP = `loopgate — the model may suggest it finished; only external evidence may declare DONE.
+/** The text of `loopgate --help` for this command table; the README's command reference mirrors it. */
+export function helpText(commands: readonly CommandSpec[]): string {
+  return `loopgate — the model may suggest it finished; only external evidence may declare DONE.
 
 Usage:
-${COMMANDS.map(usageBlock).join("\n")}
+${commands.map(usageBlock).join("\n")}
 
 Options:
-${optionLines([...new Set([...COMMANDS.flatMap((c) => c.flags), ...GLOBAL_FLAGS])])}
+${optionLines([...new Set([...commands.flatMap((c) => c.flags), ...GLOBAL_FLAGS])])}
 
 Gate kinds (task.yaml gates[]): run (a subprocess; exit 0 passes), static (one deterministic file check),
 differential (cases run on the oracle's tree and the builder's, each in its own sandbox, outputs compared;
@@ -50,15 +51,16 @@ file_size 1GiB, memory 4GiB are rlimits of every builder and gate process. See t
 
 ${EXIT_CODES}
 `;
+}
 
 /** `loopgate help COMMAND` / `loopgate COMMAND --help`: its synopsis, what it does, its flags, its exit codes. */
-export function commandHelp(name: string): string {
-  const c = findCommand(name);
+export function commandHelp(commands: readonly CommandSpec[], name: string): string {
+  const c = commands.find((x) => x.name === name);
   if (!c)
     throw new InputError(
       `unknown command${didYouMean(
         name,
-        COMMANDS.map((x) => x.name),
+        commands.map((x) => x.name),
       )}; loopgate --help lists them`,
       `loopgate help ${name}`,
     );

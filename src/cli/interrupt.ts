@@ -1,3 +1,6 @@
+import { EXIT_INTERRUPTED } from "./exit-codes.js";
+import type { CommandIO } from "./io.js";
+
 /** How long after the first interrupt a repeat counts as the same key press. */
 export const SAME_PRESS_MS = 1000;
 
@@ -15,7 +18,7 @@ export function handleInterrupts(
   let first = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) {
-      if (now() - first >= SAME_PRESS_MS) process.exit(130);
+      if (now() - first >= SAME_PRESS_MS) process.exit(EXIT_INTERRUPTED);
       return;
     }
     first = now();
@@ -31,4 +34,11 @@ export function handleInterrupts(
       process.off("SIGTERM", onSignal);
     },
   };
+}
+
+/** The interrupt handling of a command that drives a run (`run`, `verify`, `task check`, `resume`). */
+export function interruptRun(io: Pick<CommandIO, "err">): { signal: AbortSignal; dispose(): void } {
+  return handleInterrupts((sig) =>
+    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`),
+  );
 }

@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { LoopgateError } from "../core/errors.js";
-import { checkApplies, parseArgv } from "./args.js";
+import { parseArgv } from "./args.js";
 import { COMMANDS, findCommand } from "./commands-table.js";
+import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./exit-codes.js";
+import { parseCommandFlags } from "./flag-values.js";
 import { GLOBAL_FLAGS } from "./flags.js";
-import { commandHelp, HELP } from "./help.js";
+import { commandHelp, helpText } from "./help.js";
 import { type CommandIO, processIO } from "./io.js";
 import { didYouMean } from "./suggest.js";
 
@@ -20,11 +22,11 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     const [name, ...rest] = positionals;
     if (flags.version) {
       io.out(`${version()}\n`);
-      return 0;
+      return EXIT_SUCCESS;
     }
     if (name === undefined) {
-      io.out(HELP);
-      return flags.help ? 0 : 2;
+      io.out(helpText(COMMANDS));
+      return flags.help ? EXIT_SUCCESS : EXIT_BAD_INPUT;
     }
     const command = findCommand(name);
     if (!command)
@@ -35,12 +37,12 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
           COMMANDS.map((c) => c.name),
         )}; see loopgate --help`,
       );
-    checkApplies(name, given, [...command.flags, ...GLOBAL_FLAGS], (flag) =>
+    const checked = parseCommandFlags(name, flags, given, [...command.flags, ...GLOBAL_FLAGS], (flag) =>
       COMMANDS.filter((c) => c.flags.includes(flag)).map((c) => c.name),
     );
     if (flags.help) {
-      io.out(command.name === "help" ? HELP : commandHelp(command.name));
-      return 0;
+      io.out(command.name === "help" ? helpText(COMMANDS) : commandHelp(COMMANDS, command.name));
+      return EXIT_SUCCESS;
     }
     // A stray word (`run a.yaml b.yaml`) is refused rather than silently ignored.
     if (rest.length > command.maxArgs)
@@ -48,13 +50,13 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
         "bad_input",
         `loopgate ${name}: unexpected argument ${JSON.stringify(rest[command.maxArgs])}; see loopgate ${name} --help`,
       );
-    return await command.run(io, rest, flags);
+    return await command.run(io, rest, checked);
   } catch (e) {
     if (e instanceof LoopgateError) {
       io.err(`${e.message.startsWith("loopgate ") ? e.message : `loopgate: ${e.message}`}\n`);
-      return 2;
+      return EXIT_BAD_INPUT;
     }
     io.err(`loopgate: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 2;
+    return EXIT_FAILURE;
   }
 }

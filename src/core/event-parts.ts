@@ -1,13 +1,34 @@
 import { z } from "zod";
 import { LIMITS } from "./bounded.js";
 
-const attempt = z.number().int().positive();
+// The value schemas events are built from; the events themselves are declared once, by area, in events/.
 
-// The value schemas events are built from; the events themselves are declared once, in events.ts.
+/** An attempt's number, from 1. */
+export const attempt = z.number().int().positive();
+/** A turn's (or step's) number, from 1. */
+export const turn = z.number().int().positive();
+/** A bounded output excerpt (a builder's or a gate's). */
+export const excerpt = z.string().max(16_384);
 
 /** Where a piece of evidence came from. Only trusted origins may complete anything. */
 export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation"]);
 export type Origin = z.infer<typeof Origin>;
+
+/**
+ * Why a model request failed (see src/agent/models/model-failure.ts, which classifies provider errors).
+ * `script_exhausted`: a scripted model was asked for more responses than it has.
+ */
+export const ModelFailureKind = z.enum([
+  "rate_limit",
+  "provider",
+  "refusal",
+  "malformed",
+  "network",
+  "timeout",
+  "auth",
+  "script_exhausted",
+]);
+export type ModelFailureKind = z.infer<typeof ModelFailureKind>;
 
 export const RunStatus = z.enum(["SUCCESS", "ESCALATED", "TOOL_FAILURE"]);
 export type RunStatus = z.infer<typeof RunStatus>;

@@ -1,11 +1,8 @@
-import type { LoopgateEvent } from "./events.js";
+import { isTrusted, type LoopgateEvent } from "./events.js";
 import type { GoalPredicate } from "./task.js";
 
-/** Origins whose events may count as evidence. Model text and continuation prompts never do. */
-const TRUSTED = new Set(["runtime", "gate", "operator"]);
-
 /** A predicate in one line: `command_succeeded: node --test`. */
-export function describePredicate(p: Readonly<Record<string, string>>): string {
+export function describePredicate(p: Readonly<GoalPredicate> | Readonly<Record<string, string>>): string {
   const [k, v] = Object.entries(p)[0] ?? ["?", "?"];
   return `${k}: ${v}`;
 }
@@ -24,7 +21,7 @@ export interface GoalEvaluation {
  * gate and file predicates count only from loopgate's own probes at the end of this turn.
  */
 export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[], turn: number): boolean {
-  const trusted = window.filter((e) => TRUSTED.has(e.meta.origin));
+  const trusted = window.filter((e) => isTrusted(e.meta.origin));
   if ("command_succeeded" in p) {
     for (let i = trusted.length - 1; i >= 0; i--) {
       const e = trusted[i];
@@ -41,12 +38,17 @@ export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[
     }
     return false;
   }
-  const key = "gate_passed" in p ? "gate_passed" : "file_exists";
-  const value = "gate_passed" in p ? p.gate_passed : p.file_exists;
   const probe = trusted.findLast(
-    (e) => e.type === "goal_probed" && e.data.turn === turn && e.data.predicate[key] === value,
+    (e) => e.type === "goal_probed" && e.data.turn === turn && samePredicate(e.data.predicate, p),
   );
   return probe?.type === "goal_probed" && probe.data.holds;
+}
+
+/** The same gate or file predicate (command predicates are never probed). */
+function samePredicate(a: GoalPredicate, b: GoalPredicate): boolean {
+  if ("gate_passed" in b) return "gate_passed" in a && a.gate_passed === b.gate_passed;
+  if ("file_exists" in b) return "file_exists" in a && a.file_exists === b.file_exists;
+  return false;
 }
 
 /** The goal gate: completed when every predicate holds; otherwise continuing until the turn budget, then blocked. */

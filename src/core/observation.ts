@@ -133,10 +133,3 @@ export function symlinkEscapes(linkPath: string, target: string): boolean {
   }
   return false;
 }
-
-export type {
-  ChangeFinding,
-  ChangeFindingCode,
-  ChangePlan,
-} from "./gate-change-plan.js";
-export { planGateChanges } from "./gate-change-plan.js";

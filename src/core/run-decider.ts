@@ -1,13 +1,9 @@
 import { boundName, boundText, LIMITS } from "./bounded.js";
 import { DomainError } from "./errors.js";
-import type { EventData, GateError, LoopgateEvent, RunStatus } from "./events.js";
+import type { AgentEventBody, EventBody, EventData, GateError, RunStatus } from "./events.js";
 
-/** An event as a decider emits it: the caller adds `id` and `meta`. */
-export type EventBody = LoopgateEvent extends infer E
-  ? E extends LoopgateEvent
-    ? Pick<E, "type" | "data">
-    : never
-  : never;
+// Declared in events.ts; re-exported while callers still import them from here.
+export { type AgentEventBody, agentEventTypes, type EventBody } from "./events.js";
 
 /** The commands the run decider accepts. */
 export type RunCommand =
@@ -34,29 +30,6 @@ export type RunCommand =
   | { type: "record_agent"; event: AgentEventBody }
   | { type: "resume"; data: EventData<"run_resumed"> }
   | { type: "record_judge"; data: EventData<"judge_finished"> };
-
-/** The agent loop's event types: recorded inside an attempt, folded by the agent's own projection. */
-export const agentEventTypes = [
-  "goal_set",
-  "model_responded",
-  "model_failed",
-  "tool_call_started",
-  "tool_call_finished",
-  "tool_call_abandoned",
-  "workspace_touched",
-  "goal_probed",
-  "goal_evaluated",
-  "continuation_queued",
-  "budget_exhausted",
-  "self_check_plan_recorded",
-  "self_check_recorded",
-  "repair_decided",
-  "todo_written",
-  "step_check_ran",
-  "step_appraised",
-  "step_escalated",
-] as const;
-export type AgentEventBody = Extract<EventBody, { type: (typeof agentEventTypes)[number] }>;
 
 /** What one gate run decided, as the verdict needs it. */
 export interface GateOutcome {

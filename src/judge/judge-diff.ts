@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChangePlan } from "../core/observation.js";
+import type { ChangePlan } from "../core/gate-change-plan.js";
 import { runProcess } from "../sandbox/process.js";
 
 const LIMIT = 40_000;

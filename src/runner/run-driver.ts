@@ -5,8 +5,8 @@ import { builderRecord, claimRecord, gateRunRecord } from "../core/attempt-recor
 import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
 import type { EventData, LoopgateEvent } from "../core/events.js";
+import { planGateChanges } from "../core/gate-change-plan.js";
 import { resolveLimits } from "../core/limits.js";
-import { planGateChanges } from "../core/observation.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
 import { attemptPassed, gatesPassed } from "../core/run-decider.js";
 import { judgeRules } from "../core/task.js";

@@ -1,6 +1,6 @@
 import { boundText } from "../core/bounded.js";
 import { CorruptEventError, LoopgateError } from "../core/errors.js";
-import type { EventType, LoopgateEvent, Origin } from "../core/events.js";
+import { type EventType, type LoopgateEvent, type Origin, stampOrigin } from "../core/events.js";
 import { type NamedSecret, redactDeep, secretRedactor } from "../core/redact.js";
 import {
   decide,
@@ -12,15 +12,6 @@ import {
 } from "../core/run-decider.js";
 import { decideLease, evolveLease, isLeaseEvent, type Lease, type LeaseCommand } from "../core/run-lease.js";
 import type { EventStore } from "../store/event-store.js";
-
-/** Event types whose origin is fixed by what they are, whatever the caller passes. */
-const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
-  claim_recorded: "model",
-  model_responded: "model",
-  gate_run_finished: "gate",
-  continuation_queued: "continuation",
-  judge_finished: "judge",
-};
 
 /**
  * The write side of one run: every command goes through the decider, and its events are appended
@@ -116,7 +107,7 @@ export class RunJournal {
     const bodies = redact ? decided.map((b) => ({ ...b, data: redactDeep(b.data, redact) })) : decided;
     const at = this.clock().toISOString();
     const events = bodies.map(
-      (b) => ({ ...b, id: this.newId(), meta: { at, origin: ORIGIN_OF[b.type] ?? origin } }) as LoopgateEvent,
+      (b) => ({ ...b, id: this.newId(), meta: { at, origin: stampOrigin(b.type, origin) } }) as LoopgateEvent,
     );
     const expected = this.revision < 0 ? "no_stream" : this.revision;
     const result = await this.store.append(RunJournal.stream(this.runId), events, expected);

@@ -13,6 +13,8 @@ export interface SelftestContext {
   readme: string;
   /** Where provider keys are looked up (default process.env). */
   env: NodeJS.ProcessEnv;
+  /** The CLI's help text, which the documentation dimension holds the README to (passed in by the CLI). */
+  help: string;
 }
 
 /** A check's expectation did not hold. */
@@ -55,7 +57,7 @@ export function installRoot(): string {
 }
 
 /** The context the CLI runs the self-test in. */
-export function defaultContext(env: NodeJS.ProcessEnv = process.env): SelftestContext {
+export function defaultContext(help: string, env: NodeJS.ProcessEnv = process.env): SelftestContext {
   const root = installRoot();
-  return { root, readme: env.LOOPGATE_SELFTEST_README || join(root, "README.md"), env };
+  return { root, readme: env.LOOPGATE_SELFTEST_README || join(root, "README.md"), env, help };
 }

@@ -2,7 +2,6 @@
 // help, the set-up commands, the exit codes and every top-level task-file field, and nothing stale.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HELP } from "../cli/help.js";
 import { TaskSchema } from "../core/task.js";
 import { check, must, type SelftestContext } from "./check.js";
 import { commandExamples, exampleProblems } from "./readme-examples.js";
@@ -101,7 +100,7 @@ export async function documentationDimension(ctx: SelftestContext): Promise<Dime
     must(md !== null, `no README at ${ctx.readme}`);
     return md;
   };
-  const commands = helpCommands(HELP);
+  const commands = helpCommands(ctx.help);
   const checks = [
     await check("README exists", () => `${readme().split("\n").length} lines at ${ctx.readme}`),
     await check("README shows every command of `loopgate --help`", () => {
@@ -113,7 +112,7 @@ export async function documentationDimension(ctx: SelftestContext): Promise<Dime
     }),
     await check("README documents every option of `loopgate --help`", () => {
       const text = readme();
-      const all = [...new Set([...helpOptions(HELP), ...commands.flatMap((c) => c.flags)])];
+      const all = [...new Set([...helpOptions(ctx.help), ...commands.flatMap((c) => c.flags)])];
       const missing = all.filter((f) => !new RegExp(`${reEscape(f)}(?![\\w-])`).test(text));
       must(missing.length === 0, `missing: ${missing.join(", ")}`);
       return `${all.length} options found`;
@@ -131,7 +130,7 @@ export async function documentationDimension(ctx: SelftestContext): Promise<Dime
       const text = readme();
       const missing = SETUP_COMMANDS.filter((c) => !text.includes(c));
       must(missing.length === 0, `missing set-up commands: ${missing.join("; ")}`);
-      const exit = /^Exit codes: .*$/m.exec(HELP)?.[0];
+      const exit = /^Exit codes: .*$/m.exec(ctx.help)?.[0];
       must(exit, "the help states no exit codes");
       must(text.replace(/\*\*/g, "").includes(exit), `README does not say: ${exit}`);
       return `${SETUP_COMMANDS.join("; ")}; ${exit}`;
@@ -140,7 +139,7 @@ export async function documentationDimension(ctx: SelftestContext): Promise<Dime
       const examples = commandExamples(readme());
       must(examples.length > 0, "the README shows no loopgate command");
       const flags = [
-        ...new Set([...GENERIC_FLAGS, ...helpOptions(HELP), ...commands.flatMap((c) => c.flags)]),
+        ...new Set([...GENERIC_FLAGS, ...helpOptions(ctx.help), ...commands.flatMap((c) => c.flags)]),
       ];
       // Bundled files (examples/…) are looked up in the installation, wherever the README is read from.
       const root = ctx.root;
@@ -161,7 +160,7 @@ export async function documentationDimension(ctx: SelftestContext): Promise<Dime
           .split(/(?<=\.)\s/)
           .filter((sentence) => /later version|not yet (here|supported|implemented)/i.test(sentence)),
       ].join("\n");
-      const known = [...helpOptions(HELP), ...commands.flatMap((c) => c.flags)];
+      const known = [...helpOptions(ctx.help), ...commands.flatMap((c) => c.flags)];
       const flagged = known.filter((f) => new RegExp(`${reEscape(f)}(?![\\w-])`).test(later));
       const fields = [...later.matchAll(/`([a-z_]+(?:\.[a-z_]+)?)`/g)]
         .map((m) => m[1] ?? "")

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { ConcurrencyError } from "../core/errors.js";
-import { planGateChanges } from "../core/observation.js";
+import { planGateChanges } from "../core/gate-change-plan.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { subprocessGate } from "../gates/subprocess-gate.js";
 import { sandboxSelfTest } from "../sandbox/bubblewrap.js";

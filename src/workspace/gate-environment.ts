@@ -21,7 +21,8 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { InfrastructureError } from "../core/errors.js";
-import type { ChangePlan, Observation, ObservedEntry } from "../core/observation.js";
+import type { ChangePlan } from "../core/gate-change-plan.js";
+import type { Observation, ObservedEntry } from "../core/observation.js";
 import { comparePaths } from "../core/observation.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 import { mkdirInside } from "./safe-path.js";

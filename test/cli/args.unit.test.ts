@@ -1,13 +1,23 @@
 // Flag parsing: every error names the flag, suggests the closest known one, and checks values.
 import { describe, expect, it } from "vitest";
-import { checkApplies, parseArgv } from "../../src/cli/args.js";
+import { parseArgv } from "../../src/cli/args.js";
 import { COMMANDS } from "../../src/cli/commands-table.js";
-import { FLAGS } from "../../src/cli/flags.js";
+import { parseCommandFlags } from "../../src/cli/flag-values.js";
+import { FLAGS, type FlagName, GLOBAL_FLAGS } from "../../src/cli/flags.js";
 import { closest, editDistance } from "../../src/cli/suggest.js";
 
-const fails = (argv: string[]) => {
+/** Parses argv and checks its flags as `command` would (by default one that takes every flag). */
+const parse = (argv: string[], command?: string) => {
+  const { flags, given } = parseArgv(argv);
+  const spec = COMMANDS.find((c) => c.name === command);
+  const accepted = spec ? [...spec.flags, ...GLOBAL_FLAGS] : (Object.keys(FLAGS) as FlagName[]);
+  const takers = (f: FlagName) => COMMANDS.filter((c) => c.flags.includes(f)).map((c) => c.name);
+  return parseCommandFlags(command ?? "any", flags, given, accepted, takers);
+};
+
+const fails = (argv: string[], command?: string) => {
   try {
-    parseArgv(argv);
+    parse(argv, command);
   } catch (e) {
     return (e as Error).message;
   }
@@ -82,11 +92,21 @@ describe("parseArgv", () => {
         expect(fails([flag, bad]), `${flag} ${JSON.stringify(bad)}`).toMatch(
           new RegExp(`^${flag}: expected a positive whole number`),
         );
-    expect(parseArgv(["--limit", "7"]).flags.limit).toBe("7");
+    expect(parse(["--limit", "7"]).limit).toBe(7);
     expect(fails(["--keep", "-1"])).toMatch(/^--keep: expected a whole number \(0 or more\)/);
-    expect(parseArgv(["--keep", "0"]).flags.keep).toBe("0");
+    expect(parse(["--keep", "0"]).keep).toBe(0);
     expect(fails(["--max-cost", "0"])).toMatch(/^--max-cost: expected a number greater than 0/);
-    expect(parseArgv(["--max-cost", "0.5"]).flags["max-cost"]).toBe("0.5");
+    expect(parse(["--max-cost", "0.5"])["max-cost"]).toBe(0.5);
+  });
+
+  it("a value check names the flag and the command; a flag's own bound is checked too", () => {
+    expect(fails(["--limit", "0"], "runs")).toBe(
+      '--limit: expected a positive whole number (1 or more), got "0" (loopgate runs)',
+    );
+    expect(fails(["t.yaml", "--noop", "--max-attempts", "101"], "run")).toBe(
+      '--max-attempts: expected at most 100, got "101" (loopgate run)',
+    );
+    expect(parse(["t.yaml", "--noop", "--max-attempts", "100"], "run")["max-attempts"]).toBe(100);
   });
 
   it("a missing value, a value given to a switch and a flag given twice are refused, naming the flag", () => {
@@ -98,19 +118,41 @@ describe("parseArgv", () => {
   });
 });
 
-describe("checkApplies", () => {
-  it("refuses a flag the command does not take, suggesting its own closest flag", () => {
-    const runs = COMMANDS.find((c) => c.name === "runs");
-    expect(() => checkApplies("runs", ["limit", "json"], runs?.flags ?? [])).not.toThrow();
-    expect(() => checkApplies("runs", ["model"], runs?.flags ?? [])).toThrow(
-      /^--model does not apply to loopgate runs/,
+describe("each command's flag schema", () => {
+  it("refuses a flag the command does not take, naming the flag, the command and who takes it", () => {
+    expect(parse(["--limit", "3", "--json"], "runs")).toEqual({ limit: 3, json: true });
+    expect(fails(["--model", "x"], "runs")).toBe(
+      "--model applies only to loopgate run, not to loopgate runs; see loopgate runs --help",
     );
-    expect(() => checkApplies("runs", ["lmit" as never], ["store", "limit"])).toThrow(
-      /did you mean --limit\?/,
-    );
-    expect(() => checkApplies("verify", ["case"], ["workspace"], () => ["run"])).toThrow(
+    expect(fails(["t.yaml", "--case", "c.yaml"], "verify")).toMatch(
       /^--case applies only to loopgate run, not to loopgate verify/,
     );
+    expect(fails(["--lmit" as never], "runs")).toContain("unknown flag");
+    expect(() => parseCommandFlags("runs", { model: "x" }, ["model"], ["store", "limit"])).toThrow(
+      /^--model does not apply to loopgate runs/,
+    );
+  });
+
+  it("suggests the command's own closest flag", () => {
+    expect(fails(["--limt" as never], "status")).toContain("did you mean --limit?");
+    expect(() =>
+      parseCommandFlags("runs", { lmit: "3" } as never, ["lmit" as never], ["store", "limit"]),
+    ).toThrow(/did you mean --limit\?/);
+  });
+
+  it("the first foreign flag in the order written is the one named, before any value problem", () => {
+    expect(fails(["--limit", "0", "--network", "--model", "x"], "runs")).toMatch(/^--network /);
+  });
+
+  it("every command refuses a flag of another command", () => {
+    for (const c of COMMANDS)
+      for (const f of Object.keys(FLAGS) as FlagName[]) {
+        if (c.flags.includes(f) || GLOBAL_FLAGS.includes(f)) continue;
+        const argv = FLAGS[f] && "value" in FLAGS[f] ? [`--${f}`, "1"] : [`--${f}`];
+        expect(fails(argv, c.name), `${c.name} --${f}`).toMatch(
+          new RegExp(`^--${f} .*loopgate ${c.name}\\b`),
+        );
+      }
   });
 
   it("every flag a command lists is declared, and every declared flag is used by some command", () => {

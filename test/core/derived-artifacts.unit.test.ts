@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { derivedArtifact } from "../../src/core/derived-artifacts.js";
-import {
-  type ChangePlan,
-  createObservation,
-  type ObservedEntry,
-  planGateChanges,
-} from "../../src/core/observation.js";
+import { type ChangePlan, planGateChanges } from "../../src/core/gate-change-plan.js";
+import { createObservation, type ObservedEntry } from "../../src/core/observation.js";
 
 const file = (path: string, hash = "h1"): ObservedEntry => ({
   path,

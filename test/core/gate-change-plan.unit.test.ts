@@ -1,12 +1,11 @@
 import fc from "fast-check";
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
+import { type ChangePlan, planGateChanges } from "../../src/core/gate-change-plan.js";
 import {
-  type ChangePlan,
   createObservation,
   type Observation,
   type ObservedEntry,
-  planGateChanges,
   symlinkEscapes,
 } from "../../src/core/observation.js";
 

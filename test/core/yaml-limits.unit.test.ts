@@ -3,7 +3,7 @@ import { parseScript } from "../../src/agent/models/script-file.js";
 import { InputError } from "../../src/core/errors.js";
 import { parseTask } from "../../src/core/task.js";
 import { parseManifest } from "../../src/experiments/manifest.js";
-import { parseMissionCase } from "../../src/fixtures/mission-case-schema.js";
+import { parseMissionCase } from "../../src/runner/mission-source/mission-case-schema.js";
 
 // A "billion laughs": nine levels of nine aliases, 9^7 strings once expanded. The first alias is on line 3.
 const bomb = (key: string) =>

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { treeDifference } from "../../src/fixtures/case-tree.js";
-import { loadMissionCase } from "../../src/fixtures/mission-case.js";
+import { treeDifference } from "../../src/runner/mission-source/case-tree.js";
+import { loadMissionCase } from "../../src/runner/mission-source/mission-case.js";
 
 const temps: string[] = [];
 const temp = (prefix: string) => {

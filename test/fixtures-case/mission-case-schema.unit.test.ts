@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { literalGlob, missionTask } from "../../src/fixtures/mission-case.js";
-import { missionCaseDigest, parseMissionCase, pathProblem } from "../../src/fixtures/mission-case-schema.js";
+import { literalGlob, missionTask } from "../../src/runner/mission-source/mission-case.js";
+import {
+  missionCaseDigest,
+  parseMissionCase,
+  pathProblem,
+} from "../../src/runner/mission-source/mission-case-schema.js";
 
 // The seed's example fixture, as JSON.
 const SUM = `{

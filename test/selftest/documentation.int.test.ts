@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HELP } from "../../src/cli/help.js";
+import { COMMANDS } from "../../src/cli/commands-table.js";
+import { helpText } from "../../src/cli/help.js";
+
+const HELP = helpText(COMMANDS);
+
 import { TaskSchema } from "../../src/core/task.js";
 import { installRoot, type SelftestContext } from "../../src/selftest/check.js";
 import {
@@ -22,7 +26,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function measure(text: string | null) {
   const readme = join(dir, `README-${Math.random().toString(36).slice(2)}.md`);
   if (text !== null) writeFileSync(readme, text);
-  const ctx: SelftestContext = { root, readme, env: {} };
+  const ctx: SelftestContext = { root, readme, env: {}, help: HELP };
   return documentationDimension(ctx);
 }
 

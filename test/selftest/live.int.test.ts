@@ -5,7 +5,7 @@ import { installRoot } from "../../src/selftest/check.js";
 import { liveDimension, liveModelSpec } from "../../src/selftest/live.js";
 
 const root = installRoot();
-const measure = (env: NodeJS.ProcessEnv) => liveDimension({ root, readme: "", env });
+const measure = (env: NodeJS.ProcessEnv) => liveDimension({ root, readme: "", env, help: "" });
 
 // A local OpenAI-compatible server: answers a chat completion, or fails with 500 for model "broken".
 let server: Server;

@@ -15,7 +15,7 @@ import {
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { InfrastructureError } from "../../src/core/errors.js";
-import { planGateChanges } from "../../src/core/observation.js";
+import { planGateChanges } from "../../src/core/gate-change-plan.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
 import { buildGateEnvironment, type GateEnvironmentSpec } from "../../src/workspace/gate-environment.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";

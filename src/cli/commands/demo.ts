@@ -11,7 +11,7 @@ import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
 import { diagnose, gateProgram } from "./doctor.js";
-import { executeRun, type RunFlags } from "./run.js";
+import { executeRun, type RunFlags } from "./run-common.js";
 
 export { packageRoot } from "../invocation.js";
 

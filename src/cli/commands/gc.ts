@@ -23,7 +23,7 @@ export function formatBytes(n: number): string {
  */
 export async function gcCommand(
   io: CommandIO,
-  flags: { store?: string; "older-than"?: string; keep?: string; "dry-run"?: boolean; json?: boolean },
+  flags: { store?: string; "older-than"?: string; keep?: number; "dry-run"?: boolean; json?: boolean },
   now: () => Date = () => new Date(),
 ): Promise<number> {
   const age = flags["older-than"] ?? "7d";
@@ -33,7 +33,7 @@ export async function gcCommand(
       `expected an age with a unit (30m, 12h, 7d, 2w; 0s for any age), got ${JSON.stringify(age)}`,
       "--older-than",
     );
-  const keep = flags.keep === undefined ? 0 : Number(flags.keep);
+  const keep = flags.keep ?? 0;
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = await openStore(dir, false);
   try {

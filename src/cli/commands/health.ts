@@ -1,4 +1,3 @@
-import { InputError } from "../../core/errors.js";
 import { type StepHealth, stepHealth } from "../../core/step-appraisal.js";
 import { openStore, storeDirFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
@@ -12,12 +11,10 @@ export function formatRate(rate: number | null, denominator: number, of: string)
 /** `loopgate health`: the plan-step counters over the store's runs (optionally the last N days). */
 export async function healthCommand(
   io: CommandIO,
-  flags: { store?: string; json?: boolean; days?: string },
+  flags: { store?: string; json?: boolean; days?: number },
   now: () => Date = () => new Date(),
 ): Promise<number> {
-  const days = flags.days === undefined ? undefined : Number(flags.days);
-  if (days !== undefined && (!Number.isInteger(days) || days < 1))
-    throw new InputError(`expected a whole number of at least 1, got ${flags.days}`, "--days");
+  const days = flags.days;
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = await openStore(dir, "read");
   try {

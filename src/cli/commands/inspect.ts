@@ -1,8 +1,8 @@
 import { projectEnvelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
+import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
 import { ownerReport } from "../run-owner.js";
@@ -10,11 +10,9 @@ import { ownerReport } from "../run-owner.js";
 /** `loopgate runs`: recent runs, one line each. */
 export async function runsCommand(
   io: CommandIO,
-  flags: { store?: string; json?: boolean; limit?: string },
+  flags: { store?: string; json?: boolean; limit?: number },
 ): Promise<number> {
-  const limit = flags.limit === undefined ? 20 : Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new InputError(`expected a whole number of at least 1, got ${flags.limit}`, "--limit");
+  const limit = flags.limit ?? 20;
   const dir = storeDirFrom(flags.store, ".loopgate");
   const store = await openStore(dir, "read");
   try {
@@ -113,12 +111,4 @@ export async function eventsCommand(
   } finally {
     await store.close();
   }
-}
-
-/** `loopgate status` of a run that has no verdict yet (running, or its process died: resume it). */
-export const EXIT_NOT_FINISHED = 3;
-
-/** Exit codes of DESIGN.md: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE. */
-export function exitCodeOf(status: string): number {
-  return status === "SUCCESS" ? 0 : status === "ESCALATED" ? 1 : 2;
 }

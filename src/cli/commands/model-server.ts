@@ -16,7 +16,7 @@ import type { CommandIO } from "../io.js";
 export async function modelServerCommand(
   io: CommandIO,
   script: string,
-  flags: { protocol?: string; port?: string; requests?: string; json?: boolean },
+  flags: { protocol?: string; port?: number; requests?: string; json?: boolean },
 ): Promise<number> {
   if (flags.protocol === undefined)
     throw new InputError(`required: one of ${PROTOCOLS.join(", ")}`, "loopgate model-server --protocol");
@@ -25,7 +25,7 @@ export async function modelServerCommand(
       `expected one of ${PROTOCOLS.join(", ")}, got ${JSON.stringify(flags.protocol)}`,
       "--protocol",
     );
-  const port = flags.port === undefined ? 0 : Number(flags.port);
+  const port = flags.port === undefined ? 0 : flags.port;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new InputError(`expected a port number 0-65535, got ${flags.port}`, "--port");
   let reported = false;

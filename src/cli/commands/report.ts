@@ -1,10 +1,10 @@
 import { projectEnvelope } from "../../core/envelope.js";
 import { LoopgateError } from "../../core/errors.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
+import { exitCodeOf } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
-import { exitCodeOf } from "./inspect.js";
 
 /**
  * `loopgate report RUN [--junit FILE] [--markdown FILE]`: CI reports of a finished run, rebuilt from its

@@ -6,12 +6,12 @@ import { InputError } from "../../core/errors.js";
 import { runPhase } from "../../core/run-phase.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { openStore, readRun, storeDirFrom } from "../context.js";
+import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
-import { handleInterrupts } from "../interrupt.js";
+import { interruptRun } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
-import { exitCodeOf } from "./inspect.js";
-import { followOutput, numberFlag, type RunFlags } from "./run.js";
+import { followOutput, type RunFlags } from "./run-common.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
@@ -34,16 +34,14 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     io.out(flags.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatEnvelope(finished)}\n`);
     return exitCodeOf(finished.status);
   }
-  const interrupts = handleInterrupts((sig) =>
-    io.err(`\nloopgate: ${sig}: stopping the run and recording it (press again to quit at once)\n`),
-  );
+  const interrupts = interruptRun(io);
   const reporter =
     !flags.json || io.stderr.isTTY || followOutput(flags)
       ? progressReporter(io.stderr, { verbose: followOutput(flags) })
       : null;
   try {
-    const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
-    const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
+    const maxTurns = flags["max-turns"];
+    const maxCostUsd = flags["max-cost"];
     const env = await resumeRun({
       runId,
       store,

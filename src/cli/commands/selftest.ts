@@ -34,8 +34,12 @@ export function formatSelftest(r: SelftestReport): string {
 }
 
 /** `loopgate selftest [--json]`: measures this installation without a model call (unless a provider is configured). */
-export async function selftestCommand(io: CommandIO, flags: { json?: boolean }): Promise<number> {
-  const ctx = defaultContext();
+export async function selftestCommand(
+  io: CommandIO,
+  flags: { json?: boolean },
+  help: string,
+): Promise<number> {
+  const ctx = defaultContext(help);
   io.err(
     `loopgate selftest: ${DIMENSIONS.length} dimensions, no paid model call unless a provider is configured\n`,
   );

@@ -10,7 +10,7 @@ import { recordTaskCheck } from "../../runner/test-floors.js";
 import { WorkspaceObserver } from "../../workspace/observer.js";
 import { openStore } from "../context.js";
 import type { CommandIO } from "../io.js";
-import { executeRun, type RunFlags, runSettings } from "./run.js";
+import { executeRun, type RunFlags, runSettings } from "./run-common.js";
 
 /** What applies to one gate: loopgate's own canary, a declared one, and the test count the oracle reached. */
 export interface GateCheckReport {

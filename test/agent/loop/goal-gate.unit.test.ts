@@ -70,7 +70,7 @@ const said = (text: string, turn = 1, origin: Origin = "model") =>
     },
     origin,
   );
-const probed = (predicate: Record<string, string>, holds: boolean, turn: number, origin: Origin = "gate") =>
+const probed = (predicate: GoalPredicate, holds: boolean, turn: number, origin: Origin = "gate") =>
   ev("goal_probed", { attempt: 1, turn, predicate, holds, detail: "" }, origin);
 
 const TESTS: GoalPredicate = { command_succeeded: "node --test" };
@@ -253,7 +253,7 @@ describe("property: untrusted events never complete a goal", () => {
   const callId = fc.constantFrom("c1", "c2", "c3");
   const command = fc.constantFrom("node --test", "node --test", "true", "npm test");
   const turn = fc.integer({ min: 1, max: 4 });
-  const predicate = fc.constantFrom<Record<string, string>>(
+  const predicate = fc.constantFrom<GoalPredicate>(
     { gate_passed: "unit" },
     { file_exists: "dist/out.txt" },
     { command_succeeded: "node --test" },

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatRate, healthCommand } from "../../../src/cli/commands/health.js";
 import type { CommandIO } from "../../../src/cli/io.js";
+import { main } from "../../../src/cli/main.js";
 import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
 
 let dir: string;
@@ -45,7 +46,15 @@ describe("loopgate health", () => {
     expect(t.text()).toContain("reopen rate: —");
     expect(formatRate(0, 3, "runs")).toBe("0.0% of 3 runs");
   });
-  it("refuses a bad --days", async () => {
-    await expect(healthCommand(io(), { store: dir, days: "0" })).rejects.toThrow(/--days|whole number/);
+  it("refuses a bad --days (the CLI's flag schema, before the command runs)", async () => {
+    let err = "";
+    const t = {
+      ...io(),
+      err: (s: string) => {
+        err += s;
+      },
+    } as CommandIO;
+    expect(await main(["health", "--store", dir, "--days", "0"], t)).toBe(2);
+    expect(err).toContain('--days: expected a positive whole number (1 or more), got "0"');
   });
 });

@@ -1,0 +1,197 @@
+// What `run`, `verify` and `task check` share: their flags, the builder choice, the settings, one run.
+import { join, resolve } from "node:path";
+import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
+import type { ModelAdapter } from "../../agent/model.js";
+import { createModel } from "../../agent/models/provider.js";
+import type { Builder } from "../../builders/builder.js";
+import { agentAdapter } from "../../builders/codex/agent-flag.js";
+import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import type { Envelope } from "../../core/envelope.js";
+import { InputError } from "../../core/errors.js";
+import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
+import type { LoadedTask } from "../../runner/load-task.js";
+import { runTask } from "../../runner/run-task.js";
+import type { SandboxMode } from "../../sandbox/bubblewrap.js";
+import { openStore, storeDirFrom } from "../context.js";
+import { formatEnvelope } from "../format.js";
+import { interruptRun } from "../interrupt.js";
+import { cliName } from "../invocation.js";
+import type { CommandIO } from "../io.js";
+import { progressReporter } from "../progress.js";
+
+/** Flags shared by `run`, `verify` and `task check`. */
+export interface RunFlags {
+  builder?: string;
+  oracle?: boolean;
+  noop?: boolean;
+  json?: boolean;
+  store?: string;
+  workspace?: string;
+  "builder-env"?: string[];
+  "builder-mount"?: string[];
+  network?: boolean;
+  "max-attempts"?: number;
+  "unsafe-no-sandbox"?: boolean;
+  model?: string;
+  /** An external agent run through loopgate's adapter: `codex[:MODEL]`. */
+  agent?: string;
+  record?: string;
+  "base-url"?: string;
+  "max-turns"?: number;
+  "max-cost"?: number;
+  case?: string;
+  "judge-model"?: string;
+  "no-step-checks"?: boolean;
+  "step-escalation"?: string;
+  strict?: boolean;
+  junit?: string;
+  markdown?: string;
+  /** Stream the builder's and the gates' output live, prefixed (`--follow` is the same). */
+  verbose?: boolean;
+  follow?: boolean;
+}
+
+/** Whether the user asked for the builder's and gates' output live (`--verbose` or `--follow`). */
+export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
+
+/** Picks the builder from exactly one of --builder, --oracle, --noop. */
+export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
+  const chosen = [
+    flags.builder !== undefined,
+    Boolean(flags.oracle),
+    Boolean(flags.noop),
+    flags.model !== undefined,
+    flags.agent !== undefined,
+  ].filter(Boolean).length;
+  if (chosen !== 1)
+    throw new InputError(
+      "choose exactly one builder: --model PROVIDER:MODEL, --agent codex[:MODEL], --builder CMD, --oracle or --noop",
+      "loopgate run",
+    );
+  if (flags.agent !== undefined) return agentAdapter(flags.agent, flags);
+  if (flags.model === undefined)
+    for (const f of [
+      "record",
+      "max-turns",
+      "max-cost",
+      "base-url",
+      "no-step-checks",
+      "step-escalation",
+    ] as const)
+      if (flags[f] !== undefined)
+        throw new InputError("applies only to the built-in agent (--model)", `--${f}`);
+  if (flags.model !== undefined) {
+    const maxTurns = flags["max-turns"];
+    const maxCostUsd = flags["max-cost"];
+    return agentBuilder(flags.model, {
+      ...(flags.record !== undefined ? { record: flags.record } : {}),
+      ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+      ...(flags["no-step-checks"] ? { stepChecks: false } : {}),
+      ...(flags["step-escalation"] !== undefined ? { stepEscalation: flags["step-escalation"] } : {}),
+    });
+  }
+  if (flags.oracle) {
+    if (!loaded.oracle) throw new InputError("the task declares no oracle", `${loaded.file}: oracle`);
+    return oracleBuilder(loaded.oracle);
+  }
+  if (flags.noop) return noopBuilder();
+  // Relative file paths in the command mean the caller's directory, as in a shell (see commandBuilder).
+  return commandBuilder(flags.builder as string, process.cwd());
+}
+
+/** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
+export function runSettings(loaded: LoadedTask, flags: RunFlags) {
+  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
+  checkUserMounts(mounts, mountGuards(loaded, storeDir));
+  for (const name of flags["builder-env"] ?? [])
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
+  const maxAttempts = flags["max-attempts"];
+  const sandbox: SandboxMode = flags["unsafe-no-sandbox"] ? "none" : "bubblewrap";
+  return { storeDir, mounts, maxAttempts, sandbox };
+}
+
+/** Runs one task with one builder and reports; returns the envelope. */
+export async function executeRun(
+  io: CommandIO,
+  loaded: LoadedTask,
+  builder: Builder,
+  flags: RunFlags,
+  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
+): Promise<Envelope> {
+  const s = runSettings(loaded, flags);
+  const store = await openStore(s.storeDir, true);
+  // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
+  const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
+  // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
+  const interrupts = interruptRun(io);
+  const reporter = showProgress ? progressReporter(io.stderr, { verbose: followOutput(flags) }) : null;
+  try {
+    return await runTask({
+      signal: interrupts.signal,
+      loaded,
+      builder,
+      store,
+      storeDir: s.storeDir,
+      sandbox: s.sandbox,
+      allowEnv: flags["builder-env"] ?? [],
+      mounts: s.mounts,
+      ...(flags.network ? { network: true } : {}),
+      ...(extra.workFrom ? { workFrom: extra.workFrom } : {}),
+      ...((extra.maxAttempts ?? s.maxAttempts) !== undefined
+        ? { maxAttempts: extra.maxAttempts ?? s.maxAttempts }
+        : {}),
+      ...(reporter
+        ? { reporter }
+        : extra.quiet
+          ? {}
+          : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
+      ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
+      ...judgeModelFor(loaded, flags),
+    });
+  } finally {
+    reporter?.close();
+    interrupts.dispose();
+    await store.close();
+  }
+}
+
+/** The envelope on stdout: JSON with --json, else the summary and how to see the audit trail (or resume). */
+export function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: LoadedTask): void {
+  if (flags.json) {
+    io.out(`${JSON.stringify(env, null, 2)}\n`);
+    return;
+  }
+  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const me = cliName();
+  const resume =
+    env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (")
+      ? `continue it: ${me} resume ${env.run_id} --store ${storeDir}\n`
+      : "";
+  io.out(`${formatEnvelope(env)}\naudit trail: ${me} events ${env.run_id} --store ${storeDir}\n${resume}`);
+}
+
+/**
+ * The judge's model: --judge-model, else the task's judge.model (a scripted/replay file there is
+ * relative to the task file). Only when the task configures a judge.
+ */
+export function judgeModelFor(loaded: LoadedTask, flags: RunFlags): { judge?: ModelAdapter } {
+  if (!loaded.task.judge) {
+    if (flags["judge-model"] !== undefined)
+      throw new InputError("the task configures no judge", "--judge-model");
+    return {};
+  }
+  const fromTask = loaded.task.judge.model;
+  const spec =
+    flags["judge-model"] !== undefined
+      ? normalizeModelSpec(flags["judge-model"])
+      : fromTask?.replace(
+          /^(scripted|replay):(?!\/)(.+)$/,
+          (_m, kind: string, p: string) => `${kind}:${resolve(loaded.dir, p)}`,
+        );
+  if (!spec) return {};
+  return { judge: createModel(spec) };
+}

@@ -1,0 +1,20 @@
+import { resolve } from "node:path";
+import { noopBuilder } from "../../builders/command-builder.js";
+import { InputError } from "../../core/errors.js";
+import { loadTask } from "../../runner/load-task.js";
+import { exitCodeOf } from "../exit-codes.js";
+import type { CommandIO } from "../io.js";
+import { reportTargets, writeReports } from "../report/write-reports.js";
+import { executeRun, printEnvelope, type RunFlags } from "./run-common.js";
+
+/** `loopgate verify TASK --workspace DIR`: checks work produced elsewhere, one attempt, no builder. */
+export async function verifyCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
+  if (!flags.workspace)
+    throw new InputError("verify needs --workspace DIR, the folder holding the work", "loopgate verify");
+  const reports = reportTargets(flags);
+  const loaded = loadTask(taskPath);
+  const env = await executeRun(io, loaded, noopBuilder(), flags, { workFrom: resolve(flags.workspace) });
+  printEnvelope(io, env, flags, loaded);
+  for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
+  return exitCodeOf(env.status);
+}

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { attempt } from "../event-parts.js";
+import type { EventArea } from "./define.js";
+
+/** The independent judge's verdict on an attempt (see src/judge/). */
+export const judgeEvents = {
+  judge_finished: {
+    origin: ["judge"],
+    schema: z.object({
+      attempt,
+      verdict: z.enum(["approve", "reject", "inconclusive"]),
+      rules_applied: z.array(z.string()),
+      violations: z.array(z.object({ rule: z.string(), evidence: z.string().max(2000) })),
+      reason: z.string().max(2000),
+      duration_ms: z.number().nonnegative(),
+    }),
+  },
+} as const satisfies EventArea;
