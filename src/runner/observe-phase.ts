@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { attemptEvents } from "../agent/agent-state.js";
 import { findingRecord, pathList } from "../core/attempt-records.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
@@ -10,8 +9,9 @@ import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { diffObservations, type Observation, planGateChanges } from "../core/observation.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { clearPrivilegedBits } from "../workspace/private-modes.js";
+import { ofAttempt } from "./judge-phase.js";
 import { failRun, type RunContext } from "./run-context.js";
-import { lastObservationId, pristineId } from "./run-log.js";
+import { pristineId } from "./run-log.js";
 
 /** Observes the workspace after the builder, records the diff against pristine and the findings. */
 export async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null> {
@@ -19,7 +19,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
   const task = ctx.loaded.task;
   let after: Observation;
   let findings: EventData<"finding_recorded">[] = [];
-  const before = lastObservationId(journal.events);
+  const before = journal.current.lastObservationId;
   try {
     if (!existsSync(ctx.workspace))
       throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
@@ -33,7 +33,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
     clearPrivilegedBits(ctx.workspace, after);
     const duration = Math.round(performance.now() - t0);
-    const pristine = await ctx.observations.get(pristineId(journal.events));
+    const pristine = await ctx.observations.get(pristineId(journal.current));
     const diff = diffObservations(pristine, after);
     const plan = planGateChanges(pristine, after, {
       deliverables: task.deliverables,
@@ -79,14 +79,14 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
   // A builder that changed nothing and failed the way a program that never started fails: another
   // attempt would fail the same way, so the run stops here instead of blaming the work.
   if (after.id === before && ctx.builder.cannotStart) {
-    const ran = attemptEvents(journal.events, n).findLast((e) => e.type === "builder_finished");
-    if (ran?.type === "builder_finished") {
+    const ran = ofAttempt(ctx, "builder_finished", n).at(-1);
+    if (ran) {
       const why = ctx.builder.cannotStart({
-        exitCode: ran.data.exit_code,
-        signal: ran.data.signal,
-        timedOut: ran.data.timed_out,
-        durationMs: ran.data.duration_ms,
-        output: ran.data.output_excerpt,
+        exitCode: ran.exit_code,
+        signal: ran.signal,
+        timedOut: ran.timed_out,
+        durationMs: ran.duration_ms,
+        output: ran.output_excerpt,
         infrastructure: null,
       });
       if (why) return failRun(ctx, why);
@@ -108,8 +108,8 @@ async function limitExceeded(ctx: RunContext, n: number, e: LimitExceededError):
     ...(e.path ? { path: e.path.slice(0, 1000) } : {}),
     detail: `${e.message.slice(0, 1500)}; the gates did not run. Remove what is not part of the change, or raise limits.${e.limit} in the task file`,
   };
-  await ctx.journal.record({ type: "record_finding", data: finding });
+  // One append: no crash can leave the attempt open without an observation to gate.
+  await ctx.journal.record({ type: "finish_attempt", findings: [finding] });
   ctx.reporter.findings?.(n, [finding]);
-  await ctx.journal.record({ type: "finish_attempt" });
   return null;
 }

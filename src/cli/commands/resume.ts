@@ -10,7 +10,7 @@ import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { exitCodeOf } from "./inspect.js";
-import { followOutput, numberFlag, type RunFlags } from "./run.js";
+import { faultInjection, followOutput, numberFlag, type RunFlags } from "./run.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
@@ -44,6 +44,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     const maxTurns = numberFlag(flags["max-turns"], "--max-turns", true);
     const maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false);
     const env = await resumeRun({
+      ...faultInjection(),
       runId,
       store,
       storeDir: dir,
