@@ -20,6 +20,8 @@ export type RunCommand =
       data: EventData<"builder_finished">;
       claim?: EventData<"claim_recorded">;
       findings?: EventData<"finding_recorded">[];
+      /** The builder could not be carried out: the TOOL_FAILURE goes into the same append. */
+      infrastructure?: string;
     }
   /** An observation and, in the same atomic append, its diff against pristine and the findings. */
   | {
@@ -27,11 +29,14 @@ export type RunCommand =
       data: EventData<"workspace_observed">;
       changes?: EventData<"workspace_changed">;
       findings?: EventData<"finding_recorded">[];
+      /** What the observation showed stops the run (a builder that never started): in the same append. */
+      infrastructure?: string;
     }
   | { type: "record_changes"; data: EventData<"workspace_changed"> }
   | { type: "record_finding"; data: EventData<"finding_recorded"> }
   | { type: "record_claim"; data: EventData<"claim_recorded"> }
-  | { type: "record_gate"; data: EventData<"gate_run_finished"> }
+  /** A gate's result; `infrastructure` when its environment failed, recorded in the same append. */
+  | { type: "record_gate"; data: EventData<"gate_run_finished">; infrastructure?: string }
   /** Closes the open attempt; `findings` (e.g. why it could not be observed) go in the same append, first. */
   | { type: "finish_attempt"; findings?: EventData<"finding_recorded">[] }
   | { type: "issue_required_fix"; text: string }
@@ -64,6 +69,21 @@ export const agentEventTypes = [
   "step_escalated",
 ] as const;
 export type AgentEventBody = Extract<EventBody, { type: (typeof agentEventTypes)[number] }>;
+
+/** The infrastructure failure of attempt `n`, when there is one. */
+function failure(n: number, reason: string | undefined, interrupted?: boolean): EventBody[] {
+  if (reason === undefined) return [];
+  return [
+    {
+      type: "infrastructure_failed",
+      data: {
+        attempt: n,
+        reason: boundText(reason, LIMITS.reason) || "infrastructure failure (no reason given)",
+        ...(interrupted ? { interrupted: true } : {}),
+      },
+    },
+  ];
+}
 
 /** Decides which events a command produces in the given state; refuses out-of-order commands. */
 export function decide(command: RunCommand, state: RunState): EventBody[] {
@@ -111,6 +131,7 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
             throw new DomainError(`record_builder: a finding of attempt ${f.attempt} in attempt ${n}`);
           return { type: "finding_recorded" as const, data: f };
         }),
+        ...failure(n, command.infrastructure),
       ];
     case "record_observation":
       if (command.data.attempt !== 0) needOpen(command.data.attempt);
@@ -118,6 +139,7 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
         { type: "workspace_observed", data: command.data },
         ...(command.changes ? [{ type: "workspace_changed" as const, data: command.changes }] : []),
         ...(command.findings ?? []).map((f) => ({ type: "finding_recorded" as const, data: f })),
+        ...failure(n, command.infrastructure),
       ];
     case "record_changes":
       needOpen(command.data.attempt);
@@ -132,7 +154,7 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       needOpen(command.data.attempt);
       if (!state.gateIds.includes(command.data.gate_id))
         throw new DomainError(`record_gate: gate ${command.data.gate_id} is not declared by the task`);
-      return [{ type: "gate_run_finished", data: command.data }];
+      return [{ type: "gate_run_finished", data: command.data }, ...failure(n, command.infrastructure)];
     case "finish_attempt": {
       needOpen(n);
       const findings = command.findings ?? [];
@@ -166,16 +188,7 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
         throw new DomainError("record_judge: the judge is consulted only after every gate passed");
       return [{ type: "judge_finished", data: command.data }];
     case "fail_infrastructure":
-      return [
-        {
-          type: "infrastructure_failed",
-          data: {
-            attempt: n,
-            reason: boundText(command.reason, LIMITS.reason) || "infrastructure failure (no reason given)",
-            ...(command.interrupted ? { interrupted: true } : {}),
-          },
-        },
-      ];
+      return failure(n, command.reason, command.interrupted);
     case "finish_run": {
       if (open && !open.closed && !state.infrastructure)
         throw new DomainError(`finish_run: attempt ${n} is still open`);

@@ -79,6 +79,7 @@ export async function runBuilderPhase(
     data: builderRecord(n, r),
     ...(claim ? { claim } : {}),
     ...(findings.length ? { findings } : {}),
+    ...(r.infrastructure ? { infrastructure: r.infrastructure } : {}),
   });
   rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
   if (r.infrastructure) return failRun(ctx, r.infrastructure);

@@ -19,6 +19,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
   const task = ctx.loaded.task;
   let after: Observation;
   let findings: EventData<"finding_recorded">[] = [];
+  let why: string | null = null;
   const before = journal.current.lastObservationId;
   try {
     if (!existsSync(ctx.workspace))
@@ -53,8 +54,11 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
           detail: describeUncovered(u, task.workspace),
         }),
       );
+    why = after.id === before ? cannotStart(ctx, n) : null;
+    // The reason the run stops goes into the observation's own append: no crash can separate them.
     await journal.record({
       type: "record_observation",
+      ...(why ? { infrastructure: why } : {}),
       data: {
         attempt: n,
         phase: "after_builder",
@@ -76,23 +80,24 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
   }
   if (findings.length) rep.findings?.(n, findings);
-  // A builder that changed nothing and failed the way a program that never started fails: another
-  // attempt would fail the same way, so the run stops here instead of blaming the work.
-  if (after.id === before && ctx.builder.cannotStart) {
-    const ran = ofAttempt(ctx, "builder_finished", n).at(-1);
-    if (ran) {
-      const why = ctx.builder.cannotStart({
-        exitCode: ran.exit_code,
-        signal: ran.signal,
-        timedOut: ran.timed_out,
-        durationMs: ran.duration_ms,
-        output: ran.output_excerpt,
-        infrastructure: null,
-      });
-      if (why) return failRun(ctx, why);
-    }
-  }
-  return null;
+  return why ? failRun(ctx, why) : null;
+}
+
+/**
+ * A builder that changed nothing and failed the way a program that never started fails: another
+ * attempt would fail the same way, so the run stops here instead of blaming the work.
+ */
+function cannotStart(ctx: RunContext, n: number): string | null {
+  const ran = ofAttempt(ctx, "builder_finished", n).at(-1);
+  if (!ran || !ctx.builder.cannotStart) return null;
+  return ctx.builder.cannotStart({
+    exitCode: ran.exit_code,
+    signal: ran.signal,
+    timedOut: ran.timed_out,
+    durationMs: ran.duration_ms,
+    output: ran.output_excerpt,
+    infrastructure: null,
+  });
 }
 
 /**

@@ -109,8 +109,13 @@ async function gatePhase(
   // Interrupted: nothing is recorded; the driver's next step records the interrupt.
   if (ctx.signal?.aborted) return null;
   const { infrastructure, ...data } = result;
+  // A failed environment is recorded with the gate's result, in one append: no crash can drop it.
   await ctx.journal.record(
-    { type: "record_gate", data: gateRunRecord({ attempt: n, gate_id: gate.id, ...data }) },
+    {
+      type: "record_gate",
+      data: gateRunRecord({ attempt: n, gate_id: gate.id, ...data }),
+      ...(infrastructure ? { infrastructure } : {}),
+    },
     "gate",
   );
   ctx.reporter.gateFinished?.(n, gate.id, result);

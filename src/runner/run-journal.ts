@@ -27,6 +27,8 @@ const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
   gate_run_finished: "gate",
   continuation_queued: "continuation",
   judge_finished: "judge",
+  // loopgate's own finding, also when it is recorded in the same append as a gate's result.
+  infrastructure_failed: "runtime",
 };
 
 /**

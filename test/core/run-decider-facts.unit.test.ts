@@ -130,4 +130,38 @@ describe("run decider: facts recorded in one append", () => {
       .when({ type: "finish_attempt" })
       .thenError(/no attempt is open/);
   });
+
+  it("record_gate with a failed environment records the result and the TOOL_FAILURE together", () => {
+    const g = gate(1, "a", false);
+    given(run, [...open, built(1), observed(1)])
+      .when({
+        type: "record_gate",
+        data: g.data as EventData<"gate_run_finished">,
+        infrastructure: "the gate sandbox failed",
+      })
+      .thenEvents([
+        g,
+        { type: "infrastructure_failed", data: { attempt: 1, reason: "the gate sandbox failed" } },
+      ]);
+  });
+
+  it("record_builder and record_observation carry a TOOL_FAILURE in their own append", () => {
+    given(run, open)
+      .when({ type: "record_builder", data: builderData(1), infrastructure: "the builder could not start" })
+      .thenEvents([
+        { type: "builder_finished", data: builderData(1) },
+        { type: "infrastructure_failed", data: { attempt: 1, reason: "the builder could not start" } },
+      ]);
+    const obs = observed(1, "o-1");
+    given(run, [...open, built(1)])
+      .when({
+        type: "record_observation",
+        data: obs.data as EventData<"workspace_observed">,
+        infrastructure: "./build.sh never started",
+      })
+      .thenEvents([
+        obs,
+        { type: "infrastructure_failed", data: { attempt: 1, reason: "./build.sh never started" } },
+      ]);
+  });
 });
