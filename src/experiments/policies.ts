@@ -1,7 +1,9 @@
 import type { Envelope } from "../core/envelope.js";
 import type { LoopgateEvent } from "../core/events.js";
 import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
+import { type GateEnvironmentPolicy, pristineGateEnvironment } from "../runner/gate-environment-policy.js";
 import type { LoadedTask } from "../runner/load-task.js";
+import { asBuiltGateEnvironment } from "./as-built-policy.js";
 import type { Policy } from "./manifest.js";
 
 /** A policy's verdict on one run, in the envelope's vocabulary: TOOL_FAILURE is an execution failure. */
@@ -10,7 +12,7 @@ export type PolicyStatus = "SUCCESS" | "ESCALATED" | "TOOL_FAILURE";
 /** How a policy's runs are configured: which gates, and how their environment is built. */
 export interface PolicySetup {
   loaded: LoadedTask;
-  gateEnvironment: "pristine" | "as-built";
+  gateEnvironment: GateEnvironmentPolicy;
 }
 
 /**
@@ -27,7 +29,7 @@ export function setupPolicy(policy: Policy, loaded: LoadedTask): PolicySetup {
       (g) => !(isSubprocessGate(g) && g.heldout) && !isDifferentialGate(g),
     );
   const asBuilt = policy === "overlay" || policy === "in-workspace-tests";
-  return { loaded: copy, gateEnvironment: asBuilt ? "as-built" : "pristine" };
+  return { loaded: copy, gateEnvironment: asBuilt ? asBuiltGateEnvironment : pristineGateEnvironment };
 }
 
 /** What a builder said at the end of one attempt, and whether it exited cleanly. */

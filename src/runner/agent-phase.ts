@@ -14,7 +14,7 @@ import { WorkspaceObserver } from "../workspace/observer.js";
 import { assertRealpathInside } from "../workspace/safe-path.js";
 import { runGateFresh } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
-import { lastObservationId, pristineId } from "./run-log.js";
+import { pristineId } from "./run-log.js";
 
 const SYSTEM = `You are a coding agent working inside a sandboxed copy of a repository (your working directory).
 Use the tools to inspect and change files and to run commands. Work until the task is really done, then
@@ -79,7 +79,7 @@ export async function runAgentPhase(
         throw e;
       });
       if (!obs) return null;
-      if (obs.id === lastObservationId(ctx.journal.events)) return null;
+      if (obs.id === ctx.journal.current.lastObservationId) return null;
       await ctx.observations.put(obs);
       await ctx.blobs.save(obs, ctx.workspace);
       return obs.id;
@@ -107,7 +107,7 @@ export async function runAgentPhase(
               nonPublic: [ctx.runDir, ctx.loaded.dir],
             }),
             observe: () => observer.observe(),
-            pristine: () => ctx.observations.get(pristineId(ctx.journal.events)),
+            pristine: () => ctx.observations.get(pristineId(ctx.journal.current)),
           }),
         }
       : {}),
@@ -146,7 +146,7 @@ async function probe(
   if ("gate_passed" in p) {
     const gate = ctx.gates.find((g) => g.id === p.gate_passed);
     if (!gate) return { holds: false, detail: `no gate ${p.gate_passed}` };
-    const pristine = await ctx.observations.get(pristineId(ctx.journal.events));
+    const pristine = await ctx.observations.get(pristineId(ctx.journal.current));
     const now = await new WorkspaceObserver(ctx.workspace).observe();
     const plan = planGateChanges(pristine, now, {
       deliverables: ctx.loaded.task.deliverables,

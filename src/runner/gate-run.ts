@@ -11,7 +11,8 @@ import { buildGateEnvironment } from "../workspace/gate-environment.js";
 import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
-type GateState = { pristine: Observation; after: Observation; plan: ChangePlan };
+/** What a gate environment is built from: the attempt's observations and gate-change plan. */
+export type GateState = { pristine: Observation; after: Observation; plan: ChangePlan };
 
 /**
  * Runs one gate in a fresh environment built for this run only. A gate with a declared `canary` is run
@@ -29,9 +30,9 @@ export async function runGateFresh(
   state: GateState,
   floor?: TestFloor,
 ): Promise<GateResult> {
-  const asBuilt = ctx.gateEnvironment === "as-built";
-  // The as-built baselines of the forgery benchmark model other harnesses, which have no canary.
-  if (!gate.canary || asBuilt) return runIn(ctx, gate, n, name, state, [gate.heldout], { floor });
+  // A baseline policy of the forgery benchmark models other harnesses, which have no canary.
+  if (!gate.canary || !ctx.gateEnvironment.runsCanary)
+    return runIn(ctx, gate, n, name, state, [gate.heldout], { floor });
   const canaryFiles = listFiles(gate.canary);
   const pad = { dir: gate.canary, files: canaryFiles };
   const real = () => runIn(ctx, gate, n, name, state, [gate.heldout], { floor, pad });
@@ -106,46 +107,26 @@ async function runIn(
   overlays: [heldout: string | null, canary?: string | null],
   extra: { floor?: TestFloor | undefined; pad?: { dir: string; files: string[] }; declaredCanary?: string[] },
 ): Promise<GateResult> {
-  const asBuilt = ctx.gateEnvironment === "as-built";
-  const linked = ctx.sandbox === "bubblewrap" && !gate.writable && !asBuilt;
+  const policy = ctx.gateEnvironment;
+  const linked = ctx.sandbox === "bubblewrap" && !gate.writable && policy.mayLink;
   const envDir = join(ctx.runDir, "gate-env", name);
   const [heldout, canary] = overlays;
-  const overlay = { ...(heldout ? { heldoutDir: heldout } : {}), ...(canary ? { canaryDir: canary } : {}) };
   try {
     await rm(envDir, { recursive: true, force: true });
     await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
     await buildGateEnvironment(
-      asBuilt
-        ? {
-            // Baseline for the forgery benchmark only: the builder's tree as it is, plus the overlay.
-            pristineDir: ctx.workspace,
-            pristine: state.after,
-            workspaceDir: ctx.workspace,
-            workspace: state.after,
-            plan: { carry: [], drop: [], findings: [] },
-            ...overlay,
-            destDir: envDir,
-            mode: "copy",
-          }
-        : {
-            pristineDir: ctx.pristineDir,
-            pristine: state.pristine,
-            workspaceDir: ctx.workspace,
-            workspace: state.after,
-            plan: state.plan,
-            ...overlay,
-            ...(extra.pad
-              ? {
-                  padding: extra.pad.files.map((f) => {
-                    const original = readFileSync(join(extra.pad?.dir ?? "", f), "utf8");
-                    return { path: f, content: inertPadding(f, original, Buffer.byteLength(original)) };
-                  }),
-                  paddingModesFrom: extra.pad.dir,
-                }
-              : {}),
-            destDir: envDir,
-            mode: linked ? "link" : "copy",
-          },
+      policy.spec({
+        pristineDir: ctx.pristineDir,
+        pristine: state.pristine,
+        workspaceDir: ctx.workspace,
+        after: state.after,
+        plan: state.plan,
+        ...(heldout ? { heldoutDir: heldout } : {}),
+        ...(canary ? { canaryDir: canary } : {}),
+        ...(extra.pad ? { padding: { files: padding(extra.pad), modesFrom: extra.pad.dir } } : {}),
+        destDir: envDir,
+        link: linked,
+      }),
     );
     return await gate.run({
       gateEnv: envDir,
@@ -159,7 +140,7 @@ async function runIn(
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(extra.floor ? { testFloor: extra.floor } : {}),
       ...(extra.declaredCanary ? { declaredCanary: extra.declaredCanary } : {}),
-      ...(asBuilt ? { exitCodeOnly: true } : {}),
+      ...(policy.exitCodeOnly ? { exitCodeOnly: true } : {}),
       ...(ctx.reporter.gateOutput
         ? { onOutput: (chunk: string) => ctx.reporter.gateOutput?.(gate.id, chunk) }
         : {}),
@@ -167,4 +148,12 @@ async function runIn(
   } finally {
     await rm(envDir, { recursive: true, force: true });
   }
+}
+
+/** Inert files of the same names and sizes as the canary's, for the real run. */
+function padding(pad: { dir: string; files: string[] }): { path: string; content: string }[] {
+  return pad.files.map((f) => {
+    const original = readFileSync(join(pad.dir, f), "utf8");
+    return { path: f, content: inertPadding(f, original, Buffer.byteLength(original)) };
+  });
 }

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { attemptEvents } from "../agent/agent-state.js";
 import { findingRecord, pathList } from "../core/attempt-records.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
@@ -11,8 +10,9 @@ import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { diffObservations, type Observation } from "../core/observation.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { clearPrivilegedBits } from "../workspace/private-modes.js";
+import { ofAttempt } from "./judge-phase.js";
 import { failRun, type RunContext } from "./run-context.js";
-import { lastObservationId, pristineId } from "./run-log.js";
+import { pristineId } from "./run-log.js";
 
 /** Observes the workspace after the builder, records the diff against pristine and the findings. */
 export async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null> {
@@ -20,7 +20,8 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
   const task = ctx.loaded.task;
   let after: Observation;
   let findings: EventData<"finding_recorded">[] = [];
-  const before = lastObservationId(journal.events);
+  let why: string | null = null;
+  const before = journal.current.lastObservationId;
   try {
     if (!existsSync(ctx.workspace))
       throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
@@ -34,7 +35,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
     clearPrivilegedBits(ctx.workspace, after);
     const duration = Math.round(performance.now() - t0);
-    const pristine = await ctx.observations.get(pristineId(journal.events));
+    const pristine = await ctx.observations.get(pristineId(journal.current));
     const diff = diffObservations(pristine, after);
     const plan = planGateChanges(pristine, after, {
       deliverables: task.deliverables,
@@ -54,8 +55,11 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
           detail: describeUncovered(u, task.workspace),
         }),
       );
+    why = after.id === before ? cannotStart(ctx, n) : null;
+    // The reason the run stops goes into the observation's own append: no crash can separate them.
     await journal.record({
       type: "record_observation",
+      ...(why ? { infrastructure: why } : {}),
       data: {
         attempt: n,
         phase: "after_builder",
@@ -77,23 +81,24 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     return failRun(ctx, `observing the workspace failed: ${(e as Error).message}`);
   }
   if (findings.length) rep.findings?.(n, findings);
-  // A builder that changed nothing and failed the way a program that never started fails: another
-  // attempt would fail the same way, so the run stops here instead of blaming the work.
-  if (after.id === before && ctx.builder.cannotStart) {
-    const ran = attemptEvents(journal.events, n).findLast((e) => e.type === "builder_finished");
-    if (ran?.type === "builder_finished") {
-      const why = ctx.builder.cannotStart({
-        exitCode: ran.data.exit_code,
-        signal: ran.data.signal,
-        timedOut: ran.data.timed_out,
-        durationMs: ran.data.duration_ms,
-        output: ran.data.output_excerpt,
-        infrastructure: null,
-      });
-      if (why) return failRun(ctx, why);
-    }
-  }
-  return null;
+  return why ? failRun(ctx, why) : null;
+}
+
+/**
+ * A builder that changed nothing and failed the way a program that never started fails: another
+ * attempt would fail the same way, so the run stops here instead of blaming the work.
+ */
+function cannotStart(ctx: RunContext, n: number): string | null {
+  const ran = ofAttempt(ctx, "builder_finished", n).at(-1);
+  if (!ran || !ctx.builder.cannotStart) return null;
+  return ctx.builder.cannotStart({
+    exitCode: ran.exit_code,
+    signal: ran.signal,
+    timedOut: ran.timed_out,
+    durationMs: ran.duration_ms,
+    output: ran.output_excerpt,
+    infrastructure: null,
+  });
 }
 
 /**
@@ -109,8 +114,8 @@ async function limitExceeded(ctx: RunContext, n: number, e: LimitExceededError):
     ...(e.path ? { path: e.path.slice(0, 1000) } : {}),
     detail: `${e.message.slice(0, 1500)}; the gates did not run. Remove what is not part of the change, or raise limits.${e.limit} in the task file`,
   };
-  await ctx.journal.record({ type: "record_finding", data: finding });
+  // One append: no crash can leave the attempt open without an observation to gate.
+  await ctx.journal.record({ type: "finish_attempt", findings: [finding] });
   ctx.reporter.findings?.(n, [finding]);
-  await ctx.journal.record({ type: "finish_attempt" });
   return null;
 }

@@ -7,18 +7,21 @@ import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData, RecordedEvent } from "../core/events.js";
 import { runSecrets } from "../core/redact.js";
+import { resumeStart } from "../core/run-step.js";
 import { TODO_TOOL } from "../core/step-appraisal.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { checkUserMounts, mountGuards } from "./builder-mounts.js";
+import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
 import { loadMissionCase } from "./mission-source/mission-case.js";
+import { ensureSandbox } from "./prepare-run.js";
 import type { RunReporter } from "./reporter.js";
-import { failRun, runPaths } from "./run-context.js";
-import { currentRequiredFix, driveRun, lastObservationId } from "./run-driver.js";
-import { RunJournal } from "./run-journal.js";
+import { failRun, type RunContext, runPaths } from "./run-context.js";
+import { driveRun } from "./run-driver.js";
+import { type AfterAppend, RunJournal } from "./run-journal.js";
 import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
-import { ensureSandbox, prepareRun, runContext } from "./run-task.js";
+import { runContext } from "./run-task.js";
 
 /** What resuming a run needs beyond its log: how to rebuild its builder (the model cannot be stored). */
 export interface ResumeOptions {
@@ -31,6 +34,10 @@ export interface ResumeOptions {
   mounts?: readonly string[];
   reporter?: RunReporter;
   signal?: AbortSignal;
+  /** Called after each of the run's events is durably appended (see RunJournal.afterAppend). */
+  afterAppend?: AfterAppend;
+  /** The gate-environment policy a run recorded as other than pristine must be passed in again. */
+  gateEnvironment?: GateEnvironmentPolicy;
 }
 
 /**
@@ -53,7 +60,20 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   const responses = events.filter((e) => e.type === "model_responded").length;
   const builder = o.builder(started.data.builder, responses);
   const secrets = runSecrets(process.env, o.allowEnv ?? []);
-  const journal = RunJournal.resume(o.store, o.runId, events, () => new Date(), randomUUID, secrets);
+  const recordedPolicy = started.data.gate_environment ?? "pristine";
+  if ((o.gateEnvironment?.name ?? "pristine") !== recordedPolicy)
+    throw new InputError(
+      `run ${o.runId} was started with the ${recordedPolicy} gate environment (a baseline of the forgery benchmark); only the experiment that started it can resume it`,
+    );
+  const journal = RunJournal.resume(
+    o.store,
+    o.runId,
+    events,
+    () => new Date(),
+    randomUUID,
+    secrets,
+    o.afterAppend,
+  );
   if (journal.current.finished && !journal.current.interrupted)
     return continueRun(o, events, journal, loaded, builder);
   // Before anything is touched (the lease included): the recorded mounts are checked again like new
@@ -101,13 +121,20 @@ async function continueRun(
       ...(o.reporter ? { reporter: o.reporter } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(started.data.judge ? { judge: createModel(started.data.judge) } : {}),
-      ...(started.data.gate_environment ? { gateEnvironment: started.data.gate_environment } : {}),
+      ...(o.gateEnvironment ? { gateEnvironment: o.gateEnvironment } : {}),
       ...(started.data.test_floors ? { testFloors: started.data.test_floors } : {}),
     },
     journal,
     runDir,
   );
-  if (journal.current.finished && journal.current.interrupted) {
+  const task = { gates: ctx.gates.map((g) => g.id) };
+  const resumed = (action: string, inDoubt: string[] = []) =>
+    journal.record({
+      type: "resume",
+      data: { from_revision: events.length - 1, in_doubt: inDoubt, action: action.slice(0, 2000) },
+    });
+  let start = resumeStart(journal.current, task);
+  if (start === "reopen") {
     // The user stopped it (Ctrl-C): that was no verdict, so the run is reopened and continued below.
     await journal.record({
       type: "resume",
@@ -121,109 +148,108 @@ async function continueRun(
         reopened: true,
       },
     });
+    start = resumeStart(journal.current, task);
   }
-  if (journal.current.finished) return driveRun(ctx);
+  if (start === "finished") return driveRun(ctx);
   await ensureSandbox(ctx.sandbox);
-  if (!journal.events.some((e) => e.type === "workspace_observed" && e.data.phase === "pristine")) {
-    // Interrupted while preparing: prepare again from scratch.
-    await journal.record({
-      type: "resume",
-      data: { from_revision: events.length - 1, in_doubt: [], action: "preparing the run again" },
-    });
-    const failed = await prepareRun(ctx);
-    return failed ?? driveRun(ctx);
+  if (start === "prepare") {
+    // Interrupted while preparing: the driver prepares again from scratch.
+    await resumed("preparing the run again");
+    return driveRun(ctx);
   }
+  if (start === "continue") {
+    await resumed("continued from the log");
+    return driveRun(ctx);
+  }
+  // The open attempt's builder was running: what it did since the last observation is in doubt.
   const st = journal.current;
   const n = st.attempts.length;
-  const open = n > 0 && !st.attempts[n - 1]?.closed;
-  const inAttempt = open ? attemptEvents(journal.events, n) : [];
-  const builderRunning = open && !ctx.workFrom && !inAttempt.some((e) => e.type === "builder_finished");
-  let action = "continued from the log";
-  const inDoubt: string[] = [];
-  if (builderRunning) {
-    const lastObs = lastObservationId(journal.events);
-    if (!lastObs) return failRun(ctx, "cannot resume: the log has no workspace observation to roll back to");
-    const { pristineDir } = runPaths(runDir);
-    const pristineId = journal.events.find(
-      (e) => e.type === "workspace_observed" && e.data.phase === "pristine",
+  const lastObs = st.lastObservationId;
+  if (!lastObs) return failRun(ctx, "cannot resume: the log has no workspace observation to roll back to");
+  const { pristineDir } = runPaths(runDir);
+  if (st.pristineObservationId !== null)
+    await ctx.blobs.save(await ctx.observations.get(st.pristineObservationId), pristineDir);
+  if (builder.agent) return resumeAgent(ctx, journal, n, lastObs, resumed);
+  await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
+  await resumed(
+    `the builder of attempt ${n} was interrupted: rolled the workspace back to observation ${lastObs.slice(0, 12)} and re-running it`,
+  );
+  return driveRun(ctx);
+}
+
+/**
+ * The built-in agent's attempt was running: a mutating tool call with an intent and no result is
+ * rolled back and reported to the model as interrupted; a read-only one is simply repeated.
+ */
+async function resumeAgent(
+  ctx: RunContext,
+  journal: RunJournal,
+  n: number,
+  lastObs: string,
+  resumed: (action: string, inDoubt?: string[]) => Promise<unknown>,
+): Promise<Envelope> {
+  const inAttempt = attemptEvents(journal.events, n);
+  const fix = journal.current.attempts[n - 1]?.requiredFix ?? null;
+  const s = foldAgent(inAttempt, fix ?? "");
+  // A crash between a todo call's result and its todo_written: the write is a pure function of the
+  // call's arguments and the plan before it, so it is recorded now, exactly as it would have been.
+  const lastTodo = inAttempt.findLast((e) => e.type === "tool_call_finished" && e.data.name === TODO_TOOL);
+  if (
+    lastTodo?.type === "tool_call_finished" &&
+    !inAttempt.some((e) => e.type === "todo_written" && e.data.call_id === lastTodo.data.call_id)
+  ) {
+    const intent = inAttempt.find(
+      (e) => e.type === "tool_call_started" && e.data.call_id === lastTodo.data.call_id,
     );
-    if (pristineId?.type === "workspace_observed")
-      await ctx.blobs.save(await ctx.observations.get(pristineId.data.observation_id), pristineDir);
-    if (builder.agent) {
-      const fix = currentRequiredFix(journal.events);
-      const s = foldAgent(inAttempt, fix ?? "");
-      // A crash between a todo call's result and its todo_written: the write is a pure function of the
-      // call's arguments and the plan before it, so it is recorded now, exactly as it would have been.
-      const lastTodo = inAttempt.findLast(
-        (e) => e.type === "tool_call_finished" && e.data.name === TODO_TOOL,
-      );
-      if (
-        lastTodo?.type === "tool_call_finished" &&
-        !inAttempt.some((e) => e.type === "todo_written" && e.data.call_id === lastTodo.data.call_id)
-      ) {
-        const intent = inAttempt.find(
-          (e) => e.type === "tool_call_started" && e.data.call_id === lastTodo.data.call_id,
-        );
-        const args = intent?.type === "tool_call_started" ? intent.data.args : undefined;
-        const written = todoWrittenFor(
-          journal.events,
-          n,
-          { id: lastTodo.data.call_id, name: TODO_TOOL, args },
-          lastTodo.data.valid && !lastTodo.data.is_error,
-        );
-        if (written) await journal.record({ type: "record_agent", event: written });
-      }
-      // A crash between a mutating call's result and its observation must not hide the change:
-      // observe now and record what that call did, so older evidence goes stale as it should.
-      const lastMutating = inAttempt.findLast(
-        (e) => e.type === "tool_call_finished" && e.data.name !== "read_file" && e.data.name !== "list_files",
-      );
-      if (s.inDoubt.length === 0 && lastMutating?.type === "tool_call_finished") {
-        const now = await new WorkspaceObserver(ctx.workspace).observe();
-        if (now.id !== lastObs) {
-          await ctx.observations.put(now);
-          await ctx.blobs.save(now, ctx.workspace);
-          await journal.record({
-            type: "record_agent",
-            event: {
-              type: "workspace_touched",
-              data: { attempt: n, call_id: lastMutating.data.call_id, observation_id: now.id },
-            },
-          });
-        }
-      }
-      for (const c of s.inDoubt) inDoubt.push(c.callId);
-      const mutating = s.inDoubt.filter((c) => c.mutating);
-      if (mutating.length) {
-        await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
-        action = `rolled the workspace back to observation ${lastObs.slice(0, 12)} and told the model that ${mutating.map((c) => c.callId).join(", ")} was interrupted`;
-      } else if (s.inDoubt.length)
-        action = `repeating read-only call ${s.inDoubt.map((c) => c.callId).join(", ")}`;
-      await journal.record({
-        type: "resume",
-        data: { from_revision: events.length - 1, in_doubt: inDoubt, action },
-      });
-      for (const c of mutating)
-        await journal.record({
-          type: "record_agent",
-          event: {
-            type: "tool_call_abandoned",
-            data: {
-              attempt: n,
-              call_id: c.callId,
-              reason: `[loopgate] This ${c.name} call was interrupted before its result was recorded. The workspace was rolled back to the state before it. Run it again if it is still needed.`,
-            },
-          },
-        });
-      return driveRun(ctx);
-    }
-    await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
-    action = `the builder of attempt ${n} was interrupted: rolled the workspace back to observation ${lastObs.slice(0, 12)} and re-running it`;
+    const args = intent?.type === "tool_call_started" ? intent.data.args : undefined;
+    const written = todoWrittenFor(
+      journal.events,
+      n,
+      { id: lastTodo.data.call_id, name: TODO_TOOL, args },
+      lastTodo.data.valid && !lastTodo.data.is_error,
+    );
+    if (written) await journal.record({ type: "record_agent", event: written });
   }
-  await journal.record({
-    type: "resume",
-    data: { from_revision: events.length - 1, in_doubt: inDoubt, action },
-  });
+  // A crash between a mutating call's result and its observation must not hide the change:
+  // observe now and record what that call did, so older evidence goes stale as it should.
+  const lastMutating = inAttempt.findLast(
+    (e) => e.type === "tool_call_finished" && e.data.name !== "read_file" && e.data.name !== "list_files",
+  );
+  if (s.inDoubt.length === 0 && lastMutating?.type === "tool_call_finished") {
+    const now = await new WorkspaceObserver(ctx.workspace).observe();
+    if (now.id !== lastObs) {
+      await ctx.observations.put(now);
+      await ctx.blobs.save(now, ctx.workspace);
+      await journal.record({
+        type: "record_agent",
+        event: {
+          type: "workspace_touched",
+          data: { attempt: n, call_id: lastMutating.data.call_id, observation_id: now.id },
+        },
+      });
+    }
+  }
+  const inDoubt = s.inDoubt.map((c) => c.callId);
+  const mutating = s.inDoubt.filter((c) => c.mutating);
+  let action = "continued from the log";
+  if (mutating.length) {
+    await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
+    action = `rolled the workspace back to observation ${lastObs.slice(0, 12)} and told the model that ${mutating.map((c) => c.callId).join(", ")} was interrupted`;
+  } else if (s.inDoubt.length)
+    action = `repeating read-only call ${s.inDoubt.map((c) => c.callId).join(", ")}`;
+  await resumed(action, inDoubt);
+  for (const c of mutating)
+    await journal.record({
+      type: "record_agent",
+      event: {
+        type: "tool_call_abandoned",
+        data: {
+          attempt: n,
+          call_id: c.callId,
+          reason: `[loopgate] This ${c.name} call was interrupted before its result was recorded. The workspace was rolled back to the state before it. Run it again if it is still needed.`,
+        },
+      },
+    });
   return driveRun(ctx);
 }
 

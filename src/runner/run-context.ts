@@ -7,6 +7,7 @@ import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import { BlobStore } from "../workspace/blob-store.js";
 import { ObservationStore } from "../workspace/observation-store.js";
+import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import type { RunJournal } from "./run-journal.js";
@@ -36,13 +37,8 @@ export interface RunContext {
   reporter: RunReporter;
   signal: AbortSignal | undefined;
   clock: () => Date;
-  /**
-   * How gate environments are built. "pristine" is loopgate's policy. "as-built" (the builder's final
-   * tree plus the held-out overlay, nothing restored) exists only so the forgery benchmark can measure
-   * the baseline policies other harnesses use; `loopgate run` never offers it; only experiment arms
-   * that name a baseline policy (`overlay`, `in-workspace-tests`) use it, and run_started records it.
-   */
-  gateEnvironment: "pristine" | "as-built";
+  /** How gate environments are built: loopgate's pristine policy unless a benchmark passed another in. */
+  gateEnvironment: GateEnvironmentPolicy;
   /** The judge's model when the task configures a judge. */
   judge: ModelAdapter | null;
   /** Each subprocess gate's test floor, as run_started recorded it. */

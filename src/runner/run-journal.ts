@@ -14,6 +14,13 @@ import { decideLease, evolveLease, isLeaseEvent, type Lease, type LeaseCommand }
 import type { EventStore } from "../store/event-store.js";
 
 /**
+ * Called after each append of a run's events is durable, with how many of the run's events the log
+ * then holds (lease events not counted: they depend on how long the run takes). The CLI sets one for
+ * its crash-and-resume fault injection (faultInjection in cli/commands/run.ts); a run works the same without one.
+ */
+export type AfterAppend = (runEvents: number) => void;
+
+/**
  * The write side of one run: every command goes through the decider, and its events are appended
  * (with the expected revision) before the runner acts on them. Appends are serialised, so the lease's
  * heartbeat timer can never race a command for the same revision. Every string of every event is
@@ -34,6 +41,7 @@ export class RunJournal {
     private readonly clock: () => Date,
     private readonly newId: () => string,
     secrets: readonly NamedSecret[] = [],
+    private readonly afterAppend?: AfterAppend,
   ) {
     this.redact = secrets.length ? secretRedactor(secrets) : null;
   }
@@ -46,8 +54,9 @@ export class RunJournal {
     clock: () => Date,
     newId: () => string,
     secrets: readonly NamedSecret[] = [],
+    afterAppend?: AfterAppend,
   ): RunJournal {
-    const j = new RunJournal(store, runId, clock, newId, secrets);
+    const j = new RunJournal(store, runId, clock, newId, secrets, afterAppend);
     for (const e of events) j.fold(e);
     j.revision = events.length - 1;
     return j;
@@ -92,7 +101,7 @@ export class RunJournal {
         await this.append(decide({ type: "finish_run" }, this.state), "runtime");
         throw new RunStoppedError(reason, { cause: e });
       }
-      crashForTests(this.events.filter((e) => !isLeaseEvent(e)).length);
+      this.afterAppend?.(this.events.filter((e) => !isLeaseEvent(e)).length);
       return events;
     });
   }
@@ -134,14 +143,4 @@ export class RunStoppedError extends LoopgateError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("run_stopped", message, options);
   }
-}
-
-/**
- * Fault injection for the crash-and-resume tests: with LOOPGATE_FAULT_KILL_AFTER_EVENTS=N the process
- * kills itself (SIGKILL, no clean-up) right after the run's N-th event is durably appended (lease events
- * are not counted: they depend on how long the run takes).
- */
-function crashForTests(count: number): void {
-  const at = process.env.LOOPGATE_FAULT_KILL_AFTER_EVENTS;
-  if (at !== undefined && Number(at) === count) process.kill(process.pid, "SIGKILL");
 }

@@ -1,26 +1,21 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
 import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
-import { InfrastructureError, InputError } from "../core/errors.js";
-import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
+import { InputError } from "../core/errors.js";
 import { runSecrets } from "../core/redact.js";
 import { buildGateRegistry } from "../gates/registry.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
-import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
+import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
-import { copyTree } from "../workspace/copy-tree.js";
-import { WorkspaceObserver } from "../workspace/observer.js";
-import { mkdirPrivate } from "../workspace/private-modes.js";
 import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
+import { type GateEnvironmentPolicy, pristineGateEnvironment } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
-import { failRun, type RunContext, runPaths } from "./run-context.js";
+import { type RunContext, runPaths } from "./run-context.js";
 import { driveRun } from "./run-driver.js";
-import { RunJournal } from "./run-journal.js";
+import { type AfterAppend, RunJournal } from "./run-journal.js";
 import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
 import { testFloorsFor } from "./test-floors.js";
 
@@ -43,8 +38,10 @@ export interface RunTaskOptions {
   runId?: string;
   /** Aborting stops the run at once: running processes are killed and the run ends in TOOL_FAILURE. */
   signal?: AbortSignal;
-  /** See RunContext.gateEnvironment; benchmarks only. */
-  gateEnvironment?: "pristine" | "as-built";
+  /** How gate environments are built (default: loopgate's pristine policy); benchmarks pass baselines in. */
+  gateEnvironment?: GateEnvironmentPolicy;
+  /** Called after each of the run's events is durably appended (see RunJournal.afterAppend). */
+  afterAppend?: AfterAppend;
   /** The judge's model; required when the task configures a judge. */
   judge?: ModelAdapter;
   /** Test floors recorded by `loopgate task check` apply (default); task check's own oracle run ignores them. */
@@ -57,16 +54,6 @@ export interface RunTaskOptions {
 export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `${stamp}-${randomBytes(3).toString("hex")}`;
-}
-
-let selfTestPassed = false;
-
-/** Proves the sandbox once per process before anything relies on it. */
-export async function ensureSandbox(mode: SandboxMode): Promise<void> {
-  if (mode === "bubblewrap" && !selfTestPassed) {
-    await sandboxSelfTest();
-    selfTestPassed = true;
-  }
 }
 
 /**
@@ -99,7 +86,7 @@ export function runContext(
     reporter: o.reporter ?? {},
     signal: o.signal,
     clock: o.clock ?? (() => new Date()),
-    gateEnvironment: o.gateEnvironment ?? "pristine",
+    gateEnvironment: o.gateEnvironment ?? pristineGateEnvironment,
     judge: o.judge ?? null,
     testFloors: o.testFloors ?? {},
   };
@@ -117,6 +104,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
     clock,
     randomUUID,
     runSecrets(process.env, o.allowEnv ?? []),
+    o.afterAppend,
   );
   const runDir = join(o.storeDir, "runs", runId);
   const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
@@ -143,7 +131,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         ...(ctx.userMounts.length ? { builder_mounts: [...ctx.userMounts] } : {}),
         ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
         ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
-        ...(o.gateEnvironment === "as-built" ? { gate_environment: "as-built" as const } : {}),
+        ...(ctx.gateEnvironment.name === "as-built" ? { gate_environment: "as-built" as const } : {}),
       },
     },
     "runtime",
@@ -152,48 +140,8 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   const lease = keepLease(journal, owner);
   try {
     ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });
-    return (await prepareRun(ctx)) ?? (await driveRun(ctx));
+    return await driveRun(ctx);
   } finally {
     lease.stop();
   }
-}
-
-/** Copies the pristine and the run workspace and records the pristine observation; null when all went well. */
-export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
-  const { loaded, journal, runDir } = ctx;
-  try {
-    await ensureSandbox(ctx.sandbox);
-    if (!existsSync(loaded.workspace))
-      throw new InfrastructureError(`the task workspace ${loaded.workspace} is missing`);
-    if (ctx.workFrom && !existsSync(ctx.workFrom))
-      throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
-    // A resumed preparation starts over: nothing half-copied may count as pristine.
-    await rm(runDir, { recursive: true, force: true });
-    // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
-    mkdirPrivate(runDir, { parentToo: true });
-    await copyTree(loaded.workspace, ctx.pristineDir);
-    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
-    const t0 = performance.now();
-    const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
-    await ctx.observations.put(pristine);
-    const paths = pristine.entries.map((e) => e.path);
-    for (const u of uncoveredProtected(loaded.task.protected, paths))
-      ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));
-    await journal.record({
-      type: "record_observation",
-      data: {
-        attempt: 0,
-        phase: "pristine",
-        observation_id: pristine.id,
-        entries: pristine.entries.length,
-        duration_ms: Math.round(performance.now() - t0),
-      },
-    });
-  } catch (e) {
-    return failRun(
-      ctx,
-      e instanceof InfrastructureError ? e.message : `preparing the run failed: ${String(e)}`,
-    );
-  }
-  return null;
 }

@@ -174,12 +174,12 @@ gates:
   it("configures each policy on a private copy", () => {
     const inWs = setupPolicy("in-workspace-tests", loaded);
     expect(inWs.loaded.task.gates.map((g) => g.id)).toEqual(["visible", "lint"]);
-    expect(inWs.gateEnvironment).toBe("as-built");
+    expect(inWs.gateEnvironment.name).toBe("as-built");
     expect(loaded.task.gates).toHaveLength(3);
-    expect(setupPolicy("overlay", loaded).gateEnvironment).toBe("as-built");
+    expect(setupPolicy("overlay", loaded).gateEnvironment.name).toBe("as-built");
     expect(setupPolicy("overlay", loaded).loaded.task.gates).toHaveLength(3);
-    expect(setupPolicy("loopgate", loaded).gateEnvironment).toBe("pristine");
-    expect(setupPolicy("trust-claim", loaded).gateEnvironment).toBe("pristine");
+    expect(setupPolicy("loopgate", loaded).gateEnvironment.name).toBe("pristine");
+    expect(setupPolicy("trust-claim", loaded).gateEnvironment.name).toBe("pristine");
   });
 
   it("in-workspace-tests drops differential gates too: their expected outputs are held-out material", () => {

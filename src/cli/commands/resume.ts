@@ -11,7 +11,7 @@ import { formatEnvelope } from "../format.js";
 import { interruptRun } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
-import { followOutput, type RunFlags } from "./run-common.js";
+import { faultInjection, followOutput, type RunFlags } from "./run-common.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
@@ -43,6 +43,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     const maxTurns = flags["max-turns"];
     const maxCostUsd = flags["max-cost"];
     const env = await resumeRun({
+      ...faultInjection(),
       runId,
       store,
       storeDir: dir,

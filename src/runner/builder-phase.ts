@@ -1,0 +1,88 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { agentUsage, attemptEvents } from "../agent/agent-state.js";
+import { builderRecord, claimRecord } from "../core/attempt-records.js";
+import { parseDuration } from "../core/duration.js";
+import type { Envelope } from "../core/envelope.js";
+import { resolveLimits } from "../core/limits.js";
+import { limitStop } from "../sandbox/process-limits.js";
+import { runAgentPhase } from "./agent-phase.js";
+import { failRun, finishRun, type RunContext } from "./run-context.js";
+
+/** Runs the builder of attempt `n` (an external command, the oracle, or the built-in agent). */
+export async function runBuilderPhase(
+  ctx: RunContext,
+  n: number,
+  fix: string | null,
+): Promise<Envelope | null> {
+  const { journal, reporter: rep, builder } = ctx;
+  const task = ctx.loaded.task;
+  if (builder.agent) {
+    const outcome = await runAgentPhase(ctx, n, fix);
+    // Interrupted: the driver's next step records it (TOOL_FAILURE "interrupted (SIGINT)").
+    if (outcome.kind === "interrupted") return null;
+    if (outcome.kind === "model_failed") return failRun(ctx, outcome.reason);
+    if (outcome.kind === "capped") {
+      await journal.record({ type: "finish_attempt" });
+      return finishRun(ctx);
+    }
+    const u = agentUsage(attemptEvents(journal.events, n));
+    const claim = claimRecord(n, outcome.text);
+    await journal.record({
+      type: "record_builder",
+      data: builderRecord(n, {
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 0,
+        output: `${u.responses} model responses`,
+      }),
+      ...(claim ? { claim } : {}),
+    });
+    return null;
+  }
+  const promptDir = join(ctx.runDir, `prompt-${n}`);
+  await mkdir(promptDir, { recursive: true });
+  const promptFile = join(promptDir, "prompt.md");
+  await writeFile(promptFile, `${task.prompt}${fix ? `\n\n## Required fix\n\n${fix}\n` : ""}`);
+  rep.builderStarted?.(n, builder.descriptor.command ?? builder.descriptor.kind);
+  const r = await builder.run({
+    runId: journal.runId,
+    attempt: n,
+    workspace: ctx.workspace,
+    prompt: task.prompt,
+    promptFile,
+    requiredFix: fix,
+    sandbox: ctx.sandbox,
+    allowEnv: ctx.allowEnv,
+    mounts: ctx.mounts,
+    masked: ctx.masked,
+    network: ctx.network,
+    timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
+    limits: resolveLimits(task.limits),
+    ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
+    ...(rep.note ? { onNote: rep.note } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
+  // workspace back and runs the builder again; the driver records the interrupt.
+  if (ctx.signal?.aborted) return null;
+  const claim = claimRecord(n, r.claim ?? r.output);
+  // Killed at a process limit: the blocking finding goes into the builder's own append, so no crash
+  // can separate the two (a resume would otherwise gate work that broke a limit).
+  const stopped = r.infrastructure ? null : limitStop(r.exitCode, r.signal, resolveLimits(task.limits));
+  const findings = stopped
+    ? [{ attempt: n, code: "limit_exceeded", severity: "blocking" as const, detail: stopped }]
+    : [];
+  await journal.record({
+    type: "record_builder",
+    data: builderRecord(n, r),
+    ...(claim ? { claim } : {}),
+    ...(findings.length ? { findings } : {}),
+    ...(r.infrastructure ? { infrastructure: r.infrastructure } : {}),
+  });
+  rep.builderFinished?.(n, { exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs });
+  if (r.infrastructure) return failRun(ctx, r.infrastructure);
+  if (findings.length) rep.findings?.(n, findings);
+  return null;
+}

@@ -1,0 +1,60 @@
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import type { Envelope } from "../core/envelope.js";
+import { InfrastructureError } from "../core/errors.js";
+import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
+import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
+import { copyTree } from "../workspace/copy-tree.js";
+import { WorkspaceObserver } from "../workspace/observer.js";
+import { mkdirPrivate } from "../workspace/private-modes.js";
+import { failRun, type RunContext } from "./run-context.js";
+
+let selfTestPassed = false;
+
+/** Proves the sandbox once per process before anything relies on it. */
+export async function ensureSandbox(mode: SandboxMode): Promise<void> {
+  if (mode === "bubblewrap" && !selfTestPassed) {
+    await sandboxSelfTest();
+    selfTestPassed = true;
+  }
+}
+
+/** Copies the pristine and the run workspace and records the pristine observation; null when all went well. */
+export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
+  const { loaded, journal, runDir } = ctx;
+  try {
+    await ensureSandbox(ctx.sandbox);
+    if (!existsSync(loaded.workspace))
+      throw new InfrastructureError(`the task workspace ${loaded.workspace} is missing`);
+    if (ctx.workFrom && !existsSync(ctx.workFrom))
+      throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
+    // A resumed preparation starts over: nothing half-copied may count as pristine.
+    await rm(runDir, { recursive: true, force: true });
+    // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
+    mkdirPrivate(runDir, { parentToo: true });
+    await copyTree(loaded.workspace, ctx.pristineDir);
+    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
+    const t0 = performance.now();
+    const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
+    await ctx.observations.put(pristine);
+    const paths = pristine.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(loaded.task.protected, paths))
+      ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));
+    await journal.record({
+      type: "record_observation",
+      data: {
+        attempt: 0,
+        phase: "pristine",
+        observation_id: pristine.id,
+        entries: pristine.entries.length,
+        duration_ms: Math.round(performance.now() - t0),
+      },
+    });
+  } catch (e) {
+    return failRun(
+      ctx,
+      e instanceof InfrastructureError ? e.message : `preparing the run failed: ${String(e)}`,
+    );
+  }
+  return null;
+}
