@@ -1,4 +1,4 @@
-import { planGateChanges } from "../core/observation.js";
+import { planGateChanges } from "../core/gate-change-plan.js";
 import type { GateState } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
 import { pristineId } from "./run-log.js";

@@ -1,4 +1,5 @@
-import type { ChangePlan, Observation } from "../core/observation.js";
+import type { ChangePlan } from "../core/gate-change-plan.js";
+import type { Observation } from "../core/observation.js";
 import type { GateEnvironmentSpec } from "../workspace/gate-environment.js";
 
 /** What one gate environment is built from; a policy turns it into the builder's spec. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChangePlan, Observation } from "../../src/core/observation.js";
+import type { ChangePlan } from "../../src/core/gate-change-plan.js";
+import type { Observation } from "../../src/core/observation.js";
 import { asBuiltGateEnvironment } from "../../src/experiments/as-built-policy.js";
 import {
   type GateEnvironmentInput,

@@ -8,7 +8,6 @@ import type { CommandIO } from "../io.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
 import { chooseBuilder, executeRun, printEnvelope, type RunFlags } from "./run-common.js";
 
-
 /** `loopgate run TASK (--builder CMD | --oracle | --noop)` or `loopgate run --case FILE (…)`. */
 export async function runCommand(
   io: CommandIO,
