@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { attemptEvents } from "../agent/agent-state.js";
+import { attemptEvents } from "../core/agent-projections.js";
 import { findingRecord, pathList } from "../core/attempt-records.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";

@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { attemptEvents, foldAgent } from "../agent/agent-state.js";
 import { createModel } from "../agent/models/provider.js";
-import { todoWrittenFor } from "../agent/todo/todo-tool.js";
 import type { Builder } from "../builders/builder.js";
+import { attemptEvents, inDoubtCalls, lastMutatingResult } from "../core/agent-projections.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData, RecordedEvent } from "../core/events.js";
 import { runSecrets } from "../core/redact.js";
-import { TODO_TOOL } from "../core/step-appraisal.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
@@ -15,7 +13,7 @@ import { checkUserMounts, mountGuards } from "./builder-mounts.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
 import { failRun, runPaths } from "./run-context.js";
-import { currentRequiredFix, driveRun, lastObservationId } from "./run-driver.js";
+import { driveRun, lastObservationId } from "./run-driver.js";
 import { RunJournal } from "./run-journal.js";
 import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
 import { ensureSandbox, prepareRun, runContext } from "./run-task.js";
@@ -150,35 +148,12 @@ async function continueRun(
     if (pristineId?.type === "workspace_observed")
       await ctx.blobs.save(await ctx.observations.get(pristineId.data.observation_id), pristineDir);
     if (builder.agent) {
-      const fix = currentRequiredFix(journal.events);
-      const s = foldAgent(inAttempt, fix ?? "");
-      // A crash between a todo call's result and its todo_written: the write is a pure function of the
-      // call's arguments and the plan before it, so it is recorded now, exactly as it would have been.
-      const lastTodo = inAttempt.findLast(
-        (e) => e.type === "tool_call_finished" && e.data.name === TODO_TOOL,
-      );
-      if (
-        lastTodo?.type === "tool_call_finished" &&
-        !inAttempt.some((e) => e.type === "todo_written" && e.data.call_id === lastTodo.data.call_id)
-      ) {
-        const intent = inAttempt.find(
-          (e) => e.type === "tool_call_started" && e.data.call_id === lastTodo.data.call_id,
-        );
-        const args = intent?.type === "tool_call_started" ? intent.data.args : undefined;
-        const written = todoWrittenFor(
-          journal.events,
-          n,
-          { id: lastTodo.data.call_id, name: TODO_TOOL, args },
-          lastTodo.data.valid && !lastTodo.data.is_error,
-        );
-        if (written) await journal.record({ type: "record_agent", event: written });
-      }
+      // A fact-producing call whose facts a crash cut off is replayed by the agent loop itself.
+      const s = { inDoubt: inDoubtCalls(inAttempt) };
       // A crash between a mutating call's result and its observation must not hide the change:
       // observe now and record what that call did, so older evidence goes stale as it should.
-      const lastMutating = inAttempt.findLast(
-        (e) => e.type === "tool_call_finished" && e.data.name !== "read_file" && e.data.name !== "list_files",
-      );
-      if (s.inDoubt.length === 0 && lastMutating?.type === "tool_call_finished") {
+      const lastMutating = lastMutatingResult(inAttempt);
+      if (s.inDoubt.length === 0 && lastMutating) {
         const now = await new WorkspaceObserver(ctx.workspace).observe();
         if (now.id !== lastObs) {
           await ctx.observations.put(now);
@@ -187,7 +162,7 @@ async function continueRun(
             type: "record_agent",
             event: {
               type: "workspace_touched",
-              data: { attempt: n, call_id: lastMutating.data.call_id, observation_id: now.id },
+              data: { attempt: n, call_id: lastMutating.callId, observation_id: now.id },
             },
           });
         }
