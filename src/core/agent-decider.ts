@@ -3,6 +3,7 @@ import { firstStop } from "./agent-budget.js";
 import type { ToolCall } from "./agent-messages.js";
 import type { EventData, LoopgateEvent } from "./events.js";
 import { continuationPrompt } from "./goal-gate.js";
+import { agentEventTypes } from "./run-decider.js";
 import type { Blocker } from "./self-check/audit.js";
 import { repairPrompt } from "./self-check/repair-gate.js";
 import { TODO_TOOL } from "./step-appraisal.js";
@@ -14,6 +15,8 @@ import {
   type SpanToolCall,
 } from "./step-escalation.js";
 import type { GoalPredicate } from "./task.js";
+
+const AGENT_EVENTS: ReadonlySet<string> = new Set(agentEventTypes);
 
 /**
  * The built-in agent as a decider over the run's log: `evolveAgent` folds each appended event into the
@@ -316,8 +319,10 @@ function candidateFor(s: AgentState, a: EventData<"step_appraised">): Candidate 
 
 /** What this attempt's own events do to its position. `index` is the event's place among the attempt's events. */
 function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentState {
-  // Whatever follows a fact-producing result settles it: its facts were recorded right after it, or never will be.
-  const t = s.factsDue && e.type !== "tool_call_finished" ? { ...s, factsDue: null } : s;
+  // The agent event after a fact-producing result settles it: its facts were recorded right after it, or
+  // none were due. Run events (a resume, a lease) do not: a crash between the result and its facts leaves it due.
+  const settles = e.type !== "tool_call_finished" && AGENT_EVENTS.has(e.type);
+  const t = s.factsDue && settles ? { ...s, factsDue: null } : s;
   switch (e.type) {
     case "goal_set":
       return { ...t, goalSetAt: index };

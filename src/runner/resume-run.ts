@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createModel } from "../agent/models/provider.js";
-import type { Builder } from "../builders/builder.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import { attemptEvents, inDoubtCalls, lastMutatingResult } from "../core/agent-projections.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
@@ -24,7 +24,7 @@ export interface ResumeOptions {
   store: EventStore;
   storeDir: string;
   /** Rebuilds the builder from what run_started recorded; `responses` is how many model responses the log holds. */
-  builder(descriptor: EventData<"run_started">["builder"], responses: number): Builder;
+  builder(descriptor: EventData<"run_started">["builder"], responses: number): BuilderChoice;
   allowEnv?: readonly string[];
   mounts?: readonly string[];
   reporter?: RunReporter;
@@ -76,7 +76,7 @@ async function continueRun(
   stored: readonly RecordedEvent[],
   journal: RunJournal,
   loaded: LoadedTask,
-  builder: Builder,
+  builder: BuilderChoice,
 ): Promise<Envelope> {
   // `from_revision` is the log as it was found, before this process took the lease.
   const events = stored;

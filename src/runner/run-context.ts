@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
-import type { Builder } from "../builders/builder.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
 import type { Gate } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
@@ -14,7 +14,7 @@ import type { RunJournal } from "./run-journal.js";
 /** What the driver of one run works with, whether the run is new or resumed. */
 export interface RunContext {
   loaded: LoadedTask;
-  builder: Builder;
+  builder: BuilderChoice;
   journal: RunJournal;
   runDir: string;
   pristineDir: string;

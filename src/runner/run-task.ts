@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
-import type { Builder } from "../builders/builder.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError, InputError } from "../core/errors.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
@@ -27,7 +27,7 @@ import { testFloorsFor } from "./test-floors.js";
 /** Everything one run needs; effects (clock, ids) are injectable for tests. */
 export interface RunTaskOptions {
   loaded: LoadedTask;
-  builder: Builder;
+  builder: BuilderChoice;
   store: EventStore;
   /** The folder that holds the event log; runs live in `<storeDir>/runs/<run id>/`. */
   storeDir: string;

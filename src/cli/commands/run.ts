@@ -2,7 +2,7 @@ import { dirname, join, resolve } from "node:path";
 import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
-import type { Builder } from "../../builders/builder.js";
+import type { BuilderChoice } from "../../runner/builder-choice.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
@@ -66,7 +66,7 @@ export function numberFlag(value: string | undefined, flag: string, integer: boo
 }
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
-export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
+export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): BuilderChoice {
   const chosen = [
     flags.builder !== undefined,
     Boolean(flags.oracle),
@@ -135,7 +135,7 @@ export function runSettings(loaded: LoadedTask, flags: RunFlags) {
 export async function executeRun(
   io: CommandIO,
   loaded: LoadedTask,
-  builder: Builder,
+  builder: BuilderChoice,
   flags: RunFlags,
   extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
 ): Promise<Envelope> {
