@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { agentBuilder } from "../agent/agent-builder.js";
-import type { BuilderChoice } from "../runner/builder-choice.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../builders/command-builder.js";
 import { splitCommandLine } from "../builders/command-line.js";
 import { InputError } from "../core/errors.js";
 import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
+import type { BuilderChoice } from "../runner/builder-choice.js";
 import { type LoadedTask, loadTask } from "../runner/load-task.js";
 import type { Arm, BuilderSpec, LoadedManifest, TaskEntry } from "./manifest.js";
 

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { createModel } from "../agent/models/provider.js";
-import type { BuilderChoice } from "./builder-choice.js";
 import { attemptEvents, inDoubtCalls, lastMutatingResult } from "../core/agent-projections.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
@@ -9,6 +8,7 @@ import { runSecrets } from "../core/redact.js";
 import { loadMissionCase } from "../fixtures/mission-case.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import { checkUserMounts, mountGuards } from "./builder-mounts.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
