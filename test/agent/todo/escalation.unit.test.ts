@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../../src/agent/models/scripted-model.js";
 import { escalateStep, escalationMessage } from "../../../src/agent/todo/escalation.js";
 import { escalation } from "../../../src/agent/todo/step-work.js";
-import { type AgentConfig, foldAgent, nextAgentAction } from "../../../src/core/agent-decider.js";
+import { type AgentConfig, type AgentLimits, foldAgent, nextAgentAction } from "../../../src/core/agent-decider.js";
 import type { LoopgateEvent } from "../../../src/core/events.js";
 import {
   claimsCheckable,
@@ -210,7 +210,7 @@ const config = (escalation: boolean): AgentConfig => ({
   factTools: ["todo"],
 });
 const attemptStarted = ev("attempt_started", { attempt: 1, required_fix: null });
-const limits = { stopWhen: [] };
+const limits: AgentLimits = { stopWhen: [] };
 
 describe("off by default", () => {
   it("without an escalation model, a triggering step is never escalated", () => {
