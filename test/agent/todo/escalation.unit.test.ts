@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../../src/agent/models/scripted-model.js";
 import { escalateStep, escalationMessage } from "../../../src/agent/todo/escalation.js";
 import { escalation } from "../../../src/agent/todo/step-work.js";
-import { type AgentConfig, type AgentLimits, foldAgent, nextAgentAction } from "../../../src/core/agent-decider.js";
+import {
+  type AgentConfig,
+  type AgentLimits,
+  foldAgent,
+  nextAgentAction,
+} from "../../../src/core/agent-decider.js";
 import type { LoopgateEvent } from "../../../src/core/events.js";
 import {
   claimsCheckable,
