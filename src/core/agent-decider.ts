@@ -1,19 +1,18 @@
 import type { BudgetCap, StopCondition } from "./agent-budget.js";
 import { firstStop } from "./agent-budget.js";
 import type { ToolCall } from "./agent-messages.js";
+import {
+  evolveStepWork,
+  initialStepWork,
+  nextStepWork,
+  type StepAction,
+  type StepWorkState,
+} from "./agent-steps.js";
 import type { EventData, LoopgateEvent } from "./events.js";
 import { continuationPrompt } from "./goal-gate.js";
 import { agentEventTypes } from "./run-decider.js";
 import type { Blocker } from "./self-check/audit.js";
 import { repairPrompt } from "./self-check/repair-gate.js";
-import { TODO_TOOL } from "./step-appraisal.js";
-import {
-  type EscalationInput,
-  type EscalationTrigger,
-  escalationTrigger,
-  MAX_ESCALATIONS,
-  type SpanToolCall,
-} from "./step-escalation.js";
 import type { GoalPredicate } from "./task.js";
 
 const AGENT_EVENTS: ReadonlySet<string> = new Set(agentEventTypes);
@@ -49,28 +48,6 @@ export type AgentOutcome =
   | { kind: "tool_failure"; reason: string }
   | { kind: "interrupted" };
 
-/** A plan step completed by a todo write and not yet appraised. */
-interface Completion {
-  callId: string;
-  step: string;
-  command: string | null;
-  /** Index of its todo_written among the run's events. */
-  at: number;
-}
-
-/** A declared check's outcome, as the appraisal reads it. */
-export type CheckFact = EventData<"step_check_ran">;
-
-/** An appraised step that trips an escalation trigger and has not been escalated. */
-interface Candidate {
-  callId: string;
-  step: string;
-  trigger: EscalationTrigger;
-  input: EscalationInput;
-}
-
-const key = (callId: string, step: string) => `${callId}\u0000${step}`;
-
 /** The attempt's control state. Run-wide counters (usage, checks, escalations) span every attempt. */
 export interface AgentState {
   config: AgentConfig;
@@ -103,21 +80,8 @@ export interface AgentState {
   /** Consecutive failed model requests since the last response; `fatal` when the last one is not retried. */
   modelFailures: { retries: number; fatal: EventData<"model_failed"> | null };
   usage: { responses: number; tokens: number; costUsd: number };
-  completions: readonly Completion[];
-  checks: Readonly<Record<string, CheckFact>>;
-  checksDispatched: number;
-  candidates: readonly Candidate[];
-  escalated: readonly string[];
-  escalationsUsed: number;
-  /** Run-wide: the measured appraisals so far (for the mean calls an outlier is measured against). */
-  measured: { sum: number; n: number };
-  /** Spans of steps in progress: tool calls since the write that put each in progress. */
-  spans: Readonly<Record<string, readonly SpanToolCall[]>>;
-  completedSpans: Readonly<Record<string, readonly SpanToolCall[]>>;
-  /** The first todo write of each call id: its items, for an escalation's input. */
-  writes: Readonly<Record<string, EventData<"todo_written">["items"]>>;
-  /** Names of started calls without a result (an abandoned call's span entry needs it). */
-  open: Readonly<Record<string, string>>;
+  /** Plan steps: checks, appraisals and escalations still due (see agent-steps.ts). */
+  steps: StepWorkState;
 }
 
 export function initialAgentState(config: AgentConfig): AgentState {
@@ -142,17 +106,7 @@ export function initialAgentState(config: AgentConfig): AgentState {
     repair: { decided: null, queued: false },
     modelFailures: { retries: 0, fatal: null },
     usage: { responses: 0, tokens: 0, costUsd: 0 },
-    completions: [],
-    checks: {},
-    checksDispatched: 0,
-    candidates: [],
-    escalated: [],
-    escalationsUsed: 0,
-    measured: { sum: 0, n: 0 },
-    spans: {},
-    completedSpans: {},
-    writes: {},
-    open: {},
+    steps: initialStepWork(),
   };
 }
 
@@ -173,17 +127,9 @@ export function foldAgent(config: AgentConfig, events: readonly LoopgateEvent[])
   return events.reduce(evolveAgent, initialAgentState(config));
 }
 
-function spanCall(name: string, subject: string, exitCode: number | null): SpanToolCall {
-  return { name, subject: subject.slice(0, 500), exit_code: exitCode };
-}
-
-function addToSpans(s: AgentState, call: SpanToolCall): AgentState["spans"] {
-  if (call.name === TODO_TOOL) return s.spans;
-  return Object.fromEntries(Object.entries(s.spans).map(([step, calls]) => [step, [...calls, call]]));
-}
-
 /** What every attempt's events contribute: usage, check and escalation caps, step spans. */
 function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentState {
+  const mine = (attempt: number) => s.inAttempt && attempt === s.config.attempt;
   switch (e.type) {
     case "model_responded":
       return {
@@ -195,74 +141,13 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
         },
       };
     case "tool_call_started":
-      return { ...s, open: { ...s.open, [e.data.call_id]: e.data.name } };
-    case "tool_call_finished": {
-      const { [e.data.call_id]: _, ...open } = s.open;
-      return { ...s, open, spans: addToSpans(s, spanCall(e.data.name, e.data.subject, e.data.exit_code)) };
-    }
-    case "tool_call_abandoned": {
-      const { [e.data.call_id]: name = "unknown", ...open } = s.open;
-      return { ...s, open, spans: addToSpans(s, { name, subject: "(abandoned)", exit_code: null }) };
-    }
-    case "todo_written": {
-      const spans: Record<string, readonly SpanToolCall[]> = { ...s.spans };
-      const completedSpans: Record<string, readonly SpanToolCall[]> = { ...s.completedSpans };
-      for (const item of e.data.items)
-        if (item.status === "in_progress") spans[item.content] = [];
-        else if (item.status === "completed") {
-          completedSpans[key(e.data.call_id, item.content)] = spans[item.content] ?? [];
-          delete spans[item.content];
-        }
-      const writes = e.data.call_id in s.writes ? s.writes : { ...s.writes, [e.data.call_id]: e.data.items };
-      const mine = s.inAttempt && e.data.attempt === s.config.attempt;
-      const items = new Map(e.data.items.map((x) => [x.content, x]));
-      const completions = mine
-        ? [
-            ...s.completions,
-            ...e.data.completed.map((step) => ({
-              callId: e.data.call_id,
-              step,
-              command: items.get(step)?.check ?? null,
-              at: index,
-            })),
-          ]
-        : s.completions;
-      return { ...s, spans, completedSpans, writes, completions };
-    }
+    case "tool_call_finished":
+    case "tool_call_abandoned":
+    case "todo_written":
     case "step_check_ran":
-      return {
-        ...s,
-        checksDispatched: s.checksDispatched + (e.data.status === "skipped" ? 0 : 1),
-        checks: {
-          ...s.checks,
-          [key(e.data.call_id, e.data.step)]: e.data,
-        },
-      };
-    case "step_appraised": {
-      const k = key(e.data.call_id, e.data.step);
-      const measured = e.data.measured
-        ? { sum: s.measured.sum + e.data.calls, n: s.measured.n + 1 }
-        : s.measured;
-      const completions = s.completions.filter((c) => key(c.callId, c.step) !== k);
-      const mine = s.inAttempt && e.data.attempt === s.config.attempt;
-      const candidate =
-        mine && (e.data.finding === null || e.data.finding === "landed") ? candidateFor(s, e.data) : null;
-      return {
-        ...s,
-        measured,
-        completions,
-        candidates: candidate ? [...s.candidates, candidate] : s.candidates,
-      };
-    }
-    case "step_escalated": {
-      const k = key(e.data.call_id, e.data.step);
-      return {
-        ...s,
-        escalationsUsed: s.escalationsUsed + 1,
-        escalated: [...s.escalated, k],
-        candidates: s.candidates.filter((c) => key(c.callId, c.step) !== k),
-      };
-    }
+    case "step_appraised":
+    case "step_escalated":
+      return { ...s, steps: evolveStepWork(s.steps, e, index, mine) };
     case "run_started":
     case "workspace_observed":
     case "attempt_started":
@@ -294,27 +179,6 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     default:
       return unreachable(e);
   }
-}
-
-/** The escalation input of an appraised step, as step-escalation.ts `nextEscalation` reads it from the log. */
-function candidateFor(s: AgentState, a: EventData<"step_appraised">): Candidate | null {
-  const k = key(a.call_id, a.step);
-  if (s.escalated.includes(k)) return null;
-  const items = s.writes[a.call_id];
-  if (!items) return null;
-  const item = items.find((x) => x.content === a.step);
-  const check = s.checks[k];
-  const input: EscalationInput = {
-    step: a.step,
-    expect: item?.expect ?? null,
-    check: item?.check ?? null,
-    checkRan: check?.status === "passed" || check?.status === "failed",
-    calls: a.calls,
-    spanCalls: s.completedSpans[k] ?? [],
-    meanCalls: s.measured.n > 0 ? s.measured.sum / s.measured.n : null,
-  };
-  const trigger = escalationTrigger(input);
-  return trigger ? { callId: a.call_id, step: a.step, trigger, input } : null;
 }
 
 /** What this attempt's own events do to its position. `index` is the event's place among the attempt's events. */
@@ -429,24 +293,7 @@ export type AgentAction =
   | { kind: "run_tool"; call: ToolCall; intentRecorded: boolean; mutating: boolean | null }
   /** A fact-producing read-only call whose result was recorded before a crash: re-run it and record only its facts. */
   | { kind: "replay_tool_facts"; call: ToolCall }
-  /** Run a completed step's declared check (or record why it did not run: `skipped`). */
-  | {
-      kind: "run_step_check";
-      callId: string;
-      step: string;
-      command: string;
-      checkId: string;
-      skipped: string | null;
-    }
-  | { kind: "appraise_step"; callId: string; step: string; at: number; check: CheckFact | null }
-  | {
-      kind: "escalate_step";
-      callId: string;
-      step: string;
-      trigger: EscalationTrigger;
-      input: EscalationInput;
-      used: number;
-    }
+  | StepAction
   | { kind: "probe_goal"; turn: number; predicate: GoalPredicate }
   | { kind: "evaluate_goal"; turn: number; maxTurns: number; windowStart: number }
   /** The repair gate where the attempt would end; `turnsLeft` false: a repair turn would break the turn cap. */
@@ -486,47 +333,12 @@ export function nextAgentAction(state: AgentState, limits: AgentLimits, now: num
     const doubt = s.inDoubt.find((d) => d.callId === call.id);
     return { kind: "run_tool", call, intentRecorded: doubt !== undefined, mutating: doubt?.mutating ?? null };
   }
-  const step = nextStepWork(s);
+  const step = nextStepWork(s.steps, c);
   if (step) return step;
   const turnEnd = atTurnEnd(s);
   if (turnEnd) return turnEnd;
   if (stop?.kind === "cap") return { kind: "record_cap", cap: stop.cap };
   return { kind: "call_model", turn: s.turn, step: s.stepsInTurn + 1, retry: s.modelFailures.retries };
-}
-
-function nextStepWork(s: AgentState): AgentAction | null {
-  const next = s.completions[0];
-  if (next) {
-    const check = s.checks[key(next.callId, next.step)] ?? null;
-    if (next.command !== null && !check) {
-      const max = s.config.stepChecks.max;
-      const skipped = !s.config.stepChecks.enabled
-        ? "step checks are disabled for this run"
-        : s.checksDispatched >= max
-          ? `the limit of ${max} step checks per run is reached`
-          : null;
-      return {
-        kind: "run_step_check",
-        callId: next.callId,
-        step: next.step,
-        command: next.command,
-        checkId: `${next.callId}:check:${s.checksDispatched + 1}`,
-        skipped,
-      };
-    }
-    return { kind: "appraise_step", callId: next.callId, step: next.step, at: next.at, check };
-  }
-  const candidate = s.candidates[0];
-  if (s.config.escalation && candidate && s.escalationsUsed < MAX_ESCALATIONS)
-    return {
-      kind: "escalate_step",
-      callId: candidate.callId,
-      step: candidate.step,
-      trigger: candidate.trigger,
-      input: candidate.input,
-      used: s.escalationsUsed,
-    };
-  return null;
 }
 
 /** The model stopped calling tools: the goal gate, the repair gate and continuations decide what follows. */
