@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import type { Builder } from "../builders/builder.js";
+import type { ModelAdapter } from "./model.js";
 import { createModel } from "./models/provider.js";
 
 /** Makes file-based model specs absolute, so a resumed run finds the same file from any folder. */
@@ -9,7 +9,31 @@ export function normalizeModelSpec(spec: string): string {
   return `${m[1]}:${resolve(m[2])}`;
 }
 
-/** loopgate's built-in agent as a builder: the runner drives its turn loop event by event. */
+/** The built-in agent's model and the caps the user set on the command line. */
+export interface AgentSettings {
+  model: ModelAdapter;
+  maxTurns?: number;
+  maxCostUsd?: number;
+  /** False with --no-step-checks: declared plan-step checks are not executed. */
+  stepChecks?: boolean;
+  /** With --step-escalation: the quarantined model consulted about a step that trips a trigger. */
+  stepEscalation?: ModelAdapter;
+}
+
+/** The built-in agent as run_started records it (enough to rebuild it on resume) and its settings. */
+export interface AgentBuilder {
+  descriptor: {
+    kind: "agent";
+    command: string;
+    max_turns?: number;
+    max_cost_usd?: number;
+    step_checks?: false;
+    step_escalation?: string;
+  };
+  agent: AgentSettings;
+}
+
+/** loopgate's built-in agent: the runner drives its turn loop event by event (it has no command to run). */
 export function agentBuilder(
   spec: string,
   options: {
@@ -22,7 +46,7 @@ export function agentBuilder(
     /** A model spec (same forms as the builder's) for step escalation; absent, escalation is off. */
     stepEscalation?: string;
   } = {},
-): Builder {
+): AgentBuilder {
   const normalized = normalizeModelSpec(spec);
   const model = createModel(normalized, {
     ...(options.record !== undefined ? { record: resolve(options.record) } : {}),
@@ -40,7 +64,6 @@ export function agentBuilder(
         ? { step_escalation: normalizeModelSpec(options.stepEscalation) }
         : {}),
     },
-    run: () => Promise.reject(new Error("the built-in agent is driven by the runner, not run as a command")),
     agent: {
       model,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),

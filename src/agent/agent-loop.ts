@@ -1,26 +1,29 @@
+import type { AgentBudget } from "../core/agent-budget.js";
+import { budgetStops, retryBackoff } from "../core/agent-budget.js";
+import {
+  type AgentAction,
+  type AgentOutcome,
+  type AgentState,
+  evolveAgent,
+  foldAgent,
+  nextAgentAction,
+} from "../core/agent-decider.js";
+import { projectMessages } from "../core/agent-messages.js";
 import { boundText } from "../core/bounded.js";
+import { InfrastructureError } from "../core/errors.js";
 import type { LoopgateEvent, Origin } from "../core/events.js";
-import { continuationPrompt, describePredicate, evaluateGoal } from "../core/goal-gate.js";
+import { describePredicate, evaluateGoal } from "../core/goal-gate.js";
 import type { AgentEventBody } from "../core/run-decider.js";
 import type { GoalPredicate } from "../core/task.js";
-import { agentUsage, attemptEvents, foldAgent } from "./agent-state.js";
-import type { ModelAdapter } from "./model.js";
-import { repairTurn } from "./self-check/repair-turn.js";
+import type { ModelAdapter, ToolCall } from "./model.js";
 import type { SelfCheckHook } from "./self-check/self-check.js";
-import { runStepWork, type StepCheckPolicy } from "./todo/step-work.js";
-import { todoWrittenFor } from "./todo/todo-tool.js";
+import { appraisal, escalation, runStepCheck, type StepCheckPolicy } from "./todo/step-work.js";
 import { executeToolCall, isMutating, toolSpecs } from "./tools/registry.js";
+import { ensureAgentSandbox } from "./tools/self-test.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
 
-/** The hard caps of the built-in agent; every one is enforced here and recorded when it applies. */
-export interface AgentBudget {
-  turns: number;
-  stepsPerTurn: number;
-  tokens?: number;
-  costUsd?: number;
-  wallMs?: number;
-  modelRetries: number;
-}
+export type { AgentBudget } from "../core/agent-budget.js";
+export type { AgentOutcome } from "../core/agent-decider.js";
 
 /** Everything one attempt of the agent needs; effects are injected so tests and resume drive the same loop. */
 export interface AgentDeps {
@@ -29,6 +32,7 @@ export interface AgentDeps {
   prompt: string;
   system: string;
   model: ModelAdapter;
+  /** The tools, each bound to what it needs; heavy mode's self-check tools come with `selfCheck`. */
   tools: readonly AgentTool[];
   toolCtx: ToolContext;
   goal: { condition: string | null; predicates: readonly GoalPredicate[] } | null;
@@ -60,236 +64,268 @@ export interface AgentDeps {
   selfCheck?: SelfCheckHook;
 }
 
-/** How the attempt's agent phase ended. */
-export type AgentOutcome =
-  | { kind: "stopped"; text: string }
-  | { kind: "capped" }
-  | { kind: "model_failed"; reason: string }
-  | { kind: "interrupted" };
-
-/** Runs (or, after a crash, continues) the turn loop of one attempt until the goal gate lets it stop. */
+/**
+ * Runs (or, after a crash, continues) the turn loop of one attempt until the goal gate lets it stop. The
+ * decisions are core/agent-decider.ts `nextAgentAction`; this loop carries each out and records its facts,
+ * evolving the state on every append (the log is folded once, at the start).
+ */
 export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
-  const allTools = d.selfCheck ? [...d.tools, ...d.selfCheck.tools] : d.tools;
-  const specs = toolSpecs(allTools);
-  const rec = (event: AgentEventBody, origin: Origin = "runtime") => d.record(event, origin);
-  const attempt = d.attempt;
-  let retries = 0;
-  const aborted = () => d.signal?.aborted === true;
+  const tools = d.selfCheck ? [...d.tools, ...d.selfCheck.tools] : d.tools;
+  // Before anything relies on the sandbox (once per process and mode); a failure says what to install.
+  try {
+    await ensureAgentSandbox(d.toolCtx.sandbox);
+  } catch (e) {
+    if (e instanceof InfrastructureError) return { kind: "tool_failure", reason: e.message };
+    throw e;
+  }
+  let state = foldAgent(
+    {
+      attempt: d.attempt,
+      modelId: d.model.id,
+      goal: d.goal ? { predicates: d.goal.predicates, maxTurns: d.budget.turns } : null,
+      selfCheck: d.selfCheck !== undefined,
+      escalation: d.stepEscalation !== undefined,
+      stepChecks: d.stepChecks ?? { enabled: true, max: 16 },
+      factTools: tools.filter((t) => t.facts && !t.mutating).map((t) => t.name),
+    },
+    d.events(),
+  );
+  const start = attemptStart(d.events(), d.attempt);
+  const attemptLog = () => d.events().slice(start);
+  const rec = async (event: AgentEventBody, origin: Origin = "runtime") => {
+    const before = d.events().length;
+    await d.record(event, origin);
+    for (const e of d.events().slice(before)) state = evolveAgent(state, e);
+  };
+  const limits = { stopWhen: budgetStops(d.budget, d.runStartedAt, d.signal) };
+  const ctx: Ctx = { d, tools, rec, attemptLog, state: () => state };
   for (;;) {
-    if (aborted()) return { kind: "interrupted" };
-    const events = attemptEvents(d.events(), attempt);
-    const s = foldAgent(events, d.prompt);
-    if (s.capped) return { kind: "capped" };
-    if (d.goal && s.goalSetAt === null) {
+    const action = nextAgentAction(state, limits, d.now());
+    if (action.kind === "stop") return action.outcome;
+    if (!(await carryOut(ctx, action))) return { kind: "interrupted" };
+  }
+}
+
+interface Ctx {
+  d: AgentDeps;
+  tools: readonly AgentTool[];
+  rec(event: AgentEventBody, origin?: Origin): Promise<void>;
+  attemptLog(): readonly LoopgateEvent[];
+  state(): AgentState;
+}
+
+/** Carries out one action and records its facts; false when an interrupt cut it short (nothing recorded for it). */
+async function carryOut(c: Ctx, a: Exclude<AgentAction, { kind: "stop" }>): Promise<boolean> {
+  const { d, rec } = c;
+  const attempt = d.attempt;
+  const aborted = () => d.signal?.aborted === true;
+  switch (a.kind) {
+    case "set_goal":
       await rec(
         {
           type: "goal_set",
           data: {
             attempt,
-            condition: d.goal.condition,
-            predicates: d.goal.predicates.map((p) => ({ ...p })),
+            condition: d.goal?.condition ?? null,
+            predicates: (d.goal?.predicates ?? []).map((p) => ({ ...p })),
             max_turns: d.budget.turns,
           },
         },
         "operator",
       );
-      continue;
+      return true;
+    case "run_tool":
+      return runTool(c, a.call, a.intentRecorded, a.mutating ?? isMutating(c.tools, a.call.name));
+    case "replay_tool_facts": {
+      const r = await executeToolCall(c.tools, a.call, d.toolCtx);
+      if (aborted()) return false;
+      for (const e of r.events) await rec(e);
+      return true;
     }
-    // 1. Tool calls the model asked for, one at a time: intent, execution, result.
-    const call = s.pending[0];
-    if (call) {
-      const mutating = isMutating(allTools, call.name);
-      // A read-only call left in doubt by a crash is repeated under its recorded intent (resume rolled
-      // back and abandoned the mutating ones), so its intent is not written twice.
-      if (!s.inDoubt.some((c) => c.callId === call.id))
+    case "run_step_check": {
+      const r = await runStepCheck({ attempt, ...a }, d.toolCtx, d.observeAfter);
+      if (r.touched)
         await rec({
-          type: "tool_call_started",
+          type: "workspace_touched",
+          data: { attempt, call_id: a.checkId, observation_id: r.touched },
+        });
+      if (aborted()) return false;
+      await rec({ type: "step_check_ran", data: r.check });
+      return true;
+    }
+    case "appraise_step":
+      await rec(appraisal(d.events(), { attempt, ...a }));
+      return true;
+    case "escalate_step": {
+      if (!d.stepEscalation) throw new Error("unreachable: escalation decided without a reviewer model");
+      const e = await escalation(d.stepEscalation, { attempt, ...a }, d.signal);
+      if (!e) return false;
+      await rec(e);
+      return true;
+    }
+    case "probe_goal": {
+      const r = await d.probe(a.predicate);
+      if (aborted()) return false;
+      await rec(
+        {
+          type: "goal_probed",
           data: {
             attempt,
-            turn: s.turn,
-            call_id: call.id,
-            name: call.name,
-            args: call.args ?? null,
-            mutating,
+            turn: a.turn,
+            predicate: { ...a.predicate },
+            holds: r.holds,
+            detail: boundText(r.detail, 2000),
           },
-        });
-      const u = agentUsage(d.events());
-      d.onStep?.({
-        turn: s.turn,
-        step: s.stepsInTurn,
-        tool: call.name,
-        tokens: u.tokens,
-        costUsd: u.costUsd,
-      });
-      const sc = d.selfCheck?.handles(call.name) ? await d.selfCheck.submit(call, d.events()) : null;
-      const r = sc ? sc.result : await executeToolCall(d.tools, call, d.toolCtx);
-      // A call the interrupt killed has no result of its own: it stays in doubt for a resume.
-      if (aborted()) return { kind: "interrupted" };
-      await rec({
-        type: "tool_call_finished",
-        data: {
-          attempt,
-          call_id: call.id,
-          name: call.name,
-          valid: r.valid,
-          is_error: r.isError,
-          exit_code: r.exitCode,
-          subject: boundText(r.subject, 20_000),
-          content: boundText(r.content, 40_000),
-          duration_ms: r.durationMs,
         },
-      });
-      if (sc?.event) await rec(sc.event);
-      const written = todoWrittenFor(d.events(), attempt, call, r.valid && !r.isError);
-      if (written) await rec(written);
-      if (mutating && r.valid) {
-        const changed = await d.observeAfter(call.id);
-        if (changed)
-          await rec({
-            type: "workspace_touched",
-            data: { attempt, call_id: call.id, observation_id: changed },
-          });
-      }
-      continue;
+        "gate_passed" in a.predicate ? "gate" : "runtime",
+      );
+      return true;
     }
-    // 1b. The batch is done: declared checks of steps completed in it run, then each completion is appraised.
-    if (
-      await runStepWork({
-        attempt,
-        events: d.events,
-        checks: d.stepChecks ?? { enabled: true, max: 16 },
-        toolCtx: d.toolCtx,
-        record: rec,
-        observeAfter: d.observeAfter,
-        ...(d.signal ? { signal: d.signal } : {}),
-        ...(d.stepEscalation ? { escalation: d.stepEscalation } : {}),
-      })
-    )
-      continue;
-    // 2. The model stopped calling tools: the turn ends, and the goal gate decides whether it may stop.
-    if (s.awaitingEvaluation) {
-      if (!d.goal) {
-        if (await repairTurn(d, attempt, s.turn, rec)) continue;
-        return { kind: "stopped", text: s.lastText };
-      }
-      for (const p of d.goal.predicates) {
-        if ("command_succeeded" in p) continue;
-        const r = await d.probe(p);
-        if (aborted()) return { kind: "interrupted" };
-        await rec(
-          {
-            type: "goal_probed",
-            data: {
-              attempt,
-              turn: s.turn,
-              predicate: { ...p },
-              holds: r.holds,
-              detail: boundText(r.detail, 2000),
-            },
-          },
-          "gate" in p ? "gate" : "runtime",
-        );
-      }
-      const window = attemptEvents(d.events(), attempt).slice((s.goalSetAt ?? -1) + 1);
-      const ev = evaluateGoal(d.goal.predicates, window, s.turn, d.budget.turns);
+    case "evaluate_goal": {
+      const window = c.attemptLog().slice(a.windowStart);
+      const ev = evaluateGoal(d.goal?.predicates ?? [], window, a.turn, a.maxTurns);
       await rec({
         type: "goal_evaluated",
-        data: { attempt, turn: s.turn, outcome: ev.outcome, unmet: ev.unmet, reason: ev.reason },
+        data: { attempt, turn: a.turn, outcome: ev.outcome, unmet: ev.unmet, reason: ev.reason },
       });
-      continue;
+      return true;
     }
-    if (s.evaluated === "completed" && (await repairTurn(d, attempt, s.turn, rec))) continue;
-    // A blocked goal spent the turn budget: the gate is still decided and recorded, but no repair turn runs.
-    if (s.evaluated === "blocked") await repairTurn(d, attempt, s.turn, rec, { turnsLeft: false });
-    if (s.evaluated === "completed" || s.evaluated === "blocked")
-      return { kind: "stopped", text: s.lastText };
-    if (s.evaluated === "continuing") {
-      const unmet =
-        (events.findLast((e) => e.type === "goal_evaluated")?.data as { unmet?: string[] } | undefined)
-          ?.unmet ?? [];
+    case "decide_repair": {
+      if (!d.selfCheck) throw new Error("unreachable: repair decided without the self-check");
+      const decided = await d.selfCheck.gate(c.attemptLog(), a.turn);
+      // With the turn budget spent, a repair turn would break that cap: the decision says so instead.
+      if (!a.turnsLeft && decided.data.decision === "repair")
+        decided.data = {
+          ...decided.data,
+          decision: "cap_reached",
+          warnings: [...decided.data.warnings, "the turn budget is spent, so no repair turn can run"].slice(
+            0,
+            50,
+          ),
+        };
+      await rec(decided);
+      return true;
+    }
+    case "queue_continuation":
       await rec(
-        { type: "continuation_queued", data: { attempt, turn: s.turn, text: continuationPrompt(unmet) } },
+        { type: "continuation_queued", data: { attempt, turn: a.turn, text: a.text } },
         "continuation",
       );
-      continue;
-    }
-    // 3. Budgets, checked before every model request.
-    const usage = agentUsage(d.events());
-    const cap = overBudget(d, s.stepsInTurn, usage);
-    if (cap) {
-      await rec({ type: "budget_exhausted", data: { attempt, ...cap } });
-      return { kind: "capped" };
-    }
-    d.onStep?.({ turn: s.turn, step: s.stepsInTurn + 1, tokens: usage.tokens, costUsd: usage.costUsd });
-    const response = await d.model.generate({
-      system: d.system,
-      messages: s.messages,
-      tools: specs,
-      ...(d.signal ? { signal: d.signal } : {}),
-    });
-    if (aborted()) return { kind: "interrupted" };
-    if (!response.ok) {
-      const e = response.error;
-      const canRetry = e.retryable && retries < d.budget.modelRetries;
-      const backoff = canRetry ? Math.min(30_000, e.retryAfterMs ?? 500 * 2 ** retries) : null;
-      await rec({
-        type: "model_failed",
-        data: {
-          attempt,
-          turn: s.turn,
-          step: s.stepsInTurn + 1,
-          kind: e.kind,
-          message: boundText(e.message, 4000),
-          retryable: e.retryable,
-          retry: retries,
-          backoff_ms: backoff,
-        },
-      });
-      if (backoff === null) {
-        const why = e.retryable ? `after ${retries} retries` : "(not retryable)";
-        return { kind: "model_failed", reason: `model ${d.model.id} failed: ${e.kind}: ${e.message} ${why}` };
-      }
-      retries++;
-      await d.sleep(backoff);
-      continue;
-    }
-    retries = 0;
-    await rec(
-      {
-        type: "model_responded",
-        data: {
-          attempt,
-          turn: s.turn,
-          step: s.stepsInTurn + 1,
-          text: boundText(response.text, 100_000),
-          tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args ?? null })),
-          input_tokens: response.usage.inputTokens,
-          output_tokens: response.usage.outputTokens,
-          cost_usd: response.usage.costUsd,
-          finish_reason: response.finishReason,
-        },
-      },
-      "model",
-    );
+      return true;
+    case "record_cap":
+      await rec({ type: "budget_exhausted", data: { attempt, ...a.cap } });
+      return true;
+    case "call_model":
+      return callModel(c, a);
   }
 }
 
-function overBudget(
-  d: AgentDeps,
-  stepsInTurn: number,
-  usage: { tokens: number; costUsd: number },
-): { cap: "steps_per_turn" | "tokens" | "cost_usd" | "wall_time"; limit: number; used: number } | null {
-  const b = d.budget;
-  if (stepsInTurn >= b.stepsPerTurn)
-    return { cap: "steps_per_turn", limit: b.stepsPerTurn, used: stepsInTurn };
-  if (b.tokens !== undefined && usage.tokens >= b.tokens)
-    return { cap: "tokens", limit: b.tokens, used: usage.tokens };
-  if (b.costUsd !== undefined && usage.costUsd >= b.costUsd)
-    return { cap: "cost_usd", limit: b.costUsd, used: Math.round(usage.costUsd * 1e6) / 1e6 };
-  const elapsed = d.now() - d.runStartedAt;
-  if (b.wallMs !== undefined && elapsed >= b.wallMs)
-    return { cap: "wall_time", limit: b.wallMs, used: elapsed };
-  return null;
+/** One tool call: intent, execution, result, then the tool's facts and what it did to the workspace. */
+async function runTool(c: Ctx, call: ToolCall, intentRecorded: boolean, mutating: boolean): Promise<boolean> {
+  const { d, rec } = c;
+  const attempt = d.attempt;
+  const s = c.state();
+  // A read-only call left in doubt by a crash is repeated under its recorded intent (resume rolled back
+  // and abandoned the mutating ones), so its intent is not written twice.
+  if (!intentRecorded)
+    await rec({
+      type: "tool_call_started",
+      data: { attempt, turn: s.turn, call_id: call.id, name: call.name, args: call.args ?? null, mutating },
+    });
+  d.onStep?.({
+    turn: s.turn,
+    step: s.stepsInTurn,
+    tool: call.name,
+    tokens: s.usage.tokens,
+    costUsd: s.usage.costUsd,
+  });
+  const r = await executeToolCall(c.tools, call, d.toolCtx);
+  // A call the interrupt killed has no result of its own: it stays in doubt for a resume.
+  if (d.signal?.aborted) return false;
+  await rec({
+    type: "tool_call_finished",
+    data: {
+      attempt,
+      call_id: call.id,
+      name: call.name,
+      valid: r.valid,
+      is_error: r.isError,
+      exit_code: r.exitCode,
+      subject: boundText(r.subject, 20_000),
+      content: boundText(r.content, 40_000),
+      duration_ms: r.durationMs,
+    },
+  });
+  const tool = c.tools.find((t) => t.name === call.name);
+  if (tool?.facts && r.valid && !r.isError && r.events.length === 0)
+    throw new Error(`tool ${tool.name} declares facts but its successful result carried none`);
+  for (const e of r.events) await rec(e);
+  if (mutating && r.valid) {
+    const changed = await d.observeAfter(call.id);
+    if (changed)
+      await rec({ type: "workspace_touched", data: { attempt, call_id: call.id, observation_id: changed } });
+  }
+  return true;
+}
+
+/** One model request; a failure is recorded with its retry decision (and the backoff waited). */
+async function callModel(c: Ctx, a: Extract<AgentAction, { kind: "call_model" }>): Promise<boolean> {
+  const { d, rec } = c;
+  const attempt = d.attempt;
+  const s = c.state();
+  d.onStep?.({ turn: a.turn, step: a.step, tokens: s.usage.tokens, costUsd: s.usage.costUsd });
+  const response = await d.model.generate({
+    system: d.system,
+    messages: projectMessages(c.attemptLog(), d.prompt),
+    tools: toolSpecs(c.tools),
+    ...(d.signal ? { signal: d.signal } : {}),
+  });
+  if (d.signal?.aborted) return false;
+  if (!response.ok) {
+    const e = response.error;
+    const backoff = retryBackoff(e, a.retry, d.budget.modelRetries);
+    await rec({
+      type: "model_failed",
+      data: {
+        attempt,
+        turn: a.turn,
+        step: a.step,
+        kind: e.kind,
+        message: boundText(e.message, 4000),
+        retryable: e.retryable,
+        retry: a.retry,
+        backoff_ms: backoff,
+      },
+    });
+    if (backoff !== null) await d.sleep(backoff);
+    return true;
+  }
+  await rec(
+    {
+      type: "model_responded",
+      data: {
+        attempt,
+        turn: a.turn,
+        step: a.step,
+        text: boundText(response.text, 100_000),
+        tool_calls: response.toolCalls.map((t) => ({ id: t.id, name: t.name, args: t.args ?? null })),
+        input_tokens: response.usage.inputTokens,
+        output_tokens: response.usage.outputTokens,
+        cost_usd: response.usage.costUsd,
+        finish_reason: response.finishReason,
+      },
+    },
+    "model",
+  );
+  return true;
+}
+
+/** Index of the first event of attempt `n` in the run's log (after its attempt_started). */
+function attemptStart(events: readonly LoopgateEvent[], n: number): number {
+  let seen = 0;
+  for (let i = 0; i < events.length; i++)
+    if (events[i]?.type === "attempt_started" && ++seen === n) return i + 1;
+  return events.length;
 }
 
 /** The predicates in words, for the system prompt. */

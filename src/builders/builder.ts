@@ -1,4 +1,3 @@
-import type { ModelAdapter } from "../agent/model.js";
 import type { ProcessLimits } from "../core/limits.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 
@@ -43,13 +42,14 @@ export interface BuilderResult {
   claim?: string;
 }
 
-/** Anything that changes the run workspace in one pass: an external agent, the oracle, or nothing. */
+/**
+ * Anything that changes the run workspace in one pass as a command: an external agent, the oracle, or
+ * nothing. (loopgate's built-in agent is not a command: runner/builder-choice.ts chooses between the two.)
+ */
 export interface Builder {
   descriptor: {
-    kind: "command" | "oracle" | "noop" | "workspace" | "agent";
+    kind: "command" | "oracle" | "noop" | "workspace";
     command?: string;
-    max_turns?: number;
-    max_cost_usd?: number;
   };
   run(ctx: BuilderContext): Promise<BuilderResult>;
   /**
@@ -64,8 +64,6 @@ export interface Builder {
    * or its interpreter could not open the script), with the fix; null when it started.
    */
   cannotStart?(result: BuilderResult): string | null;
-  /** Set for loopgate's built-in agent, whose loop the runner drives event by event instead of `run`. */
-  agent?: AgentSettings;
 }
 
 /** Read-only paths a builder asks for. `trusted` (the oracle, the task author's own) may see the task folder. */
@@ -73,15 +71,4 @@ export interface BuilderNeeds {
   files: readonly string[];
   folders: readonly string[];
   trusted?: boolean;
-}
-
-/** The built-in agent's model and the caps the user set on the command line. */
-export interface AgentSettings {
-  model: ModelAdapter;
-  maxTurns?: number;
-  maxCostUsd?: number;
-  /** False with --no-step-checks: declared plan-step checks are not executed. */
-  stepChecks?: boolean;
-  /** With --step-escalation: the quarantined model consulted about a step that trips a trigger. */
-  stepEscalation?: ModelAdapter;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { agentUsage } from "./agent-projections.js";
 import { Finding, GateTamper, type LoopgateEvent, RunStatus } from "./events.js";
 import { foldRun, verdict } from "./run-decider.js";
 
@@ -47,7 +48,9 @@ export const Envelope = z.object({
     self_correction_count: z.number().int().nonnegative(),
     latency_ms: z.number().nonnegative(),
     hedge_warning: z.boolean(),
+    /** The built-in agent's model cost in USD over the run; null without a priced response (an external builder, an unknown price). */
     cost: z.number().nullable(),
+    /** The built-in agent's input + output tokens over the run; null when it made no model request. */
     tokens: z.number().nullable(),
     event_count: z.number().int().nonnegative(),
   }),
@@ -104,6 +107,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
   const first = events[0]?.meta.at;
   const last = events[events.length - 1]?.meta.at;
   const latency = first && last ? Math.max(0, Date.parse(last) - Date.parse(first)) : 0;
+  const usage = agentUsage(events);
   return {
     run_id: runId,
     task_id: state.taskId,
@@ -120,8 +124,8 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
       self_correction_count: Math.max(0, attempts - 1),
       latency_ms: latency,
       hedge_warning: claims.some((c) => c.attempt === attempts && c.hedged),
-      cost: null,
-      tokens: null,
+      cost: usage.priced ? Math.round(usage.costUsd * 1e6) / 1e6 : null,
+      tokens: usage.responses > 0 ? usage.tokens : null,
       // Heartbeats say how long the run took, not what it did: they are not counted.
       event_count: events.filter((e) => e.type !== "run_lease_renewed").length,
     },

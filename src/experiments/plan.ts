@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { agentBuilder } from "../agent/agent-builder.js";
-import type { Builder } from "../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../builders/command-builder.js";
 import { splitCommandLine } from "../builders/command-line.js";
 import { InputError } from "../core/errors.js";
 import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
+import type { BuilderChoice } from "../runner/builder-choice.js";
 import { type LoadedTask, loadTask } from "../runner/load-task.js";
 import type { Arm, BuilderSpec, LoadedManifest, TaskEntry } from "./manifest.js";
 
@@ -15,7 +15,7 @@ export interface PlannedTask {
   loaded: LoadedTask;
   maxAttempts: number;
   /** A fresh builder per run (a scripted model keeps its position), by arm id; absent for derived arms. */
-  builders: Map<string, () => Builder>;
+  builders: Map<string, () => BuilderChoice>;
 }
 
 /** Everything validated before the first run: bad input is reported before anything runs. */
@@ -58,7 +58,7 @@ export function builderFactory(
   loaded: LoadedTask,
   dir: string,
   where: string,
-): () => Builder {
+): () => BuilderChoice {
   if (spec.noop) return () => noopBuilder();
   if (spec.oracle) {
     const oracle = loaded.oracle;
@@ -93,7 +93,7 @@ export function planExperiment(source: LoadedManifest): ExperimentPlan {
     if (timeout !== undefined)
       for (const g of loaded.task.gates)
         if (isSubprocessGate(g) || isDifferentialGate(g)) g.timeout = timeout;
-    const builders = new Map<string, () => Builder>();
+    const builders = new Map<string, () => BuilderChoice>();
     for (const arm of ownArms) {
       const own = entry.builders?.[arm.id];
       const [spec, path] = own

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { generateWithin } from "../agent/generate-within.js";
-import type { ModelAdapter, ModelResponse } from "../agent/model.js";
 import type { EventData } from "../core/events.js";
+import type { ModelAdapter, ModelResponse } from "../core/model.js";
 import type { ResolvedRule } from "../core/task.js";
+import { generateWithin } from "./generate-within.js";
 
 /** The only shape of verdict the judge may give; anything else is inconclusive. */
 export const JudgeVerdict = z

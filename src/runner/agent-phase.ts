@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type AgentOutcome, describeGoal, runAgentAttempt } from "../agent/agent-loop.js";
 import { createSelfCheck, sourceGuardContext } from "../agent/self-check/self-check.js";
 import { MAX_STEP_CHECKS } from "../agent/todo/step-work.js";
-import { todoTool } from "../agent/todo/todo-tool.js";
+import { createTodoTool } from "../agent/todo/todo-tool.js";
 import { defaultTools } from "../agent/tools/registry.js";
 import { parseDuration } from "../core/duration.js";
 import { planGateChanges } from "../core/gate-change-plan.js";
@@ -47,14 +47,16 @@ export async function runAgentPhase(
     prompt,
     system: SYSTEM,
     model: agent.model,
-    tools: [...defaultTools, todoTool],
+    tools: [
+      ...defaultTools,
+      createTodoTool({ attempt: n, events: () => ctx.journal.events, checks: agent.stepChecks !== false }),
+    ],
     toolCtx: {
       workspace: ctx.workspace,
       sandbox: ctx.sandbox,
       network: ctx.network,
       timeoutMs: 600_000,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
-      plan: { events: () => ctx.journal.events, checks: agent.stepChecks !== false },
     },
     goal,
     budget: {
@@ -106,6 +108,7 @@ export async function runAgentPhase(
               hidden: ctx.loaded.hidden,
               nonPublic: [ctx.runDir, ctx.loaded.dir],
             }),
+            events: () => ctx.journal.events,
             observe: () => observer.observe(),
             pristine: () => ctx.observations.get(pristineId(ctx.journal.current)),
           }),

@@ -117,7 +117,7 @@ export function checkUserMounts(mounts: readonly string[], g: MountGuards): void
  * included, with the held-out folders and the logs inside it hidden.
  */
 export function planBuilderMounts(
-  builder: Builder,
+  builder: Pick<Builder, "needs">,
   userMounts: readonly string[],
   g: MountGuards,
 ): MountPlan {

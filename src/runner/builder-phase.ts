@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { agentUsage, attemptEvents } from "../agent/agent-state.js";
+import { agentUsage, attemptEvents } from "../core/agent-projections.js";
 import { builderRecord, claimRecord } from "../core/attempt-records.js";
 import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
@@ -21,7 +21,8 @@ export async function runBuilderPhase(
     const outcome = await runAgentPhase(ctx, n, fix);
     // Interrupted: the driver's next step records it (TOOL_FAILURE "interrupted (SIGINT)").
     if (outcome.kind === "interrupted") return null;
-    if (outcome.kind === "model_failed") return failRun(ctx, outcome.reason);
+    if (outcome.kind === "model_failed" || outcome.kind === "tool_failure")
+      return failRun(ctx, outcome.reason);
     if (outcome.kind === "capped") {
       await journal.record({ type: "finish_attempt" });
       return finishRun(ctx);

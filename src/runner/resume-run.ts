@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { attemptEvents, foldAgent } from "../agent/agent-state.js";
 import { createModel } from "../agent/models/provider.js";
-import { todoWrittenFor } from "../agent/todo/todo-tool.js";
-import type { Builder } from "../builders/builder.js";
+import { attemptEvents, inDoubtCalls, lastMutatingResult } from "../core/agent-projections.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
 import type { EventData, RecordedEvent } from "../core/events.js";
 import { runSecrets } from "../core/redact.js";
 import { resumeStart } from "../core/run-step.js";
-import { TODO_TOOL } from "../core/step-appraisal.js";
 import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import { checkUserMounts, mountGuards } from "./builder-mounts.js";
 import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
@@ -29,7 +27,7 @@ export interface ResumeOptions {
   store: EventStore;
   storeDir: string;
   /** Rebuilds the builder from what run_started recorded; `responses` is how many model responses the log holds. */
-  builder(descriptor: EventData<"run_started">["builder"], responses: number): Builder;
+  builder(descriptor: EventData<"run_started">["builder"], responses: number): BuilderChoice;
   allowEnv?: readonly string[];
   mounts?: readonly string[];
   reporter?: RunReporter;
@@ -98,7 +96,7 @@ async function continueRun(
   stored: readonly RecordedEvent[],
   journal: RunJournal,
   loaded: LoadedTask,
-  builder: Builder,
+  builder: BuilderChoice,
 ): Promise<Envelope> {
   // `from_revision` is the log as it was found, before this process took the lease.
   const events = stored;
@@ -189,33 +187,12 @@ async function resumeAgent(
   resumed: (action: string, inDoubt?: string[]) => Promise<unknown>,
 ): Promise<Envelope> {
   const inAttempt = attemptEvents(journal.events, n);
-  const fix = journal.current.attempts[n - 1]?.requiredFix ?? null;
-  const s = foldAgent(inAttempt, fix ?? "");
-  // A crash between a todo call's result and its todo_written: the write is a pure function of the
-  // call's arguments and the plan before it, so it is recorded now, exactly as it would have been.
-  const lastTodo = inAttempt.findLast((e) => e.type === "tool_call_finished" && e.data.name === TODO_TOOL);
-  if (
-    lastTodo?.type === "tool_call_finished" &&
-    !inAttempt.some((e) => e.type === "todo_written" && e.data.call_id === lastTodo.data.call_id)
-  ) {
-    const intent = inAttempt.find(
-      (e) => e.type === "tool_call_started" && e.data.call_id === lastTodo.data.call_id,
-    );
-    const args = intent?.type === "tool_call_started" ? intent.data.args : undefined;
-    const written = todoWrittenFor(
-      journal.events,
-      n,
-      { id: lastTodo.data.call_id, name: TODO_TOOL, args },
-      lastTodo.data.valid && !lastTodo.data.is_error,
-    );
-    if (written) await journal.record({ type: "record_agent", event: written });
-  }
+  // A fact-producing call whose facts a crash cut off is replayed by the agent loop itself.
+  const s = { inDoubt: inDoubtCalls(inAttempt) };
   // A crash between a mutating call's result and its observation must not hide the change:
   // observe now and record what that call did, so older evidence goes stale as it should.
-  const lastMutating = inAttempt.findLast(
-    (e) => e.type === "tool_call_finished" && e.data.name !== "read_file" && e.data.name !== "list_files",
-  );
-  if (s.inDoubt.length === 0 && lastMutating?.type === "tool_call_finished") {
+  const lastMutating = lastMutatingResult(inAttempt);
+  if (s.inDoubt.length === 0 && lastMutating) {
     const now = await new WorkspaceObserver(ctx.workspace).observe();
     if (now.id !== lastObs) {
       await ctx.observations.put(now);
@@ -224,7 +201,7 @@ async function resumeAgent(
         type: "record_agent",
         event: {
           type: "workspace_touched",
-          data: { attempt: n, call_id: lastMutating.data.call_id, observation_id: now.id },
+          data: { attempt: n, call_id: lastMutating.callId, observation_id: now.id },
         },
       });
     }

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
-import type { Builder } from "../builders/builder.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
 import type { Gate } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import { BlobStore } from "../workspace/blob-store.js";
 import { ObservationStore } from "../workspace/observation-store.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
@@ -15,7 +15,7 @@ import type { RunJournal } from "./run-journal.js";
 /** What the driver of one run works with, whether the run is new or resumed. */
 export interface RunContext {
   loaded: LoadedTask;
-  builder: Builder;
+  builder: BuilderChoice;
   journal: RunJournal;
   runDir: string;
   pristineDir: string;

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
-import type { Builder } from "../builders/builder.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError } from "../core/errors.js";
 import { runSecrets } from "../core/redact.js";
@@ -9,6 +8,7 @@ import { buildGateRegistry } from "../gates/registry.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
+import type { BuilderChoice } from "./builder-choice.js";
 import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
 import { type GateEnvironmentPolicy, pristineGateEnvironment } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
@@ -22,7 +22,7 @@ import { testFloorsFor } from "./test-floors.js";
 /** Everything one run needs; effects (clock, ids) are injectable for tests. */
 export interface RunTaskOptions {
   loaded: LoadedTask;
-  builder: Builder;
+  builder: BuilderChoice;
   store: EventStore;
   /** The folder that holds the event log; runs live in `<storeDir>/runs/<run id>/`. */
   storeDir: string;

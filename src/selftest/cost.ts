@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentBuilder } from "../agent/agent-builder.js";
-import type { Builder } from "../builders/builder.js";
 import { commandBuilder } from "../builders/command-builder.js";
 import type { Envelope } from "../core/envelope.js";
 import type { RecordedEvent } from "../core/events.js";
+import type { BuilderChoice } from "../runner/builder-choice.js";
 import { loadTask } from "../runner/load-task.js";
 import { RunJournal } from "../runner/run-journal.js";
 import { runTask } from "../runner/run-task.js";
@@ -40,7 +40,7 @@ function script(responses: number, usage: { input_tokens: number; output_tokens:
 }
 
 /** Runs the temporary env-probe task with `builder` in `dir`. */
-async function runProbe(dir: string, makeBuilder: (dir: string) => Builder) {
+async function runProbe(dir: string, makeBuilder: (dir: string) => BuilderChoice) {
   mkdirSync(join(dir, "task", "repo"), { recursive: true });
   writeFileSync(join(dir, "task", "repo", "README.md"), "selftest\n");
   writeFileSync(join(dir, "task", "task.yaml"), TASK);

@@ -2,10 +2,10 @@
 // gates in their sandbox, event log) must reach SUCCESS for honest work and refuse forged work.
 import { join } from "node:path";
 import { agentBuilder } from "../agent/agent-builder.js";
-import type { Builder } from "../builders/builder.js";
 import { commandBuilder } from "../builders/command-builder.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
 import type { RecordedEvent } from "../core/events.js";
+import type { BuilderChoice } from "../runner/builder-choice.js";
 import { loadTask } from "../runner/load-task.js";
 import { RunJournal } from "../runner/run-journal.js";
 import { runTask } from "../runner/run-task.js";
@@ -19,7 +19,7 @@ const quote = (p: string) => `'${p.replace(/'/g, "'\\''")}'`;
 export async function runExample(
   root: string,
   example: string,
-  makeBuilder: (taskDir: string) => Builder,
+  makeBuilder: (taskDir: string) => BuilderChoice,
   maxAttempts?: number,
 ): Promise<{ env: Envelope; events: RecordedEvent[] }> {
   return withTemp("run", async (dir) => {

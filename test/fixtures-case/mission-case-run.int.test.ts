@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptedModel } from "../../src/agent/models/scripted-model.js";
-import type { Builder } from "../../src/builders/builder.js";
 import { commandBuilder } from "../../src/builders/command-builder.js";
 import { staticGate } from "../../src/gates/static-gate.js";
+import type { BuilderChoice } from "../../src/runner/builder-choice.js";
 import { loadMissionCase } from "../../src/runner/mission-source/mission-case.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
@@ -49,7 +49,7 @@ function script(body: string): string {
   chmodSync(file, 0o755);
   return file;
 }
-async function run(fixture: string, builder: Builder, maxAttempts = 1) {
+async function run(fixture: string, builder: BuilderChoice, maxAttempts = 1) {
   const loaded = loadMissionCase(fixture, { storeDir });
   const env = await runTask({ loaded, builder, store, storeDir, sandbox: "bubblewrap", maxAttempts });
   const events = await store.readStream(RunJournal.stream(env.run_id));
@@ -158,9 +158,8 @@ describe("expected outputs never reach the builder", () => {
       { text: "The sum is written; done." },
       { text: "I checked again; done." },
     ]);
-    const builder: Builder = {
+    const builder: BuilderChoice = {
       descriptor: { kind: "agent", command: "scripted:test" },
-      run: () => Promise.reject(new Error("driven by the runner")),
       agent: { model },
     };
     const r = await run(fixtureFile(LEAKY), builder, 2);

@@ -14,46 +14,18 @@ import {
   SOURCE_GUARD_VERSION,
   type SourceGuardContext,
 } from "../../core/self-check/source-guard.js";
-import type { ToolCall } from "../model.js";
-import { type ExecutedToolResult, executeToolCall } from "../tools/registry.js";
-import type { AgentTool } from "../tools/tool.js";
-import { toolOk } from "../tools/tool-result.js";
+import type { AgentTool, ToolResult } from "../tools/tool.js";
+import { elapsedMs } from "../tools/tool-result.js";
 
 export const SELF_CHECK_PLAN_TOOL = "self_check_plan_submit";
 export const SELF_CHECK_TOOL = "self_check_submit";
 
-// The schemas validate; the loop records. `execute` only acknowledges: loopgate's checks happen in `submit`.
-const ack = async () => toolOk("", "", performance.now());
-
-export const selfCheckPlanTool: AgentTool<typeof SelfCheckPlan> = {
-  name: SELF_CHECK_PLAN_TOOL,
-  description:
-    "Declare your self-check plan before checking: every final artifact (path, purpose, publicReason), a scratch " +
-    "folder for check output (e.g. /tmp/loopgate-self-check), and the workspace paths you expect to add. " +
-    "Use only public task material.",
-  schema: SelfCheckPlan,
-  mutating: false,
-  execute: ack,
-};
-
-export const selfCheckTool: AgentTool<typeof SelfCheckSubmission> = {
-  name: SELF_CHECK_TOOL,
-  description:
-    "Submit your self-check: status pass|fail|inconclusive, a publicReason, command evidence citing the " +
-    "tool-call ids you ran (loopgate compares them with its records), artifact evidence for every final " +
-    "artifact (loopgate compares it with the workspace), and executionHygiene. Advisory: only loopgate's " +
-    "gates decide success. Any later workspace change makes it stale.",
-  schema: SelfCheckSubmission,
-  mutating: false,
-  execute: ack,
-};
-
-export const selfCheckTools: AgentTool[] = [selfCheckPlanTool, selfCheckTool];
-
-/** What the self-check needs from the run: loopgate's own observations and secrets, injected. */
+/** What the self-check needs from the run: loopgate's own observations, events and secrets, injected. */
 export interface SelfCheckDeps {
   attempt: number;
   guard: SourceGuardContext;
+  /** The run's events so far (the recorded tool calls a submission cites). */
+  events(): readonly LoopgateEvent[];
   /** Observes the workspace now (loopgate's observer). */
   observe(): Promise<Observation>;
   /** The run's pristine observation, the "before" of the hygiene diff. */
@@ -62,15 +34,9 @@ export interface SelfCheckDeps {
   cap: number;
 }
 
-/** The agent loop's hook for the self-check tools and the repair gate. */
+/** Heavy mode for the agent loop: the self-check tools (bound to the run) and the repair gate. */
 export interface SelfCheckHook {
   tools: readonly AgentTool[];
-  handles(name: string): boolean;
-  /** Validates, guards and checks a submission; `event` is what to record (null: nothing). */
-  submit(
-    call: ToolCall,
-    events: readonly LoopgateEvent[],
-  ): Promise<{ result: ExecutedToolResult; event: AgentEventBody | null }>;
   /** The repair gate over the attempt's events when the attempt would end. */
   gate(
     attemptEvents: readonly LoopgateEvent[],
@@ -78,49 +44,65 @@ export interface SelfCheckHook {
   ): Promise<Extract<AgentEventBody, { type: "repair_decided" }>>;
 }
 
-const reply = (base: ExecutedToolResult, content: string, isError: boolean): ExecutedToolResult => ({
-  ...base,
+const reply = (subject: string, content: string, isError: boolean, started: number): ToolResult => ({
   content,
   isError,
   exitCode: isError ? null : 0,
+  durationMs: elapsedMs(started),
+  subject,
 });
 
+const PLAN_DESCRIPTION =
+  "Declare your self-check plan before checking: every final artifact (path, purpose, publicReason), a scratch " +
+  "folder for check output (e.g. /tmp/loopgate-self-check), and the workspace paths you expect to add. " +
+  "Use only public task material.";
+const CHECK_DESCRIPTION =
+  "Submit your self-check: status pass|fail|inconclusive, a publicReason, command evidence citing the " +
+  "tool-call ids you ran (loopgate compares them with its records), artifact evidence for every final " +
+  "artifact (loopgate compares it with the workspace), and executionHygiene. Advisory: only loopgate's " +
+  "gates decide success. Any later workspace change makes it stale.";
+
+/**
+ * The self-check tools, bound to the run: arguments are validated centrally (registry.ts), then guarded
+ * by the Source Guard; an accepted submission is checked against loopgate's records and returned as its
+ * fact. A rejected one is an error result with no fact.
+ */
 export function createSelfCheck(d: SelfCheckDeps): SelfCheckHook {
   const guard = (v: unknown) => guardPublicStrings(v, d.guard);
-  return {
-    tools: selfCheckTools,
-    handles: (name) => name === SELF_CHECK_PLAN_TOOL || name === SELF_CHECK_TOOL,
-    async submit(call, events) {
-      const base = await executeToolCall(selfCheckTools, call, {
-        workspace: "",
-        sandbox: "none",
-        network: false,
-        timeoutMs: 0,
-      });
-      const subject = call.name;
-      if (!base.valid) return { result: { ...base, subject }, event: null };
-      const args = (call.name === SELF_CHECK_PLAN_TOOL ? SelfCheckPlan : SelfCheckSubmission).parse(
-        call.args ?? {},
-      );
-      const g = guard(args);
+  const planTool: AgentTool<typeof SelfCheckPlan> = {
+    name: SELF_CHECK_PLAN_TOOL,
+    description: PLAN_DESCRIPTION,
+    schema: SelfCheckPlan,
+    mutating: false,
+    facts: true,
+    async execute(plan, ctx) {
+      const started = performance.now();
+      const g = guard(plan);
       if (g.status === "rejected")
-        return { result: reply({ ...base, subject }, g.publicReason, true), event: null };
-      if (call.name === SELF_CHECK_PLAN_TOOL)
-        return {
-          result: reply({ ...base, subject }, "self-check plan recorded", false),
-          event: {
+        return { result: reply(SELF_CHECK_PLAN_TOOL, g.publicReason, true, started) };
+      return {
+        result: reply(SELF_CHECK_PLAN_TOOL, "self-check plan recorded", false, started),
+        events: [
+          {
             type: "self_check_plan_recorded",
-            data: {
-              attempt: d.attempt,
-              call_id: call.id,
-              plan: args as SelfCheckPlan,
-              guard_version: SOURCE_GUARD_VERSION,
-            },
+            data: { attempt: d.attempt, call_id: ctx.callId, plan, guard_version: SOURCE_GUARD_VERSION },
           },
-        };
-      const check = args as SelfCheckSubmission;
+        ],
+      };
+    },
+  };
+  const checkTool: AgentTool<typeof SelfCheckSubmission> = {
+    name: SELF_CHECK_TOOL,
+    description: CHECK_DESCRIPTION,
+    schema: SelfCheckSubmission,
+    mutating: false,
+    facts: true,
+    async execute(check, ctx) {
+      const started = performance.now();
+      const g = guard(check);
+      if (g.status === "rejected") return { result: reply(SELF_CHECK_TOOL, g.publicReason, true, started) };
       const calls = new Map<string, RecordedCall>();
-      for (const e of events)
+      for (const e of d.events())
         if (e.type === "tool_call_finished" && e.data.valid)
           calls.set(e.data.call_id, {
             name: e.data.name,
@@ -142,22 +124,27 @@ export function createSelfCheck(d: SelfCheckDeps): SelfCheckHook {
         ? `self-check recorded with ${v.findings.length} evidence finding(s):\n${v.findings.map((f) => `- ${f.code}: ${f.detail}`).join("\n")}`
         : "self-check recorded; its evidence matches loopgate's records";
       return {
-        result: reply({ ...base, subject }, summary.slice(0, 4000), false),
-        event: {
-          type: "self_check_recorded",
-          data: {
-            attempt: d.attempt,
-            call_id: call.id,
-            check,
-            guard_version: SOURCE_GUARD_VERSION,
-            observation_id: now.id,
-            evidence_findings: v.findings.slice(0, 100),
-            verified_artifacts: v.verifiedArtifacts.slice(0, 100),
-            cited_commands: cited.slice(0, 50),
+        result: reply(SELF_CHECK_TOOL, summary.slice(0, 4000), false, started),
+        events: [
+          {
+            type: "self_check_recorded",
+            data: {
+              attempt: d.attempt,
+              call_id: ctx.callId,
+              check,
+              guard_version: SOURCE_GUARD_VERSION,
+              observation_id: now.id,
+              evidence_findings: v.findings.slice(0, 100),
+              verified_artifacts: v.verifiedArtifacts.slice(0, 100),
+              cited_commands: cited.slice(0, 50),
+            },
           },
-        },
+        ],
       };
     },
+  };
+  return {
+    tools: [planTool, checkTool],
     async gate(attemptEvents, turn) {
       const diff = diffObservations(await d.pristine(), await d.observe());
       const p = projectSelfCheck(attemptEvents, guard, [...diff.added, ...diff.typeChanged]);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EscalationDecision, EscalationInput, EscalationTrigger } from "../../core/step-escalation.js";
-import { generateWithin } from "../generate-within.js";
+import { generateWithin } from "../../judge/generate-within.js";
 import type { ModelAdapter, ModelResponse } from "../model.js";
 
 /** The only answer the reviewer may give; anything else is inconclusive. */

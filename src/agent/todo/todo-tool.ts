@@ -1,8 +1,6 @@
 import { z } from "zod";
 import type { LoopgateEvent } from "../../core/events.js";
-import type { AgentEventBody } from "../../core/run-decider.js";
 import { TODO_TOOL } from "../../core/step-appraisal.js";
-import type { ToolCall } from "../model.js";
 import type { AgentTool } from "../tools/tool.js";
 import { elapsedMs } from "../tools/tool-result.js";
 import { applyTodoWrite, currentPlan, renderPlan } from "./plan.js";
@@ -40,40 +38,42 @@ const schema = z.strictObject({
     .describe("The whole plan, every step, in order (each write replaces the list)."),
 });
 
-/** The plan tool: the model writes its steps; loopgate checks each one when it is ticked off. */
-export const todoTool: AgentTool<typeof schema> = {
-  name: TODO_TOOL,
-  description:
-    "Write your plan: the whole list of steps each time, each pending, in_progress or completed. Mark a step " +
-    "in_progress before working on it and completed when it is done. A step may say what will be true when it is " +
-    "done (expect), a shell command that checks it (check: loopgate runs it when the step is completed), and " +
-    "how many tool calls it will take (expect_calls). loopgate reports what it sees about a completed step in " +
-    "the result; it never changes your plan.",
-  schema,
-  mutating: false,
-  async execute(args, ctx) {
-    const started = performance.now();
-    const w = applyTodoWrite(currentPlan(ctx.plan?.events() ?? []), args.items);
-    return {
-      content: renderPlan(w, ctx.plan?.checks ?? true),
-      isError: false,
-      exitCode: null,
-      durationMs: elapsedMs(started),
-      subject: TODO_TOOL,
-    };
-  },
-};
+/** What the plan tool reads, bound when it is created: the run's events so far and whether step checks run. */
+export interface TodoToolDeps {
+  attempt: number;
+  events(): readonly LoopgateEvent[];
+  checks: boolean;
+}
 
-/** The `todo_written` event for a todo call that ran, or null for any other call (or one that did not run). */
-export function todoWrittenFor(
-  events: readonly LoopgateEvent[],
-  attempt: number,
-  call: ToolCall,
-  ran: boolean,
-): AgentEventBody | null {
-  if (call.name !== TODO_TOOL || !ran) return null;
-  const parsed = schema.safeParse(call.args ?? {});
-  if (!parsed.success) return null;
-  const w = applyTodoWrite(currentPlan(events), parsed.data.items);
-  return { type: "todo_written", data: { attempt, call_id: call.id, ...w } };
+/**
+ * The plan tool: the model writes its steps; loopgate checks each one when it is ticked off. Its result
+ * echoes the plan and carries the `todo_written` fact (the write applied to the plan so far).
+ */
+export function createTodoTool(d: TodoToolDeps): AgentTool<typeof schema> {
+  return {
+    name: TODO_TOOL,
+    description:
+      "Write your plan: the whole list of steps each time, each pending, in_progress or completed. Mark a step " +
+      "in_progress before working on it and completed when it is done. A step may say what will be true when it is " +
+      "done (expect), a shell command that checks it (check: loopgate runs it when the step is completed), and " +
+      "how many tool calls it will take (expect_calls). loopgate reports what it sees about a completed step in " +
+      "the result; it never changes your plan.",
+    schema,
+    mutating: false,
+    facts: true,
+    async execute(args, ctx) {
+      const started = performance.now();
+      const w = applyTodoWrite(currentPlan(d.events()), args.items);
+      return {
+        result: {
+          content: renderPlan(w, d.checks),
+          isError: false,
+          exitCode: null,
+          durationMs: elapsedMs(started),
+          subject: TODO_TOOL,
+        },
+        events: [{ type: "todo_written", data: { attempt: d.attempt, call_id: ctx.callId, ...w } }],
+      };
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { InfrastructureError } from "../../core/errors.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../../sandbox/environment.js";
-import type { AgentTool } from "./tool.js";
+import type { AgentTool, ToolContext, ToolResult } from "./tool.js";
 import { realWorkspace } from "./tool-path.js";
 import { toolError, toolOk } from "./tool-result.js";
 
@@ -40,48 +40,50 @@ export const bashTool: AgentTool<typeof schema> = {
     "its head and tail. Commands are killed at the timeout; do not start servers that never exit.",
   schema,
   mutating: true,
-  async execute(args, ctx) {
-    const started = performance.now();
-    const shell = agentShell();
-    if (!shell)
-      throw new InfrastructureError(
-        "neither bash nor sh was found in /usr/local/bin:/usr/bin:/bin; install bash (apt-get install -y bash)",
-      );
-    const ws = await realWorkspace(ctx.workspace);
-    const timeoutMs = Math.min((args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000, ctx.timeoutMs);
-    const r = await runSandboxed(
-      {
-        argv: [shell, "-c", args.command],
-        cwd: ws,
-        writable: [ws],
-        readonly: [],
-        env: scrubbedEnv({ home: "/tmp" }),
-        network: ctx.network,
-        timeoutMs,
-        maxOutputBytes: BASH_OUTPUT_CHARS,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      },
-      ctx.sandbox,
-    );
-    const output = r.output.length ? r.output : "(no output)";
-    if (r.spawnError) return toolError(args.command, `the command could not start: ${r.spawnError}`, started);
-    if (r.timedOut)
-      return toolError(
-        args.command,
-        `timed out after ${formatSeconds(timeoutMs)}: the command and everything it started were killed\n${output}`,
-        started,
-        r.exitCode,
-      );
-    if (ctx.signal?.aborted)
-      return toolError(args.command, `cancelled: the command was killed\n${output}`, started);
-    if (r.exitCode === null)
-      return toolError(args.command, `killed by signal ${r.signal ?? "?"}\n${output}`, started, null);
-    const content = `exit code: ${r.exitCode}\n${output}`;
-    return r.exitCode === 0
-      ? toolOk(args.command, content, started, 0)
-      : toolError(args.command, content, started, r.exitCode);
-  },
+  execute: async (args, ctx) => ({ result: await runBash(args, ctx) }),
 };
+
+async function runBash(args: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolResult> {
+  const started = performance.now();
+  const shell = agentShell();
+  if (!shell)
+    throw new InfrastructureError(
+      "neither bash nor sh was found in /usr/local/bin:/usr/bin:/bin; install bash (apt-get install -y bash)",
+    );
+  const ws = await realWorkspace(ctx.workspace);
+  const timeoutMs = Math.min((args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000, ctx.timeoutMs);
+  const r = await runSandboxed(
+    {
+      argv: [shell, "-c", args.command],
+      cwd: ws,
+      writable: [ws],
+      readonly: [],
+      env: scrubbedEnv({ home: "/tmp" }),
+      network: ctx.network,
+      timeoutMs,
+      maxOutputBytes: BASH_OUTPUT_CHARS,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
+    ctx.sandbox,
+  );
+  const output = r.output.length ? r.output : "(no output)";
+  if (r.spawnError) return toolError(args.command, `the command could not start: ${r.spawnError}`, started);
+  if (r.timedOut)
+    return toolError(
+      args.command,
+      `timed out after ${formatSeconds(timeoutMs)}: the command and everything it started were killed\n${output}`,
+      started,
+      r.exitCode,
+    );
+  if (ctx.signal?.aborted)
+    return toolError(args.command, `cancelled: the command was killed\n${output}`, started);
+  if (r.exitCode === null)
+    return toolError(args.command, `killed by signal ${r.signal ?? "?"}\n${output}`, started, null);
+  const content = `exit code: ${r.exitCode}\n${output}`;
+  return r.exitCode === 0
+    ? toolOk(args.command, content, started, 0)
+    : toolError(args.command, content, started, r.exitCode);
+}
 
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))}s`;

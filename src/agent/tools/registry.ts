@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { formatPath } from "../../core/errors.js";
+import type { AgentEventBody } from "../../core/run-decider.js";
 import type { ToolCall, ToolSpec } from "../model.js";
 import { bashTool } from "./bash.js";
 import { editFileTool } from "./edit-file.js";
@@ -22,8 +23,8 @@ export function isMutating(tools: readonly AgentTool[], name: string): boolean {
   return tools.find((t) => t.name === name)?.mutating ?? true;
 }
 
-/** A tool result, plus whether the arguments were valid (false: the tool did not run). */
-export type ExecutedToolResult = ToolResult & { valid: boolean };
+/** A tool result, plus whether the arguments were valid (false: the tool did not run) and the call's facts. */
+export type ExecutedToolResult = ToolResult & { valid: boolean; events: readonly AgentEventBody[] };
 
 /** The first string among `keys` in raw arguments, for the evidence subject of a call that did not run. */
 function rawSubject(args: unknown, fallback: string): string {
@@ -48,7 +49,8 @@ function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
 /**
  * The one place a model's tool call is executed: finds the tool, validates the arguments against its
  * schema (the tool does not run when they are invalid), runs it, and turns any thrown error into an
- * error result. Never throws: every outcome is a result the model can read.
+ * error result. Never throws: every outcome is a result the model can read. A call that failed carries
+ * no facts.
  */
 export async function executeToolCall(
   tools: readonly AgentTool[],
@@ -63,6 +65,7 @@ export async function executeToolCall(
     durationMs: elapsedMs(started),
     subject,
     valid,
+    events: [],
   });
   const tool = tools.find((t) => t.name === call.name);
   if (!tool)
@@ -82,7 +85,8 @@ export async function executeToolCall(
       rawSubject(args, tool.name),
     );
   try {
-    return { ...(await tool.execute(parsed.data, ctx)), valid: true };
+    const out = await tool.execute(parsed.data, { ...ctx, callId: call.id });
+    return { ...out.result, valid: true, events: out.events ?? [] };
   } catch (e) {
     const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     return fail(`${tool.name} failed: ${message}`, true, rawSubject(args, tool.name));

@@ -37,3 +37,15 @@ export async function agentSandboxSelfTest(mode: SandboxMode = "bubblewrap"): Pr
         "install coreutils and findutils (Debian/Ubuntu: apt-get install -y coreutils findutils)",
     );
 }
+
+const proven = new Set<SandboxMode>();
+
+/**
+ * `agentSandboxSelfTest`, once per process and mode: an agent attempt calls it before its first tool call
+ * can rely on the sandbox. A failure is not remembered (the remedy may be applied while the process runs).
+ */
+export async function ensureAgentSandbox(mode: SandboxMode): Promise<void> {
+  if (proven.has(mode)) return;
+  await agentSandboxSelfTest(mode);
+  proven.add(mode);
+}

@@ -1,6 +1,6 @@
 import { PathEscapeError } from "../../workspace/safe-path.js";
 import { FileOpError } from "./file-ops.js";
-import type { ToolResult } from "./tool.js";
+import type { ToolOutput, ToolResult } from "./tool.js";
 import { toolError } from "./tool-result.js";
 
 /**
@@ -12,13 +12,15 @@ export async function refusalOr(
   subject: string,
   started: number,
   body: () => Promise<ToolResult>,
-): Promise<ToolResult> {
+): Promise<ToolOutput> {
   try {
-    return await body();
+    return { result: await body() };
   } catch (e) {
     if (e instanceof PathEscapeError)
-      return toolError(subject, `refused: ${e.message}. Paths must stay inside the workspace.`, started);
-    if (e instanceof FileOpError) return toolError(subject, e.message, started, 1);
+      return {
+        result: toolError(subject, `refused: ${e.message}. Paths must stay inside the workspace.`, started),
+      };
+    if (e instanceof FileOpError) return { result: toolError(subject, e.message, started, 1) };
     throw e;
   }
 }

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { LoopgateEvent } from "../../core/events.js";
+import type { AgentEventBody } from "../../core/run-decider.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 
-/** Where and how a tool runs: the run workspace in the agent sandbox. */
+/** Where and how a tool runs: the run workspace in the agent sandbox. Nothing tool-specific lives here. */
 export interface ToolContext {
   /** Absolute path of the run workspace; every path the model gives is relative to it. */
   workspace: string;
@@ -10,8 +10,11 @@ export interface ToolContext {
   network: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** The run's events and whether step checks run, for the `todo` plan tool (set by the agent phase). */
-  plan?: { events(): readonly LoopgateEvent[]; checks: boolean };
+}
+
+/** The context of one call: the run's, plus the call's id (a tool's facts name the call they came from). */
+export interface ToolCallContext extends ToolContext {
+  callId: string;
 }
 
 /** What a tool call produced. `content` is what the model reads (bounded, the cut said). */
@@ -25,12 +28,31 @@ export interface ToolResult {
   subject: string;
 }
 
-/** A tool: schema-first; `execute` receives arguments already validated against `schema`. */
+/**
+ * What `execute` returns: the result the model reads, and the domain facts the call established (a plan
+ * write, a self-check). The loop records `tool_call_finished` and then these events, the same way for
+ * every tool.
+ */
+export interface ToolOutput {
+  result: ToolResult;
+  events?: readonly AgentEventBody[];
+}
+
+/**
+ * A tool: schema-first; `execute` receives arguments already validated against `schema` (once, centrally,
+ * in registry.ts). Per-tool dependencies (the plan so far, loopgate's observer) are bound when the tool is
+ * created, never carried in the context.
+ */
 export interface AgentTool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   schema: S;
   /** True when the tool can change the workspace (bash, write_file, edit_file). */
   mutating: boolean;
-  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+  /**
+   * True when every successful result carries at least one event. Such a tool must be read-only: after a
+   * crash between its result and its facts, the call is run again and only its facts are recorded.
+   */
+  facts?: boolean;
+  execute(args: z.infer<S>, ctx: ToolCallContext): Promise<ToolOutput>;
 }

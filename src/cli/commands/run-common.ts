@@ -3,11 +3,11 @@ import { join, resolve } from "node:path";
 import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
-import type { Builder } from "../../builders/builder.js";
 import { agentAdapter } from "../../builders/codex/agent-flag.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import type { BuilderChoice } from "../../runner/builder-choice.js";
 import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import type { LoadedTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
@@ -55,7 +55,7 @@ export interface RunFlags {
 export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
-export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
+export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): BuilderChoice {
   const chosen = [
     flags.builder !== undefined,
     Boolean(flags.oracle),
@@ -118,7 +118,7 @@ export function runSettings(loaded: LoadedTask, flags: RunFlags) {
 export async function executeRun(
   io: CommandIO,
   loaded: LoadedTask,
-  builder: Builder,
+  builder: BuilderChoice,
   flags: RunFlags,
   extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
 ): Promise<Envelope> {

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentBuilder } from "../../../src/agent/agent-builder.js";
 import type { ModelAdapter, ModelRequest, ModelResponse } from "../../../src/agent/model.js";
-import type { Builder } from "../../../src/builders/builder.js";
 import { loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
@@ -22,9 +22,8 @@ gates:
 budget: { attempts: 1 }
 `;
 
-const agent = (model: ModelAdapter): Builder => ({
+const agent = (model: ModelAdapter): AgentBuilder => ({
   descriptor: { kind: "agent", command: model.id },
-  run: () => Promise.reject(new Error("driven by the runner")),
   agent: { model },
 });
 

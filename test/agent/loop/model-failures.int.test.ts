@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentBuilder } from "../../../src/agent/agent-builder.js";
 import type { ModelAdapter, ModelFailure, ModelRequest, ModelResponse } from "../../../src/agent/model.js";
-import type { Builder } from "../../../src/builders/builder.js";
 import { loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
@@ -44,9 +44,8 @@ const failure = (kind: ModelFailure["kind"], retryable: boolean): ModelResponse 
   error: { kind, message: `${kind} from the fake provider`, retryable, retryAfterMs: 5 },
 });
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 };
-const agent = (model: ModelAdapter): Builder => ({
+const agent = (model: ModelAdapter): AgentBuilder => ({
   descriptor: { kind: "agent", command: model.id },
-  run: () => Promise.reject(new Error("driven by the runner")),
   agent: { model },
 });
 

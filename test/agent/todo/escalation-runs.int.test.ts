@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { agentBuilder } from "../../../src/agent/agent-builder.js";
-import { attemptEvents, foldAgent } from "../../../src/agent/agent-state.js";
 import type { ScriptedResponseInput } from "../../../src/agent/models/script-file.js";
+import { projectMessages } from "../../../src/core/agent-messages.js";
+import { attemptEvents } from "../../../src/core/agent-projections.js";
 import type { EventData, EventType, LoopgateEvent } from "../../../src/core/events.js";
 import { REVISE_PLAN_NUDGE } from "../../../src/core/step-escalation.js";
 import { loadTask } from "../../../src/runner/load-task.js";
@@ -69,7 +70,7 @@ async function run(
   const events: LoopgateEvent[] = await store.readStream(RunJournal.stream(env.run_id));
   const of = <T extends EventType>(type: T) =>
     events.filter((e) => e.type === type).map((e) => e.data as EventData<T>);
-  const messages = foldAgent(attemptEvents(events, 1), "").messages;
+  const messages = projectMessages(attemptEvents(events, 1), "");
   const toolResult = (callId: string) =>
     messages.find((m) => m.role === "tool" && m.callId === callId) as { content: string } | undefined;
   return { env, events, of, messages, toolResult };

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../../src/agent/models/scripted-model.js";
 import { escalateStep, escalationMessage } from "../../../src/agent/todo/escalation.js";
-import { runStepWork } from "../../../src/agent/todo/step-work.js";
-import type { ToolContext } from "../../../src/agent/tools/tool.js";
+import { escalation } from "../../../src/agent/todo/step-work.js";
+import {
+  type AgentConfig,
+  type AgentLimits,
+  foldAgent,
+  nextAgentAction,
+} from "../../../src/core/agent-decider.js";
 import type { LoopgateEvent } from "../../../src/core/events.js";
 import {
   claimsCheckable,
@@ -200,51 +205,86 @@ describe("the quarantined call", () => {
   });
 });
 
+const config = (escalation: boolean): AgentConfig => ({
+  attempt: 1,
+  modelId: "scripted:test",
+  goal: null,
+  selfCheck: false,
+  escalation,
+  stepChecks: { enabled: true, max: 16 },
+  factTools: ["todo"],
+});
+const attemptStarted = ev("attempt_started", { attempt: 1, required_fix: null });
+const limits: AgentLimits = { stopWhen: [] };
+
 describe("off by default", () => {
-  it("without an escalation model, a triggering step is never escalated", async () => {
-    const recorded: unknown[] = [];
-    const events = claimRun();
-    const more = await runStepWork({
-      attempt: 1,
-      events: () => events,
-      checks: { enabled: true, max: 16 },
-      toolCtx: {} as ToolContext,
-      record: async (e) => {
-        recorded.push(e);
-      },
-      observeAfter: async () => null,
-    });
-    expect(more).toBe(false);
-    expect(recorded).toEqual([]);
+  it("without an escalation model, a triggering step is never escalated", () => {
+    const state = foldAgent(config(false), [attemptStarted, ...claimRun()]);
+    expect(nextAgentAction(state, limits, 0).kind).not.toBe("escalate_step");
+    // The model stopped nowhere yet (no response): the next action is a model request.
+    expect(nextAgentAction(state, limits, 0)).toEqual({ kind: "call_model", turn: 1, step: 1, retry: 0 });
   });
-  it("with one, it records step_escalated with the decision and the count", async () => {
-    const recorded: { type: string; data: unknown }[] = [];
+  it("with one, the decider picks the step nextEscalation picks, and it records step_escalated with the decision and the count", async () => {
+    const events = [attemptStarted, ...claimRun()];
+    const action = nextAgentAction(foldAgent(config(true), events), limits, 0);
+    const expected = nextEscalation(events, 1);
+    expect(expected).not.toBeNull();
+    expect(action).toEqual({
+      kind: "escalate_step",
+      callId: "c3",
+      step: "make the tests pass",
+      trigger: "unverified_claim",
+      input: expected?.input,
+      used: 0,
+    });
     const model = scriptedModel([
       { text: "", tool_calls: [{ name: "submit_decision", args: { decision: "carry_on" } }] },
     ]);
-    await runStepWork({
-      attempt: 1,
-      events: () => claimRun(),
-      checks: { enabled: true, max: 16 },
-      toolCtx: {} as ToolContext,
-      record: async (e) => {
-        recorded.push(e);
+    if (action.kind !== "escalate_step") throw new Error("unreachable");
+    expect(await escalation(model, { attempt: 1, ...action })).toEqual({
+      type: "step_escalated",
+      data: {
+        attempt: 1,
+        call_id: "c3",
+        step: "make the tests pass",
+        trigger: "unverified_claim",
+        decision: "carry_on",
+        escalations_used: 1,
       },
-      observeAfter: async () => null,
-      escalation: model,
     });
-    expect(recorded).toEqual([
-      {
-        type: "step_escalated",
-        data: {
+  });
+  it("the decider escalates exactly when nextEscalation does, over the cases above", () => {
+    const failed = claimRun().map((e) =>
+      e.type === "step_appraised"
+        ? ({ ...e, data: { ...e.data, finding: "ended_on_failure" } } as LoopgateEvent)
+        : e,
+    );
+    const used = (k: number) =>
+      Array.from({ length: k }, (_, i) =>
+        ev("step_escalated", {
           attempt: 1,
-          call_id: "c3",
-          step: "make the tests pass",
-          trigger: "unverified_claim",
+          call_id: `x${i}`,
+          step: "s",
+          trigger: "span_outlier",
           decision: "carry_on",
-          escalations_used: 1,
-        },
-      },
-    ]);
+          escalations_used: i + 1,
+        }),
+      );
+    const cases = [
+      claimRun(),
+      failed,
+      claimRun("make the tests pass", "npm test"),
+      [...used(4), ...claimRun()],
+      [...used(5), ...claimRun()],
+      claimRun("rename the helper"),
+    ];
+    for (const c of cases) {
+      const events = [attemptStarted, ...c];
+      const a = nextAgentAction(foldAgent(config(true), events), limits, 0);
+      const n = nextEscalation(events, 1);
+      expect(
+        a.kind === "escalate_step" ? { callId: a.callId, trigger: a.trigger, input: a.input } : null,
+      ).toEqual(n ? { callId: n.callId, trigger: n.trigger, input: n.input } : null);
+    }
   });
 });

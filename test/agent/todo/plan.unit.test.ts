@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyTodoWrite, renderPlan, type TodoInput } from "../../../src/agent/todo/plan.js";
-import { todoTool } from "../../../src/agent/todo/todo-tool.js";
+import { createTodoTool } from "../../../src/agent/todo/todo-tool.js";
 import { executeToolCall } from "../../../src/agent/tools/registry.js";
 
 const step = (status: TodoInput["status"], extra: Partial<TodoInput> = {}): TodoInput => ({
@@ -89,7 +89,7 @@ describe("the todo tool", () => {
   const ctx = { workspace: "/nonexistent", sandbox: "none" as const, network: false, timeoutMs: 1000 };
   it("refuses two steps with the same words, centrally, without running", async () => {
     const r = await executeToolCall(
-      [todoTool],
+      [createTodoTool({ attempt: 1, events: () => [], checks: true })],
       {
         id: "c1",
         name: "todo",
@@ -102,35 +102,48 @@ describe("the todo tool", () => {
       },
       ctx,
     );
-    expect(r).toMatchObject({ valid: false, isError: true });
+    expect(r).toMatchObject({ valid: false, isError: true, events: [] });
     expect(r.content).toContain("must be unique");
   });
-  it("echoes the plan, reading the previous one from the run's events", async () => {
+  it("echoes the plan, reading the previous one from the run's events, and returns the write as its fact", async () => {
+    const tool = createTodoTool({
+      attempt: 2,
+      checks: true,
+      events: () => [
+        {
+          id: "1",
+          type: "todo_written",
+          data: {
+            attempt: 1,
+            call_id: "c0",
+            items: [{ content: "a", status: "in_progress", check: "npm test", check_frozen: false }],
+            changes: [],
+            completed: [],
+            reopened: [],
+          },
+          meta: { at: "2026-01-01T00:00:00Z", origin: "runtime" },
+        },
+      ],
+    });
     const r = await executeToolCall(
-      [todoTool],
+      [tool],
       { id: "c1", name: "todo", args: { items: [{ content: "a", status: "completed" }] } },
+      ctx,
+    );
+    expect(r.events).toEqual([
       {
-        ...ctx,
-        plan: {
-          checks: true,
-          events: () => [
-            {
-              id: "1",
-              type: "todo_written",
-              data: {
-                attempt: 1,
-                call_id: "c0",
-                items: [{ content: "a", status: "in_progress", check: "npm test", check_frozen: false }],
-                changes: [],
-                completed: [],
-                reopened: [],
-              },
-              meta: { at: "2026-01-01T00:00:00Z", origin: "runtime" },
-            },
-          ],
+        type: "todo_written",
+        data: {
+          attempt: 2,
+          call_id: "c1",
+          items: [{ content: "a", status: "completed", check: "npm test", check_frozen: true }],
+          // Completing without restating the check keeps it (the check freezes on completion).
+          changes: [{ step: "a", kind: "check_restored", proposed: null, kept: "npm test" }],
+          completed: ["a"],
+          reopened: [],
         },
       },
-    );
+    ]);
     expect(r).toMatchObject({ valid: true, isError: false });
     expect(r.content).toContain("[x] a\n    check: npm test (frozen)");
     expect(r.content).toContain("runs after this batch");

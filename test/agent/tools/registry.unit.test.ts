@@ -19,7 +19,15 @@ function recorder() {
     mutating: false,
     async execute(args) {
       ran.push(args);
-      return { content: `ran ${args.path}`, isError: false, exitCode: 0, durationMs: 1, subject: args.path };
+      return {
+        result: {
+          content: `ran ${args.path}`,
+          isError: false,
+          exitCode: 0,
+          durationMs: 1,
+          subject: args.path,
+        },
+      };
     },
   };
   return { tool: tool as AgentTool, ran };

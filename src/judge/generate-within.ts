@@ -1,4 +1,4 @@
-import type { ModelAdapter, ModelRequest, ModelResponse } from "./model.js";
+import type { ModelAdapter, ModelRequest, ModelResponse } from "../core/model.js";
 
 /**
  * One model request with a hard deadline, for quarantined single calls (the judge, step escalation).
