@@ -137,7 +137,13 @@ export async function executeRun(
   loaded: LoadedTask,
   builder: Builder,
   flags: RunFlags,
-  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
+  extra: {
+    workFrom?: string;
+    quiet?: boolean;
+    maxAttempts?: number;
+    useTaskCheckFloors?: boolean;
+    goal?: { id: string; revision: string };
+  } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
   const store = await openStore(s.storeDir, true);
@@ -169,6 +175,7 @@ export async function executeRun(
           ? {}
           : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
       ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
+      ...(extra.goal ? { goal: extra.goal } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {
