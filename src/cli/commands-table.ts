@@ -1,4 +1,5 @@
 import { InputError, LoopgateError } from "../core/errors.js";
+import { GOAL_COMMANDS } from "./commands/goal-table.js";
 import type { FlagName, FlagValues } from "./flags.js";
 import type { CommandIO } from "./io.js";
 
@@ -241,6 +242,7 @@ Exit 0 when it completed, whatever the outcomes.`,
     exit: "Exit codes: 0 completed, 2 bad input or interrupted.",
     run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, f(flags)),
   },
+  ...GOAL_COMMANDS,
   {
     name: "help",
     usage: ["loopgate help [COMMAND]"],

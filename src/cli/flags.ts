@@ -94,6 +94,38 @@ export const FLAGS = {
   },
   keep: { value: "N", check: "count", help: "gc: always keep the N most recent runs, whatever their age" },
   "dry-run": { help: "gc: say what would be removed, remove nothing" },
+  "expect-revision": {
+    value: "N",
+    check: "count",
+    help: "goal writes: the goal stream revision you read (goal status); a stale one is refused as needs_rebase",
+  },
+  note: { value: "TEXT", help: "goal writes: a note recorded with the decision or change" },
+  reason: {
+    value: "TEXT",
+    help: "todo block / close-no-followup: the recorded reason or no_followup rationale",
+  },
+  until: {
+    value: "COND",
+    help: "todo defer / gate defer: the resume condition: a time (2026-12-02T09:00:00Z), TODO=STATUS\n(todo_x=done) or GATE=DECISION (todo_publish_gate=approved)",
+  },
+  evidence: { value: "RUN", help: "todo done: the run whose SUCCESS proves the todo (loopgate todo run)" },
+  content: { value: "TEXT", help: "todo add / supersede: what the todo is about" },
+  class: {
+    value: "CLASS",
+    help: "todo add / supersede: advancement_task | continuous_monitor | user_gate | user_action | blocker",
+  },
+  task: { value: "FILE", help: "todo add / supersede: an advancement todo's task file" },
+  scope: { value: "SCOPE", help: "todo add / supersede: the decision scope a user_gate covers" },
+  requires: {
+    value: "SCOPE",
+    multiple: true,
+    help: "todo add / supersede: a decision scope that must be approved first (repeatable)",
+  },
+  "depends-on": {
+    value: "TODO",
+    multiple: true,
+    help: "todo add / supersede: a todo this one waits for (repeatable)",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;

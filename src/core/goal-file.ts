@@ -208,3 +208,25 @@ export function parseGoalFile(text: string, file: string): GoalFile {
   const more = result.error.issues.length > 5 ? `\n(and ${result.error.issues.length - 5} more)` : "";
   throw new InputError(`invalid goal file\n${messages.join("\n")}${more}`);
 }
+
+/**
+ * Parses a `--until` condition: an ISO time with its offset (`2026-12-02T09:00:00Z`), `TODO=STATUS`
+ * (`todo_docs=done`) or `GATE=DECISION` (`todo_publish_gate=approved`). Anything else is refused: a
+ * deferral without a machine-checkable condition is not allowed.
+ */
+export function parseResumeWhen(text: string): ResumeWhen {
+  const at = z.string().datetime({ offset: true }).safeParse(text);
+  if (at.success) return { at: text };
+  const m = /^(todo_[a-z0-9_-]{3,64})=([a-z]+)$/.exec(text);
+  if (m?.[1] && m[2]) {
+    const [id, value] = [m[1], m[2]];
+    if (["open", "done", "blocked", "deferred"].includes(value))
+      return { todo: id, status: value as "open" | "done" | "blocked" | "deferred" };
+    if (["approved", "rejected", "cancelled"].includes(value))
+      return { gate: id, decision: value as "approved" | "rejected" | "cancelled" };
+  }
+  throw new InputError(
+    `${JSON.stringify(text)} is not a machine-checkable condition; give a time with its offset (2026-12-02T09:00:00Z), TODO=STATUS (todo_docs=done: open, done, blocked, deferred) or GATE=DECISION (todo_publish_gate=approved: approved, rejected, cancelled)`,
+    "--until",
+  );
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseGoalFile } from "../../src/core/goal-file.js";
+import { parseGoalFile, parseResumeWhen } from "../../src/core/goal-file.js";
 
 const BASE = `id: g1
 objective: make it work
@@ -142,5 +142,21 @@ describe("parseGoalFile", () => {
 
   it("refuses a file that is not a mapping", () => {
     expect(refused("- a\n- b\n")).toMatch(/goal\.yaml: a goal file is a mapping/);
+  });
+});
+
+describe("parseResumeWhen (--until)", () => {
+  it("reads a time, a todo status and a gate decision", () => {
+    expect(parseResumeWhen("2026-12-02T09:00:00Z")).toEqual({ at: "2026-12-02T09:00:00Z" });
+    expect(parseResumeWhen("todo_docs=done")).toEqual({ todo: "todo_docs", status: "done" });
+    expect(parseResumeWhen("todo_publish_gate=approved")).toEqual({
+      gate: "todo_publish_gate",
+      decision: "approved",
+    });
+  });
+
+  it("refuses what a machine cannot check", () => {
+    for (const bad of ["later", "tomorrow", "2026-12-02", "todo_docs=finished", "docs=done", ""])
+      expect(() => parseResumeWhen(bad), bad).toThrow(/--until: .* is not a machine-checkable condition/);
   });
 });
