@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./bounded.js";
 import { GateTamper } from "./gate-tamper.js";
+import { goalEventSchemas } from "./goal/goal-events.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "./self-check/schemas.js";
 
 export { GateTamper } from "./gate-tamper.js";
@@ -317,6 +318,8 @@ const data = {
       z.object({ gate_id: z.string(), tests_passed: z.number().int().nonnegative().nullable() }),
     ),
   }),
+  // The goal control plane (seed 001): one stream per goal; declared in core/goal/goal-events.ts.
+  ...goalEventSchemas,
 } as const;
 
 /** The event types, past-tense noun_verb. */
@@ -375,6 +378,27 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("step_appraised"),
   variant("step_escalated"),
   variant("task_checked"),
+  variant("goal_created"),
+  variant("goal_activation_changed"),
+  variant("goal_revision_recorded"),
+  variant("goal_acceptance_changed"),
+  variant("goal_budget_changed"),
+  variant("goal_no_followup_declared"),
+  variant("todo_added"),
+  variant("todo_claimed"),
+  variant("todo_claim_released"),
+  variant("todo_blocked"),
+  variant("todo_deferred"),
+  variant("todo_reopened"),
+  variant("todo_superseded"),
+  variant("todo_closed_no_followup"),
+  variant("todo_completed"),
+  variant("acceptance_receipt_recorded"),
+  variant("gate_decided"),
+  variant("vision_recorded"),
+  variant("vision_patched"),
+  variant("vision_unchanged_recorded"),
+  variant("quota_spent"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

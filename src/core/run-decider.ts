@@ -1,6 +1,7 @@
 import { boundName, boundText, LIMITS } from "./bounded.js";
 import { DomainError } from "./errors.js";
 import type { EventData, GateError, LoopgateEvent, RunStatus } from "./events.js";
+import { isGoalEvent } from "./goal/goal-events.js";
 
 /** An event as a decider emits it: the caller adds `id` and `meta`. */
 export type EventBody = LoopgateEvent extends infer E
@@ -118,6 +119,7 @@ const current = (s: RunState): AttemptState | undefined => s.attempts[s.attempts
 
 /** Folds one event into the state. Total: it never throws, so any stored log can be read back. */
 export function evolve(state: RunState, event: EventBody): RunState {
+  if (isGoalEvent(event)) return state; // lives in a goal's own stream, never in a run's
   switch (event.type) {
     case "run_started":
       return {
