@@ -106,7 +106,7 @@ export const FLAGS = {
   },
   until: {
     value: "COND",
-    help: "todo defer / gate defer: the resume condition: a time (2026-12-02T09:00:00Z), TODO=STATUS\n(todo_x=done) or GATE=DECISION (todo_publish_gate=approved)",
+    help: "todo defer / gate defer: the machine-checkable resume condition: at:TIME (at:2026-12-02T09:00:00Z),\ntodo:TODO=STATUS (todo:todo_crlf=done) or gate:GATE=DECISION (gate:todo_publish_gate=approved|rejected|cancelled|any)",
   },
   evidence: { value: "RUN", help: "todo done: the run whose SUCCESS proves the todo (loopgate todo run)" },
   content: { value: "TEXT", help: "todo add / supersede: what the todo is about" },

@@ -28,14 +28,6 @@ export const TODO_CLASSES = [
 ] as const;
 export type TodoClass = (typeof TODO_CLASSES)[number];
 
-/** A machine-checkable resume condition: a time, another todo's status, or a gate decision. */
-export const ResumeWhen = z.union([
-  z.object({ at: z.string().datetime({ offset: true }) }).strict(),
-  z.object({ todo: todoId, status: z.enum(["open", "done", "blocked", "deferred"]) }).strict(),
-  z.object({ gate: todoId, decision: z.enum(["approved", "rejected", "cancelled"]) }).strict(),
-]);
-export type ResumeWhen = z.infer<typeof ResumeWhen>;
-
 /** A monitor's poll: a command run like a gate, a cadence and a bounded stop (used by governed turns). */
 const Poll = z
   .object({
@@ -60,7 +52,8 @@ const Todo = z
     required_decision_scopes: z.array(scope).default([]),
     depends_on: z.array(todoId).default([]),
     poll: Poll.optional(),
-    resume_when: ResumeWhen.optional(),
+    /** user_gate: it covers every action of the goal, not one scope. */
+    global_gate: z.boolean().optional(),
   })
   .strict();
 export type GoalFileTodo = z.infer<typeof Todo>;
@@ -121,16 +114,18 @@ export const GoalFileSchema = z
         issue("task", "an advancement_task needs a task file: its SUCCESS is the only evidence it is done");
       if (t.class !== "advancement_task" && t.task)
         issue("task", `only an advancement_task has a task file (this is a ${t.class})`);
-      if (t.class === "user_gate" && !t.decision_scope)
-        issue("decision_scope", "a user_gate needs the decision_scope it covers");
+      if (t.class === "user_gate" && !t.decision_scope && !t.global_gate)
+        issue("decision_scope", "a user_gate needs the decision_scope it covers (or global_gate: true)");
+      if (t.class !== "user_gate" && t.global_gate)
+        issue("global_gate", `only a user_gate can be goal-wide (this is a ${t.class})`);
       if (t.class !== "user_gate" && t.decision_scope)
         issue("decision_scope", `only a user_gate has a decision_scope (this is a ${t.class})`);
       if (t.class === "continuous_monitor") {
         if (!t.poll) issue("poll", "a continuous_monitor needs a poll (run, every, and a bounded stop)");
-        else if (!t.poll.expires_at && !t.poll.max_no_change_before_replan && !t.resume_when)
+        else if (!t.poll.expires_at && !t.poll.max_no_change_before_replan)
           issue(
             "poll",
-            "a monitor needs a bounded stop: poll.expires_at, poll.max_no_change_before_replan or resume_when",
+            "a monitor needs a bounded stop: poll.expires_at or poll.max_no_change_before_replan",
           );
       } else if (t.poll) issue("poll", `only a continuous_monitor polls (this is a ${t.class})`);
       t.required_decision_scopes.forEach((s, j) => {
@@ -207,26 +202,4 @@ export function parseGoalFile(text: string, file: string): GoalFile {
   });
   const more = result.error.issues.length > 5 ? `\n(and ${result.error.issues.length - 5} more)` : "";
   throw new InputError(`invalid goal file\n${messages.join("\n")}${more}`);
-}
-
-/**
- * Parses a `--until` condition: an ISO time with its offset (`2026-12-02T09:00:00Z`), `TODO=STATUS`
- * (`todo_docs=done`) or `GATE=DECISION` (`todo_publish_gate=approved`). Anything else is refused: a
- * deferral without a machine-checkable condition is not allowed.
- */
-export function parseResumeWhen(text: string): ResumeWhen {
-  const at = z.string().datetime({ offset: true }).safeParse(text);
-  if (at.success) return { at: text };
-  const m = /^(todo_[a-z0-9_-]{3,64})=([a-z]+)$/.exec(text);
-  if (m?.[1] && m[2]) {
-    const [id, value] = [m[1], m[2]];
-    if (["open", "done", "blocked", "deferred"].includes(value))
-      return { todo: id, status: value as "open" | "done" | "blocked" | "deferred" };
-    if (["approved", "rejected", "cancelled"].includes(value))
-      return { gate: id, decision: value as "approved" | "rejected" | "cancelled" };
-  }
-  throw new InputError(
-    `${JSON.stringify(text)} is not a machine-checkable condition; give a time with its offset (2026-12-02T09:00:00Z), TODO=STATUS (todo_docs=done: open, done, blocked, deferred) or GATE=DECISION (todo_publish_gate=approved: approved, rejected, cancelled)`,
-    "--until",
-  );
 }

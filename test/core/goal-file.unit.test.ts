@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseGoalFile, parseResumeWhen } from "../../src/core/goal-file.js";
+import { parseGoalFile } from "../../src/core/goal-file.js";
 
 const BASE = `id: g1
 objective: make it work
@@ -128,12 +128,23 @@ describe("parseGoalFile", () => {
     ).toMatch(/todos\[0\].*status/);
   });
 
-  it("refuses a deferred-style resume condition that is not machine-checkable", () => {
+  it("refuses a resume_when in the file: a todo starts open, deferring is a command", () => {
     expect(
       refused(
-        `${BASE}  - { id: todo_fix, class: advancement_task, content: x, task: t.yaml, resume_when: later }\n`,
+        `${BASE}  - { id: todo_fix, class: advancement_task, content: x, task: t.yaml, resume_when: { at: "2030-01-01T00:00:00Z" } }\n`,
       ),
-    ).toMatch(/todos\[0\]\.resume_when/);
+    ).toMatch(/todos\[0\].*resume_when/);
+  });
+
+  it("accepts a goal-wide gate without a scope, and refuses global_gate on anything else", () => {
+    const ok = parseGoalFile(
+      `${BASE}${advancement}  - { id: todo_all, class: user_gate, content: x, global_gate: true }\n`,
+      "goal.yaml",
+    );
+    expect(ok.todos[1]?.global_gate).toBe(true);
+    expect(refused(`${BASE}  - { id: todo_abc, class: blocker, content: x, global_gate: true }\n`)).toMatch(
+      /todos\[0\]\.global_gate: only a user_gate can be goal-wide/,
+    );
   });
 
   it("names the line of a YAML syntax error", () => {
@@ -142,21 +153,5 @@ describe("parseGoalFile", () => {
 
   it("refuses a file that is not a mapping", () => {
     expect(refused("- a\n- b\n")).toMatch(/goal\.yaml: a goal file is a mapping/);
-  });
-});
-
-describe("parseResumeWhen (--until)", () => {
-  it("reads a time, a todo status and a gate decision", () => {
-    expect(parseResumeWhen("2026-12-02T09:00:00Z")).toEqual({ at: "2026-12-02T09:00:00Z" });
-    expect(parseResumeWhen("todo_docs=done")).toEqual({ todo: "todo_docs", status: "done" });
-    expect(parseResumeWhen("todo_publish_gate=approved")).toEqual({
-      gate: "todo_publish_gate",
-      decision: "approved",
-    });
-  });
-
-  it("refuses what a machine cannot check", () => {
-    for (const bad of ["later", "tomorrow", "2026-12-02", "todo_docs=finished", "docs=done", ""])
-      expect(() => parseResumeWhen(bad), bad).toThrow(/--until: .* is not a machine-checkable condition/);
   });
 });

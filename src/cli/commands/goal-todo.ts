@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
 import { InputError } from "../../core/errors.js";
-import { parseResumeWhen, TODO_CLASSES, TODO_ID } from "../../core/goal-file.js";
+import { parseResumeCondition } from "../../core/goal/index.js";
+import { TODO_CLASSES, TODO_ID } from "../../core/goal-file.js";
 import { receiptOfRun } from "../../runner/goal/evidence.js";
 import type { GoalIntent, TodoSpecData } from "../../runner/goal/goal-engine.js";
 import { writeGoal } from "../../runner/goal/goal-service.js";
-import { resumeCondition, taskRef } from "../../runner/goal/goal-spec.js";
+import { taskRef } from "../../runner/goal/goal-spec.js";
 import type { CommandIO } from "../io.js";
 import { expectedRevision, type GoalFlags, goalStoreDir, guarded, printWrite, withStore } from "./goal.js";
 
@@ -106,7 +107,7 @@ export async function todoCommand(
           intent = {
             kind: "defer",
             todoId,
-            until: resumeCondition(parseResumeWhen(must(flags.until, "--until COND", name))),
+            until: parseResumeCondition(must(flags.until, "--until COND", name)),
             note: flags.note ?? "",
           };
           what = `${todoId} is deferred`;
@@ -159,7 +160,7 @@ export async function gateCommand(
           ? {
               kind: "gate_defer",
               gateId,
-              until: resumeCondition(parseResumeWhen(must(flags.until, "--until COND", "gate defer"))),
+              until: parseResumeCondition(must(flags.until, "--until COND", "gate defer")),
               note,
             }
           : {

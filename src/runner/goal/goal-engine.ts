@@ -1,31 +1,28 @@
 import type { RecordedEvent } from "../../core/events.js";
+import {
+  decide as decideGoal,
+  foldGoal,
+  type GoalCommand,
+  type GoalEventBody,
+  type GoalSpec,
+  type GoalState,
+  goalEventOrigin,
+  isGoalEventType,
+  type TodoSpec,
+} from "../../core/goal/index.js";
 import type { RunReceipt } from "./evidence.js";
+import { deriveGoal } from "./goal-derived.js";
 import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
 
 // The one place the CLI meets core/goal: intents become the decider's commands, and the decider's state
-// and projections become the view the CLI prints. Everything here is pure.
+// and derived decisions become the view the CLI prints. Everything here is pure.
 
 /** A todo as declared (goal file or `todo add`). */
-export interface TodoSpecData {
-  id: string;
-  content: string;
-  class: "advancement_task" | "continuous_monitor" | "user_gate" | "user_action" | "blocker";
-  task?: TaskRefData;
-  decision_scope?: string;
-  required_decision_scopes?: string[];
-  depends_on?: string[];
-  monitor?: {
-    argv: string[];
-    cadence_seconds: number;
-    timeout_seconds: number;
-    expires_at?: string;
-    max_no_change_before_replan?: number;
-  };
-}
+export type TodoSpecData = TodoSpec;
 
 /** What a person (or loopgate) asks of a goal. */
 export type GoalIntent =
-  | { kind: "create"; goal: Record<string, unknown>; todos: TodoSpecData[] }
+  | { kind: "create"; goal: Omit<GoalSpec, "todos">; todos: TodoSpecData[] }
   | { kind: "add"; todo: TodoSpecData }
   | { kind: "block"; todoId: string; reason: string }
   | { kind: "defer"; todoId: string; until: ResumeConditionData; note: string }
@@ -69,6 +66,7 @@ export interface TodoView {
   /** Derived handoff state of its relation, when it has one. */
   handoff: string | null;
   note: string | null;
+  blockReason: string | null;
 }
 
 /** A goal as the CLI shows it: facts and derived decisions, recomputed on every read. */
@@ -86,7 +84,7 @@ export interface GoalView {
   todos: TodoView[];
   runtimeState: string;
   runtimeReason: string;
-  /** The interaction contract as core/goal derives it (printed as is with --json). */
+  /** The interaction contract (printed as is with --json). */
   contract: Record<string, unknown>;
   /** The single next action, as a sentence a person can follow. */
   nextAction: string;
@@ -97,21 +95,74 @@ export interface GoalView {
   acceptance: { id: string; ref: string; proved: boolean }[];
 }
 
+/** The goal events of a log, folded into the decider's state. */
+export function goalState(events: readonly RecordedEvent[]): GoalState {
+  return foldGoal(events.filter((e) => isGoalEventType(e.type)) as unknown as GoalEventBody[]);
+}
+
+/** The decider's command for an intent. */
+export function commandOf(intent: GoalIntent): GoalCommand {
+  switch (intent.kind) {
+    case "create":
+      return { type: "create_goal", goal: { ...intent.goal, todos: intent.todos } };
+    case "add":
+      return { type: "add_todo", todo: intent.todo };
+    case "block":
+      return { type: "block_todo", todo_id: intent.todoId, reason: intent.reason };
+    case "defer":
+      return { type: "defer_todo", todo_id: intent.todoId, resume_when: intent.until, note: intent.note };
+    case "reopen":
+      return { type: "reopen_todo", todo_id: intent.todoId, note: intent.note };
+    case "supersede":
+      return {
+        type: "supersede_todo",
+        todo_id: intent.todoId,
+        successor: intent.successor,
+        reason: intent.note,
+      };
+    case "close_no_followup":
+      return { type: "close_no_followup", todo_id: intent.todoId, rationale: intent.rationale };
+    case "done":
+      return { type: "complete_todo", todo_id: intent.todoId, receipt: intent.receipt };
+    case "gate": {
+      const decision = ({ approved: "approve", rejected: "reject", cancelled: "cancel" } as const)[
+        intent.decision
+      ];
+      return { type: "decide_gate", todo_id: intent.gateId, decision, note: intent.note };
+    }
+    case "gate_defer":
+      return { type: "defer_gate", todo_id: intent.gateId, resume_when: intent.until, note: intent.note };
+    case "activation":
+      return intent.activation === "stopped"
+        ? { type: "stop_goal", note: intent.note }
+        : { type: "resume_goal", note: intent.note };
+    case "acceptance":
+      return { type: "record_acceptance", acceptance_id: intent.acceptanceId, receipt: intent.receipt };
+  }
+}
+
 /** The decided events of an intent on the goal's log; throws the decider's DomainError when refused. */
 export function decideIntent(
-  _intent: GoalIntent,
-  _events: readonly RecordedEvent[],
+  intent: GoalIntent,
+  events: readonly RecordedEvent[],
   _facts: GoalFacts,
-): { type: string; data: unknown }[] {
-  throw new Error("core/goal is not merged yet");
+): GoalEventBody[] {
+  return decideGoal(commandOf(intent), goalState(events));
 }
 
 /** The goal's view, rebuilt from its log and the outside facts. */
-export function goalView(_events: readonly RecordedEvent[], _revision: number, _facts: GoalFacts): GoalView {
-  throw new Error("core/goal is not merged yet");
+export function goalView(
+  events: readonly RecordedEvent[],
+  streamRevision: number,
+  facts: GoalFacts,
+): GoalView {
+  const view = deriveGoal(goalState(events), streamRevision, facts);
+  const created = events.find((e) => e.type === "goal_created");
+  const source = created?.type === "goal_created" ? (created.data.source?.path ?? null) : null;
+  return { ...view, sourcePath: source };
 }
 
 /** The origin recorded for an event appended on a person's command (operator) or loopgate's own (runtime). */
-export function originOf(_type: string, _byOperator: boolean): "operator" | "runtime" {
-  return "operator";
+export function originOf(type: string, byOperator: boolean): "operator" | "runtime" {
+  return isGoalEventType(type) ? goalEventOrigin(type, byOperator) : "runtime";
 }

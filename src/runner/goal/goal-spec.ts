@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { parseDuration } from "../../core/duration.js";
-import type { GoalBuilder, GoalFileTodo, ResumeWhen } from "../../core/goal-file.js";
+import type { GoalBuilder, GoalFileTodo } from "../../core/goal-file.js";
 import type { LoadedGoal } from "./load-goal.js";
 import { taskOrError } from "./load-goal.js";
 
@@ -19,13 +19,6 @@ export type ResumeConditionData =
   | { kind: "todo_status"; todo_id: string; status: "open" | "done" | "blocked" | "deferred" }
   | { kind: "gate_decision"; gate_id: string; decision: "approved" | "rejected" | "cancelled" | "any" };
 
-/** The goal file's resume_when as a recorded resume condition. */
-export function resumeCondition(r: ResumeWhen): ResumeConditionData {
-  if ("at" in r) return { kind: "at", at: r.at };
-  if ("todo" in r) return { kind: "todo_status", todo_id: r.todo, status: r.status };
-  return { kind: "gate_decision", gate_id: r.gate, decision: r.decision };
-}
-
 /** A task file as a reference: it must load (the error names where it was named). */
 export function taskRef(path: string, where: string): TaskRefData {
   const loaded = taskOrError(path, where);
@@ -43,6 +36,7 @@ export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
     class: t.class,
     ...(task ? { task: taskRef(task, `${loaded.file}: todos[${index}].task`) } : {}),
     ...(t.decision_scope ? { decision_scope: t.decision_scope } : {}),
+    ...(t.global_gate ? { global_gate: true } : {}),
     ...(t.required_decision_scopes.length ? { required_decision_scopes: t.required_decision_scopes } : {}),
     ...(t.depends_on.length ? { depends_on: t.depends_on } : {}),
     ...(t.poll
