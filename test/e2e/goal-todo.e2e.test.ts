@@ -130,7 +130,11 @@ describe.concurrent("todo lifecycle commands", () => {
     expect(await todoStatus(store, "todo_crlf")).toBe("deferred");
     const text = await lg(store, "goal", "status", GOAL);
     expect(text.stdout).toMatch(/◷! todo_crlf .*may resume \(reopen it\)/);
-    await refused(store, await lg(store, "todo", "done", GOAL, "todo_crlf", "--evidence", "x"), /.*/);
+    await refused(
+      store,
+      await lg(store, "todo", "run", GOAL, "todo_crlf", "--noop"),
+      /todo_crlf is deferred: only an open todo is run/,
+    );
     expect((await lg(store, "todo", "reopen", GOAL, "todo_crlf", "--note", "back")).code).toBe(0);
     expect(await todoStatus(store, "todo_crlf")).toBe("open");
   });
@@ -169,7 +173,7 @@ describe.concurrent("todo lifecycle commands", () => {
     expect(neu).toMatchObject({ status: "open", successorOf: "todo_unknown_column" });
     const text = await lg(store, "goal", "status", GOAL);
     expect(text.stdout).toMatch(
-      /todo_unknown_column .*superseded by todo_unknown_column_v2[^\n]*\n\s+○ todo_unknown_column_v2/,
+      /todo_unknown_column .*superseded by todo_unknown_column_v2[^\n]*\n\s+○ +todo_unknown_column_v2/,
     );
   });
 
