@@ -75,7 +75,7 @@ describe.concurrent("loopgate goal new", () => {
     mkdirSync(join(dir, "repo"));
     writeFileSync(
       join(dir, "t.yaml"),
-      "id: t\nprompt: p\nworkspace: ./repo\ngates: [{ id: a, run: ["true"] }]\n",
+      "id: t\nprompt: p\nworkspace: ./repo\ngates: [{ id: a, run: ['true'] }]\n",
     );
     writeFileSync(
       join(dir, "goal.yaml"),
