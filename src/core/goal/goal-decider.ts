@@ -1,5 +1,5 @@
 import { boundText } from "../bounded.js";
-import { DomainError } from "../errors.js";
+import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
 import { scopeWaits } from "./gates.js";
 import {
   type AcceptanceItem,
@@ -9,14 +9,13 @@ import {
   type GoalEventBody,
   type GoalEventData,
   type GoalWorkspace,
-  ResumeCondition,
-  TODO_ID_PATTERN,
   TODO_STATUSES,
   type TodoSpec,
   type ValidationReceipt,
 } from "./goal-events.js";
-import { evolve, type GoalState, initialState, type TodoState } from "./goal-state.js";
+import { evolve, type GoalState, initialState } from "./goal-state.js";
 import { dependencyResolved, receiptMismatch } from "./todo-rules.js";
+import { decideVision } from "./vision.js";
 
 /** What a goal file declares; `create_goal` turns it into `goal_created` plus one `todo_added` per todo. */
 export interface GoalSpec {
@@ -70,54 +69,6 @@ export type GoalCommand =
   | { type: "patch_vision"; agent_id: string; patch: string; route: string; reason: string }
   | { type: "record_vision_unchanged"; agent_id: string; reason: string }
   | { type: "record_spend"; turn_id: string; at: string; turns: number; tokens: number; cost_usd: number };
-
-const fail = (message: string): never => {
-  throw new DomainError(message);
-};
-
-function need(state: GoalState, id: string, cmd: string): TodoState {
-  if (!TODO_ID_PATTERN.test(id))
-    fail(`${cmd}: "${id}" is not a todo id (todo_ followed by 3 to 64 characters of [a-z0-9_-])`);
-  return state.todos[id] ?? fail(`${cmd}: no todo ${id} in goal ${state.goalId}`);
-}
-
-function checkSpec(state: GoalState, spec: TodoSpec, cmd: string, alsoNew: readonly TodoSpec[] = []) {
-  if (!TODO_ID_PATTERN.test(spec.id))
-    fail(`${cmd}: "${spec.id}" is not a todo id (todo_ followed by 3 to 64 characters of [a-z0-9_-])`);
-  if (state.todos[spec.id]) fail(`${cmd}: todo ${spec.id} already exists (ids are never reused)`);
-  const known = (id: string) => state.todos[id] !== undefined || alsoNew.some((t) => t.id === id);
-  if (spec.class === "advancement_task" && !spec.task)
-    fail(`${cmd}: ${spec.id} is an advancement_task and needs a task (its SUCCESS is the only evidence)`);
-  if (spec.class === "user_gate" && !spec.decision_scope && !spec.global_gate)
-    fail(`${cmd}: ${spec.id} is a user_gate and needs a decision_scope (or global_gate: true)`);
-  if (spec.class !== "user_gate" && (spec.decision_scope || spec.global_gate))
-    fail(`${cmd}: ${spec.id}: decision_scope and global_gate belong to a user_gate, not a ${spec.class}`);
-  if (spec.class === "continuous_monitor" && !spec.monitor)
-    fail(`${cmd}: ${spec.id} is a continuous_monitor and needs a monitor poll with a cadence`);
-  for (const d of spec.depends_on ?? []) {
-    if (d === spec.id) fail(`${cmd}: ${spec.id} cannot depend on itself`);
-    if (!known(d)) fail(`${cmd}: ${spec.id} depends on ${d}, which is not a todo of the goal`);
-  }
-  if (spec.unblocks_todo_id && !known(spec.unblocks_todo_id))
-    fail(`${cmd}: ${spec.id} unblocks ${spec.unblocks_todo_id}, which is not a todo of the goal`);
-}
-
-function resumeCondition(state: GoalState, raw: unknown, todoId: string, cmd: string) {
-  const parsed = ResumeCondition.safeParse(raw);
-  if (!parsed.success)
-    return fail(
-      `${cmd}: rule deferred_needs_resume_when: ${todoId} cannot be deferred without a machine-readable resume_when (a time, a todo status or a gate decision)`,
-    );
-  const c = parsed.data;
-  const ref = c.kind === "todo_status" ? c.todo_id : c.kind === "gate_decision" ? c.gate_id : null;
-  if (ref !== null) {
-    if (ref === todoId) fail(`${cmd}: ${todoId}'s resume_when cannot wait on itself`);
-    const t = state.todos[ref] ?? fail(`${cmd}: resume_when names ${ref}, which is not a todo of the goal`);
-    if (c.kind === "gate_decision" && t.class !== "user_gate")
-      fail(`${cmd}: resume_when waits on a gate decision of ${ref}, which is a ${t.class}, not a user_gate`);
-  }
-  return c;
-}
 
 const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);
 
@@ -386,58 +337,6 @@ function setStatus(command: Extract<GoalCommand, { type: "set_todo_status" }>, s
       return decideGoal({ type: "block_todo", todo_id: t.id, reason: command.reason ?? "" }, state);
     default:
       return decideGoal({ type: "defer_todo", todo_id: t.id, resume_when: command.resume_when }, state);
-  }
-}
-
-type VisionCommand = Extract<
-  GoalCommand,
-  { type: "record_vision" | "patch_vision" | "record_vision_unchanged" }
->;
-
-function decideVision(command: VisionCommand, state: GoalState): GoalEventBody[] {
-  const checkpoint = { goal_revision: state.revision, acceptance_version: state.acceptanceVersion };
-  const over = (what: string, s: string, max: number) => {
-    if (!s.trim()) fail(`${command.type}: the ${what} is empty`);
-    if (s.length > max)
-      fail(`${command.type}: rule vision_bounded: the ${what} is ${s.length} characters; at most ${max}`);
-  };
-  const prev = state.visions[command.agent_id];
-  switch (command.type) {
-    case "record_vision":
-      over("route", command.route, GOAL_LIMITS.route);
-      return [
-        { type: "vision_recorded", data: { agent_id: command.agent_id, route: command.route, checkpoint } },
-      ];
-    case "patch_vision":
-      if (!prev) fail(`patch_vision: agent ${command.agent_id} has no vision to patch; record one first`);
-      over("patch", command.patch, GOAL_LIMITS.patch);
-      over("route", command.route, GOAL_LIMITS.route);
-      if (command.route === prev?.route)
-        fail(
-          "patch_vision: rule replan_noop: the patched route equals the current one; record vision_unchanged_reason instead",
-        );
-      return [
-        {
-          type: "vision_patched",
-          data: {
-            agent_id: command.agent_id,
-            patch: command.patch,
-            route: command.route,
-            reason: bound(command.reason),
-            checkpoint,
-          },
-        },
-      ];
-    case "record_vision_unchanged":
-      if (!prev)
-        fail(`record_vision_unchanged: agent ${command.agent_id} has no vision yet; record one first`);
-      over("reason", command.reason, GOAL_LIMITS.reason);
-      return [
-        {
-          type: "vision_unchanged_recorded",
-          data: { agent_id: command.agent_id, reason: command.reason, checkpoint },
-        },
-      ];
   }
 }
 
