@@ -102,7 +102,11 @@ export const FLAGS = {
   note: { value: "TEXT", help: "goal writes: a note recorded with the decision or change" },
   reason: {
     value: "TEXT",
-    help: "todo block / close-no-followup: the recorded reason or no_followup rationale",
+    help: "todo block: why it is blocked",
+  },
+  rationale: {
+    value: "TEXT",
+    help: "todo close-no-followup / goal close: the recorded no_followup rationale",
   },
   until: {
     value: "COND",

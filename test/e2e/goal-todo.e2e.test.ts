@@ -181,14 +181,14 @@ describe.concurrent("todo lifecycle commands", () => {
     const store = await newGoal();
     const bare = await lg(store, "todo", "close-no-followup", GOAL, "todo_publish");
     expect(bare.code, show(bare)).toBe(2);
-    expect(bare.stderr).toMatch(/needs --reason TEXT/);
+    expect(bare.stderr).toMatch(/needs --rationale TEXT/);
     const r = await lg(
       store,
       "todo",
       "close-no-followup",
       GOAL,
       "todo_publish",
-      "--reason",
+      "--rationale",
       "released by hand",
     );
     expect(r.code, show(r)).toBe(0);

@@ -18,7 +18,9 @@ export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: Go
   return guarded(io, flags.json, async () => {
     const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
     if (facts.health.length)
-      throw new DomainError(`blocked_health: ${facts.health.join("; ")}; nothing was run`);
+      throw new DomainError(
+        `blocked_health: ${facts.health.map((h) => h.detail).join("; ")}; nothing was run`,
+      );
     const tree = await revisionTree(dir, goalId, view.revision);
     const results: { id: string; run_id: string; status: string }[] = [];
     for (const item of view.acceptance) {

@@ -62,6 +62,7 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal stop GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
+      "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -72,17 +73,20 @@ status: the todos as a tree with status symbols, the gates and whom they wait on
 next: the interaction contract: what may run now, or who must act, and why.
 stop / resume: the goal's activation (a stopped goal is paused: nothing runs automatically).
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
+close: records the structured no_followup intent closure needs; the goal is closed only when every
+  frontier item is proved as well (goal status says which are not).
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
-    flags: ["store", "json", "expect-revision", "note", "unsafe-no-sandbox"],
+    flags: ["store", "json", "expect-revision", "note", "rationale", "unsafe-no-sandbox"],
     maxArgs: 2,
     exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written).",
     run: async (io, args, flags) => {
-      const s = sub("goal", args, ["new", "status", "next", "stop", "resume", "accept"] as const);
+      const s = sub("goal", args, ["new", "status", "next", "stop", "resume", "accept", "close"] as const);
       const m = await import("./goal.js");
       if (s === "new") return m.goalNewCommand(io, word("goal new", args, 1, "GOAL_FILE"), f(flags));
       const goal = word(`goal ${s}`, args, 1, "GOAL");
       if (s === "status") return m.goalStatusCommand(io, goal, f(flags));
       if (s === "next") return m.goalNextCommand(io, goal, f(flags));
+      if (s === "close") return m.goalCloseCommand(io, goal, f(flags));
       if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
       return m.goalActivationCommand(io, goal, s, f(flags));
     },
@@ -106,7 +110,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       "loopgate todo defer GOAL TODO --until COND [--note TEXT] [--expect-revision N]",
       "loopgate todo reopen GOAL TODO [--note TEXT] [--expect-revision N]",
       "loopgate todo supersede GOAL TODO NEW_TODO --content TEXT --class CLASS [--task FILE] [--note TEXT] [--expect-revision N]",
-      "loopgate todo close-no-followup GOAL TODO --reason TEXT [--expect-revision N]",
+      "loopgate todo close-no-followup GOAL TODO --rationale TEXT [--expect-revision N]",
     ],
     about: `Todos have exactly four statuses: open, done, blocked, deferred; everything else is a relation.
 run: runs the todo's task on the goal workspace's current revision (the goal's builder unless one is
@@ -115,7 +119,16 @@ done: only with evidence: RUN must be a SUCCESS of this todo's task, on the goal
 defer: needs a machine-checkable --until; when it holds the todo is a resume candidate, reopened only by reopen.
 supersede: marks TODO done (note: superseded) and adds NEW_TODO linked to it, in one write.
 close-no-followup: closes TODO with a recorded rationale (never "done").`,
-    flags: [...WRITE_FLAGS, ...TODO_SPEC_FLAGS, "evidence", "reason", "until", "note", ...RUN_FLAGS],
+    flags: [
+      ...WRITE_FLAGS,
+      ...TODO_SPEC_FLAGS,
+      "evidence",
+      "reason",
+      "rationale",
+      "until",
+      "note",
+      ...RUN_FLAGS,
+    ],
     maxArgs: 4,
     exit: "Exit codes: 0 done (todo run: the run's exit code: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE), 1 refused by a goal rule, 2 bad input, 3 needs_rebase.",
     run: async (io, args, flags) => {

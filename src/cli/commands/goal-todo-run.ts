@@ -34,7 +34,9 @@ export async function todoRunCommand(
     if (todo.status !== "open")
       throw new DomainError(`${todoId} is ${todo.status}: only an open todo is run`);
     if (facts.health.length)
-      throw new DomainError(`blocked_health: ${facts.health.join("; ")}; nothing was run`);
+      throw new DomainError(
+        `blocked_health: ${facts.health.map((h) => h.detail).join("; ")}; nothing was run`,
+      );
     const loaded = loadTask(todo.task.path);
     if (loaded.digest !== todo.task.digest)
       throw new DomainError(

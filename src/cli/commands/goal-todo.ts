@@ -19,6 +19,7 @@ export interface TodoFlags extends GoalFlags {
   "depends-on"?: string[];
   evidence?: string;
   reason?: string;
+  rationale?: string;
   until?: string;
 }
 

@@ -167,6 +167,40 @@ export async function goalActivationCommand(
   );
 }
 
+/** `loopgate goal close GOAL --rationale TEXT`: the structured no_followup intent of terminal closure. */
+export async function goalCloseCommand(
+  io: CommandIO,
+  goalId: string,
+  flags: GoalFlags & { rationale?: string },
+): Promise<number> {
+  const dir = goalStoreDir(flags);
+  const rationale = flags.rationale;
+  if (!rationale?.trim())
+    throw new InputError("loopgate goal close needs --rationale TEXT", "loopgate goal close");
+  return guarded(io, flags.json, () =>
+    withStore(dir, false, async (store) => {
+      const r = await writeGoal(
+        store,
+        dir,
+        goalId,
+        { kind: "close_goal", rationale },
+        expectedRevision(flags),
+      );
+      const { view } = await openGoal(store, dir, goalId);
+      printWrite(
+        io,
+        flags,
+        goalId,
+        r,
+        view.closed
+          ? `goal ${goalId} is closed: every frontier item is proved`
+          : `no_followup recorded; goal ${goalId} is not closed yet: ${view.frontierGaps.slice(0, 3).join("; ")}`,
+      );
+      return 0;
+    }),
+  );
+}
+
 /** Prints the result of a goal write. */
 export function printWrite(
   io: CommandIO,

@@ -7,6 +7,7 @@ import {
   type GoalSpec,
   type GoalState,
   goalEventOrigin,
+  type HealthIssue,
   isGoalEventType,
   type TodoSpec,
 } from "../../core/goal/index.js";
@@ -33,13 +34,14 @@ export type GoalIntent =
   | { kind: "gate"; gateId: string; decision: "approved" | "rejected" | "cancelled"; note: string }
   | { kind: "gate_defer"; gateId: string; until: ResumeConditionData; note: string }
   | { kind: "activation"; activation: "active" | "stopped"; note: string }
+  | { kind: "close_goal"; rationale: string }
   | { kind: "acceptance"; acceptanceId: string; receipt: RunReceipt };
 
 /** Facts from outside the stream that the derived decisions need (health, the clock). */
 export interface GoalFacts {
   now: Date;
   /** Health problems: a task file missing or invalid, the workspace dirty or missing. */
-  health: string[];
+  health: HealthIssue[];
   /** The workspace's HEAD, when readable. */
   workspaceRevision: string | null;
 }
@@ -136,6 +138,8 @@ export function commandOf(intent: GoalIntent): GoalCommand {
       return intent.activation === "stopped"
         ? { type: "stop_goal", note: intent.note }
         : { type: "resume_goal", note: intent.note };
+    case "close_goal":
+      return { type: "declare_no_followup", rationale: intent.rationale };
     case "acceptance":
       return { type: "record_acceptance", acceptance_id: intent.acceptanceId, receipt: intent.receipt };
   }

@@ -1,4 +1,5 @@
 import { DomainError } from "../../core/errors.js";
+import type { HealthIssue } from "../../core/goal/index.js";
 import type { EventStore } from "../../store/event-store.js";
 import { loadTask } from "../load-task.js";
 import {
@@ -26,26 +27,33 @@ export interface ReadGoal {
 export async function goalHealth(
   storeDir: string,
   view: GoalView,
-): Promise<{ problems: string[]; head: string | null }> {
-  const problems: string[] = [];
+): Promise<{ problems: HealthIssue[]; head: string | null }> {
+  const problems: HealthIssue[] = [];
   for (const t of view.todos) {
     if (!t.task || t.status !== "open") continue;
     try {
       const loaded = loadTask(t.task.path);
       if (loaded.digest !== t.task.digest)
-        problems.push(
-          `${t.id}: the task file ${t.task.path} changed since it was recorded (digest ${loaded.digest.slice(0, 12)}, recorded ${t.task.digest.slice(0, 12)})`,
-        );
+        problems.push({
+          code: "task_file_changed",
+          todo_id: t.id,
+          detail: `${t.id}: the task file ${t.task.path} changed since it was recorded (digest ${loaded.digest.slice(0, 12)}, recorded ${t.task.digest.slice(0, 12)})`,
+        });
     } catch (e) {
-      problems.push(`${t.id}: the task file is missing or invalid: ${(e as Error).message.split("\n")[0]}`);
+      problems.push({
+        code: "task_file_invalid",
+        todo_id: t.id,
+        detail: `${t.id}: the task file is missing or invalid: ${(e as Error).message.split("\n")[0]}`,
+      });
     }
   }
   const ws = await workspaceHealth(goalWorkspace(storeDir, view.goalId));
   problems.push(...ws.problems);
   if (ws.revision && ws.revision !== view.revision)
-    problems.push(
-      `the goal workspace is at ${ws.revision.slice(0, 12)}, but the goal records revision ${view.revision.slice(0, 12)}; a commit was made outside loopgate`,
-    );
+    problems.push({
+      code: "workspace_revision_moved",
+      detail: `the goal workspace is at ${ws.revision.slice(0, 12)}, but the goal records revision ${view.revision.slice(0, 12)}; a commit was made outside loopgate`,
+    });
   return { problems, head: ws.revision };
 }
 

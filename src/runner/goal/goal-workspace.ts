@@ -78,18 +78,21 @@ export async function currentRevision(workspace: string): Promise<string> {
 export interface WorkspaceHealth {
   revision: string | null;
   /** Empty when the workspace is present, a git repository and clean. */
-  problems: string[];
+  problems: { code: string; detail: string }[];
 }
 
 /** Checks the goal workspace: present, a repository with a revision, no uncommitted change. */
 export async function workspaceHealth(workspace: string): Promise<WorkspaceHealth> {
   if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory())
-    return { revision: null, problems: [`the goal workspace ${workspace} is missing`] };
+    return {
+      revision: null,
+      problems: [{ code: "workspace_missing", detail: `the goal workspace ${workspace} is missing` }],
+    };
   let revision: string;
   try {
     revision = await currentRevision(workspace);
   } catch (e) {
-    return { revision: null, problems: [(e as Error).message] };
+    return { revision: null, problems: [{ code: "workspace_no_revision", detail: (e as Error).message }] };
   }
   const dirty = (await git(workspace, ["status", "--porcelain", "--untracked-files=all"])).trim();
   if (dirty) {
@@ -97,7 +100,10 @@ export async function workspaceHealth(workspace: string): Promise<WorkspaceHealt
     return {
       revision,
       problems: [
-        `the goal workspace ${workspace} has uncommitted changes (${lines.slice(0, 3).join("; ")}${lines.length > 3 ? `; … ${lines.length} in all` : ""}); commit or discard them`,
+        {
+          code: "workspace_dirty",
+          detail: `the goal workspace ${workspace} has uncommitted changes (${lines.slice(0, 3).join("; ")}${lines.length > 3 ? `; … ${lines.length} in all` : ""}); commit or discard them`,
+        },
       ],
     };
   }

@@ -60,9 +60,9 @@ describe("goal workspace", () => {
     writeFileSync(join(ws, "new.txt"), "x\n");
     const dirty = await workspaceHealth(ws);
     expect(dirty.revision).toBe(rev);
-    expect(dirty.problems[0]).toMatch(/uncommitted changes.*new\.txt/);
+    expect(dirty.problems[0]?.detail).toMatch(/uncommitted changes.*new\.txt/);
     rmSync(ws, { recursive: true });
-    expect((await workspaceHealth(ws)).problems[0]).toMatch(/is missing/);
+    expect((await workspaceHealth(ws)).problems[0]?.detail).toMatch(/is missing/);
   });
 
   it("gives a revision's tree as a plain folder, unaffected by later changes to the workspace", async () => {
