@@ -33,7 +33,7 @@ describe.concurrent("todo run and todo done: done only on evidence", () => {
       await lg(store, "todo", "done", GOAL, "todo_quoted_fields", "--evidence", runId),
       /rule open_to_done/,
     );
-  });
+  }, 300_000);
 
   it("refuses an ESCALATED run, another todo's run, a run outside the goal, an unknown run, and no evidence at all", async () => {
     const store = await newGoal();
@@ -81,7 +81,7 @@ describe.concurrent("todo run and todo done: done only on evidence", () => {
     expect(none.code, show(none)).toBe(2);
     expect(none.stderr).toMatch(/needs --evidence RUN/);
     expect(await todoStatus(store, "todo_crlf")).toBe("open");
-  });
+  }, 400_000);
 
   it("refuses to run a todo that has no task or is not open", async () => {
     const store = await newGoal();

@@ -130,7 +130,7 @@ export async function todoCommand(
           intent = {
             kind: "close_no_followup",
             todoId,
-            rationale: must(flags.reason, "--reason TEXT", name),
+            rationale: must(flags.rationale, "--rationale TEXT", name),
           };
           what = `${todoId} is closed with no follow-up`;
           break;
