@@ -139,7 +139,7 @@ function cliActions(state: GoalState, a: Assessment): CliAction[] {
     const t = state.todos[sel.todo_id];
     if (t?.task) {
       out.push({
-        argv: ["loopgate", "run", t.task.path, "--goal", g, "--todo", t.id],
+        argv: ["loopgate", "todo", "run", g, t.id],
         why: `run ${t.id}'s task on the goal workspace`,
       });
       out.push({
@@ -149,14 +149,10 @@ function cliActions(state: GoalState, a: Assessment): CliAction[] {
     }
   }
   if (a.runtime_state === "eligible" && sel?.kind === "acceptance")
-    for (const id of sel.acceptance_ids) {
-      const item = state.acceptance.find((x) => x.id === id);
-      if (item)
-        out.push({
-          argv: ["loopgate", "run", item.ref, "--goal", g, "--acceptance", id],
-          why: `prove acceptance ${id} on the current revision`,
-        });
-    }
+    out.push({
+      argv: ["loopgate", "goal", "accept", g],
+      why: `prove acceptance (${sel.acceptance_ids.join(", ")}) fresh on the current revision`,
+    });
   for (const gate of a.gates)
     out.push({
       argv: ["loopgate", "gate", "approve", g, gate.gate_id],

@@ -22,6 +22,11 @@ describe("interaction contract", () => {
     ]);
     expect(c.agent_channel.must_attempt).toBe(true);
     expect(c.agent_channel.selected_todo).toBe("todo_docs");
+    expect(c.next_cli_actions.map((x) => x.argv.join(" "))).toEqual([
+      "loopgate todo run goal_csv todo_docs",
+      "loopgate todo done goal_csv todo_docs --evidence RUN_ID",
+      "loopgate gate approve goal_csv todo_publish",
+    ]);
   });
   it("when only gated work is left the state is operator_gate and nothing is selected", () => {
     const only = spec([
