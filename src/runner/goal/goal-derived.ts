@@ -10,24 +10,6 @@ import type { GoalFacts, GoalView, TodoView } from "./goal-engine.js";
 // core/goal's derived decisions (runtime state by precedence, interaction contract, frontier and closure,
 // status projection) as the view the CLI prints. Pure: a function of the folded state and the outside facts.
 
-/**
- * A suggested command line in the form the CLI has: a todo's or an acceptance item's run is
- * `loopgate todo run GOAL TODO` / `loopgate goal accept GOAL` (core/goal writes them as `run … --goal`).
- */
-export function cliArgv(argv: readonly string[]): string[] {
-  const at = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const goal = at("--goal");
-  if (argv[1] === "run" && goal) {
-    const todo = at("--todo");
-    if (todo) return ["loopgate", "todo", "run", goal, todo];
-    if (at("--acceptance")) return ["loopgate", "goal", "accept", goal];
-  }
-  return [...argv];
-}
-
 /** The goal's view: facts, runtime state, contract, closure. */
 export function deriveGoal(state: GoalState, streamRevision: number, facts: GoalFacts): GoalView {
   const ctx: GoalContext = { now: facts.now.toISOString(), health: facts.health };
@@ -73,12 +55,7 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
     limits.cost_usd = b.max_cost_usd;
     used.cost_usd = b.cost_usd;
   }
-  const actions = contract.next_cli_actions.map((a) => ({ ...a, argv: cliArgv(a.argv) }));
-  const seen = new Set<string>();
-  const next_cli_actions = actions.filter((a) => {
-    const k = a.argv.join(" ");
-    return !seen.has(k) && seen.add(k);
-  });
+  const next_cli_actions = contract.next_cli_actions;
   const first = next_cli_actions[0];
   const nextAction = contract.terminal
     ? "nothing: the goal is closed, every frontier item is proved"
@@ -97,7 +74,7 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
     todos,
     runtimeState: status.runtime_state,
     runtimeReason: status.reason,
-    contract: { ...contract, next_cli_actions } as unknown as Record<string, unknown>,
+    contract: contract as unknown as Record<string, unknown>,
     nextAction,
     frontierGaps: status.frontier_gaps.map(
       (g) => `${g.kind}${g.subject ? ` ${g.subject}` : ""}: ${g.detail}`,
