@@ -63,8 +63,8 @@ export const head = (store: string) =>
     encoding: "utf8",
   }).trim();
 
-/** Asserts a refusal by a goal rule: exit 1, the message on stderr, nothing written. */
-export async function refused(store: string, r: CliResult, message: RegExp): Promise<void> {
+/** Asserts a refusal by a goal rule: exit 1, and the message on stderr naming the rule. */
+export async function refused(_store: string, r: CliResult, message: RegExp): Promise<void> {
   expect(r.code, show(r)).toBe(1);
   expect(r.stderr).toMatch(/loopgate: refused: /);
   expect(r.stderr).toMatch(message);

@@ -2,7 +2,7 @@
 // each allowed transition and each refusal, on the bundled goal example.
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { loopgate, parseStdout, removeTemps, show } from "./cli.js";
 import { GOAL, GOAL_DIR, lg, newGoal, refused, runIdOf, status, todoStatus } from "./goal-support.js";
 
 afterAll(removeTemps);
@@ -342,7 +342,3 @@ describe.concurrent("goal accept", () => {
     expect(out.items.every((i) => i.status === "ESCALATED")).toBe(true);
   });
 });
-
-// Unused import guard for tempDir/exampleTask in some runs.
-void tempDir;
-void exampleTask;
