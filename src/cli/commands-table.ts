@@ -1,5 +1,6 @@
 import { InputError, LoopgateError } from "../core/errors.js";
 import type { CommandSpec } from "./command-spec.js";
+import { GOAL_COMMANDS } from "./commands/goal-table.js";
 import type { FlagName } from "./flags.js";
 
 export type { CommandSpec } from "./command-spec.js";
@@ -243,6 +244,7 @@ Prints the URL (--json: {url, pid, …}); runs until SIGINT/SIGTERM.`,
         flags,
       ),
   },
+  ...GOAL_COMMANDS,
   {
     name: "help",
     usage: ["loopgate help [COMMAND]"],

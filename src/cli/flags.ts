@@ -120,6 +120,42 @@ export const FLAGS = {
     value: "FILE",
     help: "model-server: also append every request it got to FILE, one JSON line each",
   },
+  "expect-revision": {
+    value: "N",
+    check: "count",
+    help: "goal writes: the goal stream revision you read (goal status); a stale one is refused as needs_rebase",
+  },
+  note: { value: "TEXT", help: "goal writes: a note recorded with the decision or change" },
+  reason: {
+    value: "TEXT",
+    help: "todo block: why it is blocked",
+  },
+  rationale: {
+    value: "TEXT",
+    help: "todo close-no-followup / goal close: the recorded no_followup rationale",
+  },
+  until: {
+    value: "COND",
+    help: "todo defer / gate defer: the machine-checkable resume condition: at:TIME (at:2026-12-02T09:00:00Z),\ntodo:TODO=STATUS (todo:todo_crlf=done) or gate:GATE=DECISION (gate:todo_publish_gate=approved|rejected|cancelled|any)",
+  },
+  evidence: { value: "RUN", help: "todo done: the run whose SUCCESS proves the todo (loopgate todo run)" },
+  content: { value: "TEXT", help: "todo add / supersede: what the todo is about" },
+  class: {
+    value: "CLASS",
+    help: "todo add / supersede: advancement_task | continuous_monitor | user_gate | user_action | blocker",
+  },
+  task: { value: "FILE", help: "todo add / supersede: an advancement todo's task file" },
+  scope: { value: "SCOPE", help: "todo add / supersede: the decision scope a user_gate covers" },
+  requires: {
+    value: "SCOPE",
+    multiple: true,
+    help: "todo add / supersede: a decision scope that must be approved first (repeatable)",
+  },
+  "depends-on": {
+    value: "TODO",
+    multiple: true,
+    help: "todo add / supersede: a todo this one waits for (repeatable)",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;

@@ -9,6 +9,7 @@ import {
   type StepWorkState,
 } from "./agent-steps.js";
 import type { EventData, LoopgateEvent } from "./events.js";
+import { isGoalEvent } from "./goal/goal-events.js";
 import { continuationPrompt } from "./goal-gate.js";
 import { agentEventTypes } from "./run-decider.js";
 import type { Blocker } from "./self-check/audit.js";
@@ -129,6 +130,7 @@ export function foldAgent(config: AgentConfig, events: readonly LoopgateEvent[])
 
 /** What every attempt's events contribute: usage, check and escalation caps, step spans. */
 function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentState {
+  if (isGoalEvent(e)) return s; // a goal stream's event, never in a run's log
   const mine = (attempt: number) => s.inAttempt && attempt === s.config.attempt;
   switch (e.type) {
     case "model_responded":
@@ -183,6 +185,7 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
 
 /** What this attempt's own events do to its position. `index` is the event's place among the attempt's events. */
 function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentState {
+  if (isGoalEvent(e)) return s; // a goal stream's event, never in a run's log
   // The agent event after a fact-producing result settles it: its facts were recorded right after it, or
   // none were due. Run events (a resume, a lease) do not: a crash between the result and its facts leaves it due.
   const settles = e.type !== "tool_call_finished" && AGENT_EVENTS.has(e.type);

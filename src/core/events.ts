@@ -6,6 +6,7 @@ import { judgeEvents } from "./events/judge.js";
 import { runEvents } from "./events/run.js";
 import { selfCheckEvents } from "./events/self-check.js";
 import { todoEvents } from "./events/todo.js";
+import { goalEvents } from "./goal/goal-events.js";
 
 export {
   BuilderDescriptor,
@@ -32,6 +33,7 @@ export const eventAreas = {
   "self-check": selfCheckEvents,
   todo: todoEvents,
   judge: judgeEvents,
+  goal: goalEvents,
 } as const satisfies Record<string, EventArea>;
 
 const declarations = {
@@ -40,6 +42,7 @@ const declarations = {
   ...selfCheckEvents,
   ...todoEvents,
   ...judgeEvents,
+  ...goalEvents,
 } as const;
 type Declarations = typeof declarations;
 

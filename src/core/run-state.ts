@@ -1,5 +1,6 @@
 import { boundName, boundText, LIMITS } from "./bounded.js";
 import type { EventBody as Body, GateError, RunStatus } from "./events.js";
+import { isGoalEvent } from "./goal/goal-events.js";
 
 /** What one gate run decided, as the verdict needs it. */
 export interface GateOutcome {
@@ -80,6 +81,7 @@ export const currentAttempt = (s: RunState): AttemptState | undefined => s.attem
 
 /** Folds one event into the state. Total: it never throws, so any stored log can be read back. */
 export function evolve(state: RunState, event: Body): RunState {
+  if (isGoalEvent(event)) return state; // lives in a goal's own stream, never in a run's
   switch (event.type) {
     case "run_started":
       return {

@@ -11,6 +11,7 @@ import { WorkspaceObserver } from "../workspace/observer.js";
 import type { BuilderChoice } from "./builder-choice.js";
 import { checkUserMounts, mountGuards } from "./builder-mounts.js";
 import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
+import { revisionTree } from "./goal/goal-workspace.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
 import { loadMissionCase } from "./mission-source/mission-case.js";
 import { ensureSandbox } from "./prepare-run.js";
@@ -49,7 +50,12 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   if (events.length === 0) throw new RunNotFoundError(o.runId, o.storeDir);
   const started = events[0];
   if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
-  const loaded = loadRecordedTask(started.data.task_path, o.storeDir);
+  const recorded = loadRecordedTask(started.data.task_path, o.storeDir);
+  // A goal todo's run started from a revision of the goal workspace, not from the task's own folder.
+  const goal = started.data.goal;
+  const loaded = goal
+    ? { ...recorded, workspace: await revisionTree(o.storeDir, goal.id, goal.revision) }
+    : recorded;
   if (loaded.digest !== started.data.task_digest)
     throw new InputError(
       `the task file changed since run ${o.runId} started; a resumed run must be checked by the same task`,

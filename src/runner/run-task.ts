@@ -48,6 +48,8 @@ export interface RunTaskOptions {
   useTaskCheckFloors?: boolean;
   /** Set on resume: the floors the run started with. */
   testFloors?: Readonly<Record<string, TestFloor>>;
+  /** A goal todo's run: recorded in run_started (the workspace is then that revision's tree). */
+  goal?: { id: string; revision: string };
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -132,6 +134,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
         ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
         ...(ctx.gateEnvironment.name === "as-built" ? { gate_environment: "as-built" as const } : {}),
+        ...(o.goal ? { goal: o.goal } : {}),
       },
     },
     "runtime",

@@ -120,7 +120,13 @@ export async function executeRun(
   loaded: LoadedTask,
   builder: BuilderChoice,
   flags: RunFlags,
-  extra: { workFrom?: string; quiet?: boolean; maxAttempts?: number; useTaskCheckFloors?: boolean } = {},
+  extra: {
+    workFrom?: string;
+    quiet?: boolean;
+    maxAttempts?: number;
+    useTaskCheckFloors?: boolean;
+    goal?: { id: string; revision: string };
+  } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
   const store = await openStore(s.storeDir, true);
@@ -151,6 +157,7 @@ export async function executeRun(
           ? {}
           : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
       ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
+      ...(extra.goal ? { goal: extra.goal } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {

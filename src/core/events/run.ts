@@ -43,6 +43,10 @@ export const runEvents = {
         .optional(),
       /** Set only for the forgery benchmark's baseline runs: their gates did not see a pristine tree. */
       gate_environment: z.literal("as-built").optional(),
+      /** Set when the run is a goal todo's: the goal and the workspace revision (commit) it started from. */
+      goal: z
+        .object({ id: z.string().min(1).max(128), revision: z.string().regex(/^[0-9a-f]{40,64}$/) })
+        .optional(),
     }),
   },
   workspace_observed: {

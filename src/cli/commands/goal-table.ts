@@ -1,0 +1,177 @@
+import { LoopgateError } from "../../core/errors.js";
+import type { CommandSpec } from "../commands-table.js";
+import type { FlagName, FlagValues } from "../flags.js";
+
+// The goal control plane's commands (seed 001): goal, goals, todo, gate. Spread into COMMANDS.
+
+// biome-ignore lint/suspicious/noExplicitAny: each handler declares the flag shape it reads
+const f = (v: FlagValues): any => v;
+
+/** The positional word at `index`, or a bad-input error naming the command and what is missing. */
+function word(command: string, args: readonly string[], index: number, what: string): string {
+  const v = args[index];
+  if (!v)
+    throw new LoopgateError(
+      "bad_input",
+      `loopgate ${command}: missing ${what}; see loopgate ${command} --help`,
+    );
+  return v;
+}
+
+/** The subcommand in args[0], one of `known`, or a bad-input error listing them. */
+function sub<T extends string>(command: string, args: readonly string[], known: readonly T[]): T {
+  const s = args[0];
+  if (s === undefined || !(known as readonly string[]).includes(s))
+    throw new LoopgateError(
+      "bad_input",
+      `loopgate ${command}: ${s === undefined ? "missing the subcommand" : `unknown subcommand ${JSON.stringify(s)}`}; one of ${known.join(", ")}; see loopgate ${command} --help`,
+    );
+  return s as T;
+}
+
+const TODO_SPEC_FLAGS: readonly FlagName[] = ["content", "class", "task", "scope", "requires", "depends-on"];
+const WRITE_FLAGS: readonly FlagName[] = ["store", "json", "expect-revision"];
+const RUN_FLAGS: readonly FlagName[] = [
+  "model",
+  "builder",
+  "oracle",
+  "noop",
+  "max-attempts",
+  "builder-env",
+  "builder-mount",
+  "network",
+  "unsafe-no-sandbox",
+  "judge-model",
+  "max-turns",
+  "max-cost",
+  "record",
+  "base-url",
+  "no-step-checks",
+  "step-escalation",
+  "verbose",
+  "follow",
+];
+
+export const GOAL_COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "goal",
+    usage: [
+      "loopgate goal new GOAL_FILE [--store DIR] [--json]",
+      "loopgate goal status GOAL [--store DIR] [--json]",
+      "loopgate goal next GOAL [--store DIR] [--json]",
+      "loopgate goal stop GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
+      "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
+    ],
+    about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
+a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
+new: validates the goal file, copies its workspace folder into <store>/goals/GOAL/workspace, git-initialises
+  it and records the goal (store: --store, else .loopgate/ beside the goal file).
+status: the todos as a tree with status symbols, the gates and whom they wait on, the runtime state, the
+  frontier gaps that keep it from closing, the budget used and the single next action.
+next: the interaction contract: what may run now, or who must act, and why.
+stop / resume: the goal's activation (a stopped goal is paused: nothing runs automatically).
+accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
+close: records the structured no_followup intent closure needs; the goal is closed only when every
+  frontier item is proved as well (goal status says which are not).
+Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
+    flags: ["store", "json", "expect-revision", "note", "rationale", "unsafe-no-sandbox"],
+    maxArgs: 2,
+    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written).",
+    run: async (io, args, flags) => {
+      const s = sub("goal", args, ["new", "status", "next", "stop", "resume", "accept", "close"] as const);
+      const m = await import("./goal.js");
+      if (s === "new") return m.goalNewCommand(io, word("goal new", args, 1, "GOAL_FILE"), f(flags));
+      const goal = word(`goal ${s}`, args, 1, "GOAL");
+      if (s === "status") return m.goalStatusCommand(io, goal, f(flags));
+      if (s === "next") return m.goalNextCommand(io, goal, f(flags));
+      if (s === "close") return m.goalCloseCommand(io, goal, f(flags));
+      if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
+      return m.goalActivationCommand(io, goal, s, f(flags));
+    },
+  },
+  {
+    name: "goals",
+    usage: ["loopgate goals [--store DIR] [--json]"],
+    about: "Every goal in the store, one line each: activation, runtime state, todos open/done, revision.",
+    flags: ["store", "json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 listed, 2 bad input.",
+    run: async (io, _args, flags) => (await import("./goal.js")).goalsCommand(io, f(flags)),
+  },
+  {
+    name: "todo",
+    usage: [
+      "loopgate todo add GOAL TODO --content TEXT --class CLASS [--task FILE] [--scope SCOPE] [--requires SCOPE] [--depends-on TODO] [--expect-revision N]",
+      "loopgate todo run GOAL TODO [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+      "loopgate todo done GOAL TODO --evidence RUN [--expect-revision N]",
+      "loopgate todo block GOAL TODO --reason TEXT [--expect-revision N]",
+      "loopgate todo defer GOAL TODO --until COND [--note TEXT] [--expect-revision N]",
+      "loopgate todo reopen GOAL TODO [--note TEXT] [--expect-revision N]",
+      "loopgate todo supersede GOAL TODO NEW_TODO --content TEXT --class CLASS [--task FILE] [--note TEXT] [--expect-revision N]",
+      "loopgate todo close-no-followup GOAL TODO --rationale TEXT [--expect-revision N]",
+    ],
+    about: `Todos have exactly four statuses: open, done, blocked, deferred; everything else is a relation.
+run: runs the todo's task on the goal workspace's current revision (the goal's builder unless one is
+  given), recording the goal and revision in the run; prints the command that records it as evidence.
+done: only with evidence: RUN must be a SUCCESS of this todo's task, on the goal's current revision.
+defer: needs a machine-checkable --until; when it holds the todo is a resume candidate, reopened only by reopen.
+supersede: marks TODO done (note: superseded) and adds NEW_TODO linked to it, in one write.
+close-no-followup: closes TODO with a recorded rationale (never "done").`,
+    flags: [
+      ...WRITE_FLAGS,
+      ...TODO_SPEC_FLAGS,
+      "evidence",
+      "reason",
+      "rationale",
+      "until",
+      "note",
+      ...RUN_FLAGS,
+    ],
+    maxArgs: 4,
+    exit: "Exit codes: 0 done (todo run: the run's exit code: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE), 1 refused by a goal rule, 2 bad input, 3 needs_rebase.",
+    run: async (io, args, flags) => {
+      const s = sub("todo", args, [
+        "add",
+        "run",
+        "done",
+        "block",
+        "defer",
+        "reopen",
+        "supersede",
+        "close-no-followup",
+      ] as const);
+      const goal = word(`todo ${s}`, args, 1, "GOAL");
+      const todo = word(`todo ${s}`, args, 2, "TODO");
+      if (s === "run") return (await import("./goal-todo-run.js")).todoRunCommand(io, goal, todo, f(flags));
+      const successor = s === "supersede" ? word("todo supersede", args, 3, "NEW_TODO") : undefined;
+      if (s !== "supersede" && args.length > 3)
+        throw new LoopgateError(
+          "bad_input",
+          `loopgate todo ${s}: unexpected argument ${JSON.stringify(args[3])}`,
+        );
+      return (await import("./goal-todo.js")).todoCommand(io, s, goal, todo, successor, f(flags));
+    },
+  },
+  {
+    name: "gate",
+    usage: [
+      "loopgate gate approve GOAL GATE [--note TEXT] [--expect-revision N]",
+      "loopgate gate reject GOAL GATE [--note TEXT] [--expect-revision N]",
+      "loopgate gate cancel GOAL GATE [--note TEXT] [--expect-revision N]",
+      "loopgate gate defer GOAL GATE --until COND [--note TEXT] [--expect-revision N]",
+    ],
+    about: `A person's decision on a user_gate todo. approve consumes only the scope the gate covers; reject and
+cancel close it (the work it covered needs a supersede or another route); defer records when to ask again.`,
+    flags: [...WRITE_FLAGS, "until", "note"],
+    maxArgs: 3,
+    exit: "Exit codes: 0 recorded, 1 refused by a goal rule, 2 bad input, 3 needs_rebase.",
+    run: async (io, args, flags) => {
+      const s = sub("gate", args, ["approve", "reject", "cancel", "defer"] as const);
+      const goal = word(`gate ${s}`, args, 1, "GOAL");
+      const gate = word(`gate ${s}`, args, 2, "GATE");
+      return (await import("./goal-todo.js")).gateCommand(io, s, goal, gate, f(flags));
+    },
+  },
+];

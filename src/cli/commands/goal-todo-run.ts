@@ -1,0 +1,85 @@
+import { dirname } from "node:path";
+import { agentBuilder } from "../../agent/agent-builder.js";
+import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import { DomainError, InputError } from "../../core/errors.js";
+import type { BuilderChoice } from "../../runner/builder-choice.js";
+import { openGoal } from "../../runner/goal/goal-service.js";
+import { revisionTree } from "../../runner/goal/goal-workspace.js";
+import { loadTask } from "../../runner/load-task.js";
+import { exitCodeOf } from "../exit-codes.js";
+import { formatEnvelope } from "../format.js";
+import { cliName } from "../invocation.js";
+import type { CommandIO } from "../io.js";
+import { goalStoreDir, guarded, withStore } from "./goal.js";
+import { chooseBuilder, executeRun, type RunFlags } from "./run-common.js";
+
+/**
+ * `loopgate todo run GOAL TODO`: runs an open advancement todo's task on the goal workspace's current
+ * revision (a plain copy of that commit), with the goal's builder unless one is given, and records the goal
+ * and revision in the run so `todo done --evidence` can check them.
+ */
+export async function todoRunCommand(
+  io: CommandIO,
+  goalId: string,
+  todoId: string,
+  flags: RunFlags,
+): Promise<number> {
+  const dir = goalStoreDir(flags);
+  return guarded(io, flags.json, async () => {
+    const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
+    const todo = view.todos.find((t) => t.id === todoId);
+    if (!todo) throw new DomainError(`goal ${goalId} has no todo ${todoId}`);
+    if (todo.class !== "advancement_task" || !todo.task)
+      throw new DomainError(`${todoId} is a ${todo.class}: only an advancement_task has a task to run`);
+    if (todo.status !== "open")
+      throw new DomainError(`${todoId} is ${todo.status}: only an open todo is run`);
+    if (facts.health.length)
+      throw new DomainError(
+        `blocked_health: ${facts.health.map((h) => h.detail).join("; ")}; nothing was run`,
+      );
+    const loaded = loadTask(todo.task.path);
+    if (loaded.digest !== todo.task.digest)
+      throw new DomainError(
+        `the task file ${todo.task.path} changed since the todo was recorded; its runs would not prove this todo (supersede it with the new task)`,
+      );
+    const tree = await revisionTree(dir, goalId, view.revision);
+    const onGoal = { ...loaded, workspace: tree };
+    const runFlags: RunFlags = { ...flags, store: dir };
+    const builder = chosen(onGoal, runFlags, view.agent, view.sourcePath);
+    const env = await executeRun(io, onGoal, builder, runFlags, {
+      goal: { id: goalId, revision: view.revision },
+    });
+    if (flags.json) io.out(`${JSON.stringify(env, null, 2)}\n`);
+    else {
+      io.out(`${formatEnvelope(env)}\n`);
+      io.out(
+        env.status === "SUCCESS"
+          ? `evidence: ${cliName()} todo done ${goalId} ${todoId} --evidence ${env.run_id} --store ${dir}\n`
+          : `not evidence (${env.status}); audit trail: ${cliName()} events ${env.run_id} --store ${dir}\n`,
+      );
+    }
+    return exitCodeOf(env.status);
+  });
+}
+
+/** The builder: the one the flags name, else the goal's own. */
+function chosen(
+  loaded: Parameters<typeof chooseBuilder>[0],
+  flags: RunFlags,
+  agent: { kind: string; model?: string; command?: string },
+  sourcePath: string | null,
+): BuilderChoice {
+  if (flags.model !== undefined || flags.builder !== undefined || flags.oracle || flags.noop)
+    return chooseBuilder(loaded, flags);
+  if (agent.kind === "agent" && agent.model) return agentBuilder(agent.model, {});
+  if (agent.command === "@oracle") {
+    if (!loaded.oracle) throw new InputError("the task declares no oracle", `${loaded.file}: oracle`);
+    return oracleBuilder(loaded.oracle);
+  }
+  if (agent.command === "@noop") return noopBuilder();
+  if (agent.command) return commandBuilder(agent.command, sourcePath ? dirname(sourcePath) : process.cwd());
+  throw new InputError(
+    "the goal names no builder: pass --model SPEC, --builder CMD, --oracle or --noop",
+    `loopgate todo run ${loaded.task.id}`,
+  );
+}

@@ -1,0 +1,246 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { DomainError, InputError } from "../../core/errors.js";
+import { EvidenceError } from "../../runner/goal/evidence.js";
+import { decideIntent, originOf } from "../../runner/goal/goal-engine.js";
+import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
+import { acceptanceItems, budget, goalAgent, todoSpec } from "../../runner/goal/goal-spec.js";
+import { appendGoal, goalStream, listGoalIds, NeedsRebaseError } from "../../runner/goal/goal-store.js";
+import { createGoalWorkspace, goalWorkspace } from "../../runner/goal/goal-workspace.js";
+import { loadGoalFile } from "../../runner/goal/load-goal.js";
+import type { EventStore } from "../../store/event-store.js";
+import { openStore, storeDirFrom } from "../context.js";
+import { cliName } from "../invocation.js";
+import type { CommandIO } from "../io.js";
+import { formatContract, formatGoalStatus } from "./goal-format.js";
+
+/** Flags the goal commands read. */
+export interface GoalFlags {
+  store?: string;
+  json?: boolean;
+  "expect-revision"?: string;
+  note?: string;
+  "unsafe-no-sandbox"?: boolean;
+}
+
+/** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
+export const goalStoreDir = (flags: { store?: string }) => storeDirFrom(flags.store, ".loopgate");
+
+/** --expect-revision as a number, or undefined. */
+export function expectedRevision(flags: { "expect-revision"?: string }): number | undefined {
+  const v = flags["expect-revision"];
+  return v === undefined ? undefined : Number(v);
+}
+
+/**
+ * Runs a goal command and maps the goal's refusals to exit codes: a rule the decider names (1), evidence
+ * that proves nothing (1), a stale revision (3, needs_rebase, with the current revision). Nothing was
+ * written in any of these cases.
+ */
+export async function guarded(
+  io: CommandIO,
+  json: boolean | undefined,
+  fn: () => Promise<number>,
+): Promise<number> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof NeedsRebaseError) {
+      if (json)
+        io.out(
+          `${JSON.stringify({ error: "needs_rebase", goal: e.goalId, expected: e.expected, current_revision: e.current })}\n`,
+        );
+      io.err(`loopgate: ${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof DomainError || e instanceof EvidenceError) {
+      if (json) io.out(`${JSON.stringify({ error: e.code, message: e.message })}\n`);
+      io.err(`loopgate: refused: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+/** Opens the store of a goal command, closing it when done. */
+export async function withStore<T>(
+  dir: string,
+  mode: boolean | "read",
+  fn: (s: EventStore) => Promise<T>,
+): Promise<T> {
+  const store = await openStore(dir, mode);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `loopgate goal new GOAL_FILE`: validates, creates the workspace repository and records the goal. */
+export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFlags): Promise<number> {
+  const loaded = loadGoalFile(file);
+  const id = loaded.goal.id;
+  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
+  const acceptance = acceptanceItems(loaded);
+  return guarded(io, flags.json, () =>
+    withStore(storeDir, true, async (store) => {
+      if ((await store.readStream(goalStream(id), { limit: 1 })).length > 0)
+        throw new InputError(
+          `a goal ${id} already exists in ${storeDir}; see ${cliName()} goal status ${id} --store ${storeDir}`,
+          file,
+        );
+      const ws = goalWorkspace(storeDir, id);
+      const revision = await createGoalWorkspace(loaded.workspaceSource, ws, id);
+      try {
+        const goal = {
+          goal_id: id,
+          objective: loaded.goal.objective,
+          acceptance,
+          workspace: { path: ws, initial_revision: revision },
+          agent: goalAgent(loaded.goal.builder),
+          budget: budget(loaded),
+          source: { path: loaded.file, digest: loaded.digest },
+        };
+        const bodies = decideIntent({ kind: "create", goal, todos }, [], {
+          now: new Date(),
+          health: [],
+          workspaceRevision: revision,
+        });
+        const last = await appendGoal(store, id, bodies, "no_stream", (t) => originOf(t, true));
+        if (flags.json)
+          io.out(
+            `${JSON.stringify({ goal: id, store: storeDir, workspace: ws, revision, stream_revision: last, todos: todos.length })}\n`,
+          );
+        else
+          io.out(
+            `goal ${id} created: ${todos.length} todos, workspace ${ws} at revision ${revision.slice(0, 12)}\nnext: ${cliName()} goal status ${id} --store ${storeDir}\n`,
+          );
+        return 0;
+      } catch (e) {
+        rmSync(join(ws, ".."), { recursive: true, force: true });
+        throw e;
+      }
+    }),
+  );
+}
+
+/** `loopgate goal status GOAL`: the projection, rebuilt from the log. */
+export async function goalStatusCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
+  return withStore(goalStoreDir(flags), "read", async (store) => {
+    const { view } = await openGoal(store, goalStoreDir(flags), goalId);
+    io.out(flags.json ? `${JSON.stringify(view, null, 2)}\n` : formatGoalStatus(view));
+    return 0;
+  });
+}
+
+/** `loopgate goal next GOAL`: the interaction contract. */
+export async function goalNextCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
+  return withStore(goalStoreDir(flags), "read", async (store) => {
+    const { view } = await openGoal(store, goalStoreDir(flags), goalId);
+    io.out(flags.json ? `${JSON.stringify(view.contract, null, 2)}\n` : formatContract(view));
+    return 0;
+  });
+}
+
+/** `loopgate goal stop|resume GOAL`: the goal's activation, the only goal status there is. */
+export async function goalActivationCommand(
+  io: CommandIO,
+  goalId: string,
+  which: "stop" | "resume",
+  flags: GoalFlags,
+): Promise<number> {
+  const dir = goalStoreDir(flags);
+  return guarded(io, flags.json, () =>
+    withStore(dir, false, async (store) => {
+      const activation = which === "stop" ? "stopped" : "active";
+      const r = await writeGoal(
+        store,
+        dir,
+        goalId,
+        { kind: "activation", activation, note: flags.note ?? "" },
+        expectedRevision(flags),
+      );
+      printWrite(io, flags, goalId, r, `goal ${goalId} is ${activation}`);
+      return 0;
+    }),
+  );
+}
+
+/** `loopgate goal close GOAL --rationale TEXT`: the structured no_followup intent of terminal closure. */
+export async function goalCloseCommand(
+  io: CommandIO,
+  goalId: string,
+  flags: GoalFlags & { rationale?: string },
+): Promise<number> {
+  const dir = goalStoreDir(flags);
+  const rationale = flags.rationale;
+  if (!rationale?.trim())
+    throw new InputError("loopgate goal close needs --rationale TEXT", "loopgate goal close");
+  return guarded(io, flags.json, () =>
+    withStore(dir, false, async (store) => {
+      const r = await writeGoal(
+        store,
+        dir,
+        goalId,
+        { kind: "close_goal", rationale },
+        expectedRevision(flags),
+      );
+      const { view } = await openGoal(store, dir, goalId);
+      printWrite(
+        io,
+        flags,
+        goalId,
+        r,
+        view.closed
+          ? `goal ${goalId} is closed: every frontier item is proved`
+          : `no_followup recorded; goal ${goalId} is not closed yet: ${view.frontierGaps.slice(0, 3).join("; ")}`,
+      );
+      return 0;
+    }),
+  );
+}
+
+/** Prints the result of a goal write. */
+export function printWrite(
+  io: CommandIO,
+  flags: { json?: boolean },
+  goalId: string,
+  r: { revision: number; events: string[] },
+  what: string,
+): void {
+  if (flags.json)
+    io.out(`${JSON.stringify({ goal: goalId, stream_revision: r.revision, events: r.events })}\n`);
+  else io.out(`${what} (recorded ${r.events.join(", ")}; goal revision ${r.revision})\n`);
+}
+
+/** `loopgate goals`: every goal in the store, one line each with its runtime state. */
+export async function goalsCommand(io: CommandIO, flags: GoalFlags): Promise<number> {
+  const dir = goalStoreDir(flags);
+  return withStore(dir, "read", async (store) => {
+    const rows = [];
+    for (const id of await listGoalIds(store)) {
+      const { view } = await openGoal(store, dir, id);
+      const done = view.todos.filter((t) => t.status === "done").length;
+      rows.push({
+        goal: id,
+        activation: view.activation,
+        runtime_state: view.runtimeState,
+        closed: view.closed,
+        todos: view.todos.length,
+        done,
+        stream_revision: view.streamRevision,
+        revision: view.revision,
+      });
+    }
+    if (flags.json) io.out(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0)
+      io.out(`no goals in ${dir}; create one with ${cliName()} goal new GOAL_FILE\n`);
+    else
+      for (const r of rows)
+        io.out(
+          `${r.goal}  ${r.activation}  ${r.runtime_state}${r.closed ? "  closed" : ""}  todos ${r.done}/${r.todos} done  revision ${r.revision.slice(0, 12)}\n`,
+        );
+    return 0;
+  });
+}

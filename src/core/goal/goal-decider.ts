@@ -1,0 +1,349 @@
+import { boundText } from "../bounded.js";
+import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
+import { scopeWaits } from "./gates.js";
+import {
+  type AcceptanceItem,
+  type Budget,
+  GOAL_LIMITS,
+  type GoalAgent,
+  type GoalEventBody,
+  type GoalEventData,
+  type GoalWorkspace,
+  TODO_STATUSES,
+  type TodoSpec,
+  type ValidationReceipt,
+} from "./goal-events.js";
+import { evolve, type GoalState, initialState } from "./goal-state.js";
+import { dependencyResolved, receiptMismatch } from "./todo-rules.js";
+import { decideVision } from "./vision.js";
+
+/** What a goal file declares; `create_goal` turns it into `goal_created` plus one `todo_added` per todo. */
+export interface GoalSpec {
+  goal_id: string;
+  objective: string;
+  acceptance: AcceptanceItem[];
+  workspace: GoalWorkspace;
+  agent: GoalAgent;
+  budget: Budget;
+  todos: TodoSpec[];
+  source?: { path: string; digest: string };
+}
+
+/** The commands the goal decider accepts. Every refusal is a DomainError whose message names the rule. */
+export type GoalCommand =
+  | { type: "create_goal"; goal: GoalSpec }
+  | { type: "stop_goal"; note?: string }
+  | { type: "resume_goal"; note?: string }
+  /** The goal workspace moved (an accepted change was committed); `previous` must be the current one. */
+  | { type: "record_revision"; revision: string; previous: string; reason: string; turn_id?: string }
+  | { type: "change_acceptance"; acceptance: AcceptanceItem[]; reason: string }
+  | { type: "change_budget"; budget: Budget; reason: string }
+  | { type: "declare_no_followup"; rationale: string }
+  | { type: "add_todo"; todo: TodoSpec; successor_of?: string }
+  | { type: "claim_todo"; todo_id: string; agent_id: string }
+  | { type: "release_todo"; todo_id: string; agent_id: string }
+  | { type: "block_todo"; todo_id: string; reason: string }
+  /** `resume_when` is validated here: a deferral needs a machine-readable condition. */
+  | { type: "defer_todo"; todo_id: string; resume_when: unknown; note?: string }
+  | { type: "reopen_todo"; todo_id: string; note?: string }
+  | { type: "supersede_todo"; todo_id: string; successor: TodoSpec; reason?: string }
+  | { type: "close_no_followup"; todo_id: string; rationale: string }
+  /**
+   * Done on evidence. `receipt` is what loopgate derived from the run's envelope (undefined: an operator
+   * asking for "done" without evidence, always refused). `writeback`, when given, records in the same
+   * append the commit that applied the run's change (the receipt must be on the revision before it).
+   */
+  | {
+      type: "complete_todo";
+      todo_id: string;
+      receipt?: ValidationReceipt;
+      writeback?: { revision: string; reason: string; turn_id?: string };
+    }
+  | { type: "record_acceptance"; acceptance_id: string; receipt: ValidationReceipt }
+  | { type: "decide_gate"; todo_id: string; decision: "approve" | "reject" | "cancel"; note?: string }
+  | { type: "defer_gate"; todo_id: string; resume_when: unknown; note?: string }
+  /** A raw status write, as a careless client would send it: routed to the lifecycle, or refused. */
+  | { type: "set_todo_status"; todo_id: string; status: string; reason?: string; resume_when?: unknown }
+  | { type: "delete_todo"; todo_id: string }
+  | { type: "record_vision"; agent_id: string; route: string }
+  | { type: "patch_vision"; agent_id: string; patch: string; route: string; reason: string }
+  | { type: "record_vision_unchanged"; agent_id: string; reason: string }
+  | { type: "record_spend"; turn_id: string; at: string; turns: number; tokens: number; cost_usd: number };
+
+const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);
+
+function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
+  if (command.type === "create_goal") {
+    if (state.created) fail(`create_goal: goal ${state.goalId} already exists`);
+    const g = command.goal;
+    if (g.acceptance.length === 0)
+      fail("create_goal: acceptance must list at least one task or gate (an empty queue is never proof)");
+    const ids = new Set<string>();
+    for (const a of g.acceptance) {
+      if (ids.has(a.id)) fail(`create_goal: acceptance id ${a.id} appears twice`);
+      ids.add(a.id);
+    }
+    const created: GoalEventData<"goal_created"> = {
+      goal_id: g.goal_id,
+      objective: g.objective,
+      acceptance: g.acceptance,
+      workspace: g.workspace,
+      agent: g.agent,
+      budget: g.budget,
+      ...(g.source ? { source: g.source } : {}),
+    };
+    const events: GoalEventBody[] = [{ type: "goal_created", data: created }];
+    const seen = new Set<string>();
+    let s = evolve(state, events[0] as GoalEventBody);
+    for (const spec of g.todos) {
+      if (seen.has(spec.id)) fail(`create_goal: todo ${spec.id} appears twice`);
+      seen.add(spec.id);
+      checkSpec(s, spec, "create_goal", g.todos);
+      const e: GoalEventBody = { type: "todo_added", data: { todo: spec, successor_of: null } };
+      events.push(e);
+      s = evolve(s, e);
+    }
+    return events;
+  }
+  if (!state.created) fail(`${command.type}: the goal does not exist yet (create it first)`);
+  switch (command.type) {
+    case "stop_goal":
+      if (state.activation === "stopped") fail("stop_goal: the goal is already stopped");
+      return [
+        { type: "goal_activation_changed", data: { activation: "stopped", note: bound(command.note) } },
+      ];
+    case "resume_goal":
+      if (state.activation === "active") fail("resume_goal: the goal is already active");
+      return [{ type: "goal_activation_changed", data: { activation: "active", note: bound(command.note) } }];
+    case "record_revision":
+      if (command.previous !== state.revision)
+        fail(
+          `record_revision: rule needs_rebase: the goal workspace is at ${state.revision}, not ${command.previous}`,
+        );
+      if (command.revision === state.revision) fail("record_revision: the revision did not change");
+      return [
+        {
+          type: "goal_revision_recorded",
+          data: {
+            revision: command.revision,
+            previous: command.previous,
+            reason: bound(command.reason),
+            ...(command.turn_id ? { turn_id: command.turn_id } : {}),
+          },
+        },
+      ];
+    case "change_acceptance":
+      if (command.acceptance.length === 0)
+        fail("change_acceptance: acceptance must list at least one task or gate");
+      return [
+        {
+          type: "goal_acceptance_changed",
+          data: { acceptance: command.acceptance, reason: bound(command.reason) },
+        },
+      ];
+    case "change_budget":
+      return [
+        { type: "goal_budget_changed", data: { budget: command.budget, reason: bound(command.reason) } },
+      ];
+    case "declare_no_followup":
+      if (!command.rationale.trim()) fail("declare_no_followup: a no_followup intent needs a rationale");
+      return [{ type: "goal_no_followup_declared", data: { rationale: bound(command.rationale) } }];
+    case "add_todo": {
+      checkSpec(state, command.todo, "add_todo");
+      if (command.successor_of !== undefined) need(state, command.successor_of, "add_todo");
+      return [
+        { type: "todo_added", data: { todo: command.todo, successor_of: command.successor_of ?? null } },
+      ];
+    }
+    case "claim_todo": {
+      const t = need(state, command.todo_id, "claim_todo");
+      if (t.status !== "open") fail(`claim_todo: ${t.id} is ${t.status}; only an open todo is claimed`);
+      if (t.claimed_by === command.agent_id)
+        fail(`claim_todo: ${t.id} is already claimed by ${command.agent_id}`);
+      return [{ type: "todo_claimed", data: { todo_id: t.id, agent_id: command.agent_id } }];
+    }
+    case "release_todo": {
+      const t = need(state, command.todo_id, "release_todo");
+      if (t.claimed_by !== command.agent_id)
+        fail(
+          `release_todo: ${t.id} is not claimed by ${command.agent_id} (claimed by ${t.claimed_by ?? "nobody"})`,
+        );
+      return [{ type: "todo_claim_released", data: { todo_id: t.id, agent_id: command.agent_id } }];
+    }
+    case "block_todo": {
+      const t = need(state, command.todo_id, "block_todo");
+      if (t.status !== "open") fail(`block_todo: ${t.id} is ${t.status}; only an open todo can be blocked`);
+      if (!command.reason.trim()) fail(`block_todo: blocking ${t.id} needs a reason`);
+      return [{ type: "todo_blocked", data: { todo_id: t.id, reason: bound(command.reason) } }];
+    }
+    case "defer_todo":
+    case "defer_gate": {
+      const t = need(state, command.todo_id, command.type);
+      if (command.type === "defer_gate" && t.class !== "user_gate")
+        fail(`defer_gate: ${t.id} is a ${t.class}, not a user_gate`);
+      const cond = resumeCondition(state, command.resume_when, t.id, command.type);
+      if (t.status !== "open")
+        fail(`${command.type}: ${t.id} is ${t.status}; only an open todo can be deferred`);
+      return [
+        { type: "todo_deferred", data: { todo_id: t.id, resume_when: cond, note: bound(command.note) } },
+      ];
+    }
+    case "reopen_todo": {
+      const t = need(state, command.todo_id, "reopen_todo");
+      if (t.status === "done")
+        fail(
+          `reopen_todo: ${t.id} is done; done is terminal (supersede it with a successor, or add a new todo)`,
+        );
+      if (t.status === "open") fail(`reopen_todo: ${t.id} is already open`);
+      return [{ type: "todo_reopened", data: { todo_id: t.id, note: bound(command.note) } }];
+    }
+    case "supersede_todo": {
+      const t = need(state, command.todo_id, "supersede_todo");
+      if (t.status === "done")
+        fail(`supersede_todo: ${t.id} is already done; a compensation and a new todo replace accepted work`);
+      checkSpec(state, command.successor, "supersede_todo");
+      return [
+        { type: "todo_added", data: { todo: command.successor, successor_of: t.id } },
+        {
+          type: "todo_superseded",
+          data: {
+            todo_id: t.id,
+            successor_id: command.successor.id,
+            note: "superseded",
+            reason: bound(command.reason),
+          },
+        },
+      ];
+    }
+    case "close_no_followup": {
+      const t = need(state, command.todo_id, "close_no_followup");
+      if (t.status === "done") fail(`close_no_followup: ${t.id} is already done`);
+      if (!command.rationale.trim())
+        fail(`close_no_followup: rule no_followup_needs_rationale: closing ${t.id} needs a rationale`);
+      return [
+        { type: "todo_closed_no_followup", data: { todo_id: t.id, rationale: bound(command.rationale) } },
+      ];
+    }
+    case "complete_todo":
+      return completeTodo(command, state);
+    case "record_acceptance": {
+      const item =
+        state.acceptance.find((a) => a.id === command.acceptance_id) ??
+        fail(`record_acceptance: ${command.acceptance_id} is not an acceptance item of goal ${state.goalId}`);
+      const r = command.receipt;
+      if (r.goal_id !== state.goalId)
+        fail(`record_acceptance: rule receipt_matches_goal: run ${r.run_id} was for goal ${r.goal_id}`);
+      if (r.task_digest !== item.digest)
+        fail(
+          `record_acceptance: rule receipt_matches_task: run ${r.run_id} ran ${r.task_id} (digest ${r.task_digest}), not acceptance ${item.id} (digest ${item.digest})`,
+        );
+      return [{ type: "acceptance_receipt_recorded", data: { acceptance_id: item.id, receipt: r } }];
+    }
+    case "decide_gate": {
+      const t = need(state, command.todo_id, "decide_gate");
+      if (t.class !== "user_gate") fail(`decide_gate: ${t.id} is a ${t.class}, not a user_gate`);
+      if (t.status === "done")
+        fail(
+          `decide_gate: ${t.id} is already ${t.decision ?? (t.note === "superseded" ? "superseded" : "closed")}`,
+        );
+      const decision = ({ approve: "approved", reject: "rejected", cancel: "cancelled" } as const)[
+        command.decision
+      ];
+      return [{ type: "gate_decided", data: { todo_id: t.id, decision, note: bound(command.note) } }];
+    }
+    case "set_todo_status":
+      return setStatus(command, state);
+    case "delete_todo": {
+      const t = need(state, command.todo_id, "delete_todo");
+      if (t.note === "superseded")
+        fail(
+          `delete_todo: rule superseded_is_history: ${t.id} was superseded by ${t.superseded_by}; a superseded todo is history and is never deleted`,
+        );
+      return fail(
+        `delete_todo: rule todos_are_never_deleted: close ${t.id} with a no_followup rationale, or supersede it`,
+      );
+    }
+    case "record_vision":
+    case "patch_vision":
+    case "record_vision_unchanged":
+      return decideVision(command, state);
+    case "record_spend": {
+      if (state.spends.some((s) => s.turn_id === command.turn_id))
+        fail(`record_spend: rule spend_once: turn ${command.turn_id} is already charged`);
+      const { turn_id, at, turns, tokens, cost_usd } = command;
+      return [{ type: "quota_spent", data: { turn_id, at, turns, tokens, cost_usd } }];
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, state: GoalState) {
+  const t = need(state, command.todo_id, "complete_todo");
+  if (!command.receipt)
+    return fail(
+      `complete_todo: rule done_needs_receipt: ${t.id} cannot be marked done without evidence; give the run id of a SUCCESS of its task on the current revision (--evidence RUN_ID), or close it with a no_followup rationale`,
+    );
+  const why = receiptMismatch(state, t, command.receipt);
+  if (why) fail(`complete_todo: ${why}`);
+  const waits = scopeWaits(state, t);
+  if (waits.length)
+    fail(
+      `complete_todo: rule decision_scope: ${t.id} needs ${waits.map((w) => `scope ${w.scope} (${w.status})`).join(", ")} approved first`,
+    );
+  const open = t.depends_on.filter((d) => !dependencyResolved(state, d));
+  if (open.length)
+    fail(`complete_todo: rule depends_on: ${t.id} depends on ${open.join(", ")}, not done yet`);
+  const events: GoalEventBody[] = [
+    { type: "todo_completed", data: { todo_id: t.id, receipt: command.receipt } },
+  ];
+  if (command.writeback) {
+    if (command.writeback.revision === state.revision)
+      fail("complete_todo: the writeback revision did not change");
+    events.push({
+      type: "goal_revision_recorded",
+      data: {
+        revision: command.writeback.revision,
+        previous: state.revision,
+        reason: bound(command.writeback.reason),
+        ...(command.writeback.turn_id ? { turn_id: command.writeback.turn_id } : {}),
+      },
+    });
+  }
+  return events;
+}
+
+function setStatus(command: Extract<GoalCommand, { type: "set_todo_status" }>, state: GoalState) {
+  const t = need(state, command.todo_id, "set_todo_status");
+  const status = command.status;
+  if (status === "running" || status === "in_progress" || status === "claimed")
+    fail(
+      `set_todo_status: rule running_is_derived: "${status}" is never stored; running is derived from the selection, the lease and the run history, and a claim is only a routing signal`,
+    );
+  if (!(TODO_STATUSES as readonly string[]).includes(status))
+    fail(
+      `set_todo_status: rule four_statuses: a todo status is exactly one of ${TODO_STATUSES.join(" | ")}, not "${status}"`,
+    );
+  switch (status) {
+    case "done":
+      return fail(
+        `set_todo_status: rule done_needs_receipt: ${t.id} becomes done only on evidence (todo done --evidence RUN_ID), a gate decision, a supersede or a no_followup rationale`,
+      );
+    case "open":
+      return decideGoal({ type: "reopen_todo", todo_id: t.id }, state);
+    case "blocked":
+      return decideGoal({ type: "block_todo", todo_id: t.id, reason: command.reason ?? "" }, state);
+    default:
+      return decideGoal({ type: "defer_todo", todo_id: t.id, resume_when: command.resume_when }, state);
+  }
+}
+
+/** The goal decider: one stream per goal; `decide` refuses every forbidden transition, naming the rule. */
+export const goalDecider = {
+  initialState,
+  evolve,
+  decide: decideGoal,
+};
+export { decideGoal as decide };

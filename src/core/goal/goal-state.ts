@@ -1,0 +1,327 @@
+import type {
+  AcceptanceItem,
+  Budget,
+  GateDecision,
+  GoalAgent,
+  GoalEventBody,
+  GoalWorkspace,
+  MonitorSpec,
+  ResumeCondition,
+  TaskRef,
+  TodoClass,
+  TodoSpec,
+  TodoStatus,
+  ValidationReceipt,
+  VisionCheckpoint,
+} from "./goal-events.js";
+import { receiptMismatch } from "./todo-rules.js";
+
+/** The evidence a completed todo holds. */
+export interface Completion {
+  run_id: string;
+  envelope_digest: string;
+  goal_revision: string;
+  task_digest: string;
+}
+
+/** One todo as folded from its events: the four statuses and the orthogonal relations. */
+export interface TodoState {
+  id: string;
+  content: string;
+  class: TodoClass;
+  status: TodoStatus;
+  task: TaskRef | null;
+  decision_scope: string | null;
+  global_gate: boolean;
+  required_decision_scopes: string[];
+  depends_on: string[];
+  unblocks_todo_id: string | null;
+  monitor: MonitorSpec | null;
+  /** A routing signal (which agent means to take it), never a lock and never "running". */
+  claimed_by: string | null;
+  resume_when: ResumeCondition | null;
+  superseded_by: string | null;
+  successor_of: string | null;
+  successors: string[];
+  no_followup: { rationale: string } | null;
+  completion: Completion | null;
+  /** A user gate's decision. */
+  decision: GateDecision | null;
+  block_reason: string | null;
+  note: "superseded" | null;
+  /** Position in the goal stream (0-based event index) where it was added and where it was closed. */
+  added_at: number;
+  closed_at: number | null;
+}
+
+export interface VisionState {
+  agent_id: string;
+  route: string;
+  checkpoint: VisionCheckpoint;
+  /** Stream position of the last vision fact for this agent. */
+  at: number;
+  last: "recorded" | "patched" | "unchanged";
+}
+
+export interface SpendRecord {
+  turn_id: string;
+  at: string;
+  turns: number;
+  tokens: number;
+  cost_usd: number;
+}
+
+export interface AcceptanceReceipt {
+  receipt: ValidationReceipt;
+  acceptance_version: number;
+  at: number;
+}
+
+/** The goal as folded from its stream. Derived decisions are computed from it, never stored in it. */
+export interface GoalState {
+  created: boolean;
+  goalId: string;
+  objective: string;
+  acceptance: AcceptanceItem[];
+  /** Bumped by every acceptance change: a vision checkpoint read against an older one is stale. */
+  acceptanceVersion: number;
+  workspace: GoalWorkspace | null;
+  agent: GoalAgent | null;
+  budget: Budget;
+  activation: "active" | "stopped";
+  /** The goal workspace's current git revision, as recorded by facts. */
+  revision: string;
+  todos: Record<string, TodoState>;
+  /** Todo ids in the order they were added. */
+  order: string[];
+  /** Acceptance receipts by acceptance item id, oldest first. */
+  acceptanceReceipts: Record<string, AcceptanceReceipt[]>;
+  /** Run ids already used as a todo's evidence → that todo. */
+  evidenceRuns: Record<string, string>;
+  visions: Record<string, VisionState>;
+  spends: SpendRecord[];
+  noFollowup: { rationale: string; at: number } | null;
+  /** Events folded so far (the next event's position). */
+  position: number;
+  /** Events the fold refused to apply because they break a rule (a forged or corrupt log): health issues. */
+  anomalies: string[];
+}
+
+export const DEFAULT_BUDGET: Budget = { window_seconds: 86_400 };
+
+/** The state before any event. */
+export function initialState(): GoalState {
+  return {
+    created: false,
+    goalId: "",
+    objective: "",
+    acceptance: [],
+    acceptanceVersion: 0,
+    workspace: null,
+    agent: null,
+    budget: DEFAULT_BUDGET,
+    activation: "active",
+    revision: "",
+    todos: {},
+    order: [],
+    acceptanceReceipts: {},
+    evidenceRuns: {},
+    visions: {},
+    spends: [],
+    noFollowup: null,
+    position: 0,
+    anomalies: [],
+  };
+}
+
+/** A todo as added, before any lifecycle event. */
+export function newTodo(spec: TodoSpec, successorOf: string | null, at: number): TodoState {
+  return {
+    id: spec.id,
+    content: spec.content,
+    class: spec.class,
+    status: "open",
+    task: spec.task ?? null,
+    decision_scope: spec.decision_scope ?? null,
+    global_gate: spec.global_gate === true,
+    required_decision_scopes: spec.required_decision_scopes ?? [],
+    depends_on: spec.depends_on ?? [],
+    unblocks_todo_id: spec.unblocks_todo_id ?? null,
+    monitor: spec.monitor ?? null,
+    claimed_by: null,
+    resume_when: null,
+    superseded_by: null,
+    successor_of: successorOf,
+    successors: [],
+    no_followup: null,
+    completion: null,
+    decision: null,
+    block_reason: null,
+    note: null,
+    added_at: at,
+    closed_at: null,
+  };
+}
+
+/**
+ * Folds one event into the state. Total (never throws), and it re-checks the lifecycle rules itself: an
+ * event that breaks one (a completion without a matching receipt, a fifth status, a transition from the
+ * wrong status) is not applied but kept as an anomaly, so even a forged log cannot close work.
+ */
+export function evolve(state: GoalState, event: GoalEventBody): GoalState {
+  const s = { ...state, position: state.position + 1 };
+  const at = state.position;
+  const refuse = (why: string): GoalState => ({
+    ...s,
+    anomalies: [...s.anomalies, `event ${at} (${event.type}) not applied: ${why}`],
+  });
+  const todo = (id: string) => s.todos[id];
+  const put = (t: TodoState, extra: Partial<GoalState> = {}): GoalState => ({
+    ...s,
+    ...extra,
+    todos: { ...s.todos, [t.id]: t },
+  });
+  if (!state.created && event.type !== "goal_created") return refuse("the goal has not been created");
+  switch (event.type) {
+    case "goal_created": {
+      if (state.created) return refuse("the goal already exists");
+      const d = event.data;
+      return {
+        ...s,
+        created: true,
+        goalId: d.goal_id,
+        objective: d.objective,
+        acceptance: d.acceptance,
+        workspace: d.workspace,
+        agent: d.agent,
+        budget: d.budget,
+        revision: d.workspace.initial_revision,
+      };
+    }
+    case "goal_activation_changed":
+      return { ...s, activation: event.data.activation };
+    case "goal_revision_recorded":
+      if (event.data.previous !== state.revision)
+        return refuse(`revision ${event.data.previous} is not the current ${state.revision}`);
+      return { ...s, revision: event.data.revision };
+    case "goal_acceptance_changed":
+      return { ...s, acceptance: event.data.acceptance, acceptanceVersion: state.acceptanceVersion + 1 };
+    case "goal_budget_changed":
+      return { ...s, budget: event.data.budget };
+    case "goal_no_followup_declared":
+      return { ...s, noFollowup: { rationale: event.data.rationale, at } };
+    case "todo_added": {
+      const spec = event.data.todo;
+      if (todo(spec.id)) return refuse(`todo ${spec.id} already exists`);
+      const pred = event.data.successor_of;
+      const t = newTodo(spec, pred, at);
+      const todos = { ...s.todos, [t.id]: t };
+      if (pred) {
+        const p = todos[pred];
+        if (!p) return refuse(`successor_of ${pred} is not a todo`);
+        todos[pred] = { ...p, successors: [...p.successors, t.id] };
+      }
+      // New work voids an earlier no_followup intent.
+      return { ...s, todos, order: [...s.order, t.id], noFollowup: null };
+    }
+    case "todo_claimed": {
+      const t = todo(event.data.todo_id);
+      if (!t) return refuse("no such todo");
+      return put({ ...t, claimed_by: event.data.agent_id });
+    }
+    case "todo_claim_released": {
+      const t = todo(event.data.todo_id);
+      if (!t || t.claimed_by !== event.data.agent_id) return refuse("not claimed by that agent");
+      return put({ ...t, claimed_by: null });
+    }
+    case "todo_blocked": {
+      const t = todo(event.data.todo_id);
+      if (t?.status !== "open") return refuse("only an open todo can be blocked");
+      return put({ ...t, status: "blocked", block_reason: event.data.reason });
+    }
+    case "todo_deferred": {
+      const t = todo(event.data.todo_id);
+      if (t?.status !== "open") return refuse("only an open todo can be deferred");
+      return put({ ...t, status: "deferred", resume_when: event.data.resume_when });
+    }
+    case "todo_reopened": {
+      const t = todo(event.data.todo_id);
+      if (!t || (t.status !== "blocked" && t.status !== "deferred"))
+        return refuse("only a blocked or deferred todo can be reopened");
+      return put({ ...t, status: "open", resume_when: null, block_reason: null });
+    }
+    case "todo_superseded": {
+      const t = todo(event.data.todo_id);
+      const succ = todo(event.data.successor_id);
+      if (!t || t.status === "done") return refuse("only an unfinished todo can be superseded");
+      if (!succ || succ.successor_of !== t.id)
+        return refuse("the successor must be added, linked to it, in the same append");
+      return put({ ...t, status: "done", note: "superseded", superseded_by: succ.id, closed_at: at });
+    }
+    case "todo_closed_no_followup": {
+      const t = todo(event.data.todo_id);
+      if (!t || t.status === "done") return refuse("only an unfinished todo can be closed");
+      return put({ ...t, status: "done", no_followup: { rationale: event.data.rationale }, closed_at: at });
+    }
+    case "todo_completed": {
+      const t = todo(event.data.todo_id);
+      if (!t) return refuse("no such todo");
+      const why = receiptMismatch(s, t, event.data.receipt);
+      if (why) return refuse(why);
+      const r = event.data.receipt;
+      const completion = {
+        run_id: r.run_id,
+        envelope_digest: r.envelope_digest,
+        goal_revision: r.goal_revision,
+        task_digest: r.task_digest,
+      };
+      return put(
+        { ...t, status: "done", completion, closed_at: at },
+        { evidenceRuns: { ...s.evidenceRuns, [r.run_id]: t.id } },
+      );
+    }
+    case "acceptance_receipt_recorded": {
+      const id = event.data.acceptance_id;
+      const entry = { receipt: event.data.receipt, acceptance_version: state.acceptanceVersion, at };
+      return {
+        ...s,
+        acceptanceReceipts: { ...s.acceptanceReceipts, [id]: [...(s.acceptanceReceipts[id] ?? []), entry] },
+      };
+    }
+    case "gate_decided": {
+      const t = todo(event.data.todo_id);
+      if (t?.class !== "user_gate") return refuse("only a user gate is decided");
+      if (t.status === "done") return refuse("the gate is already decided");
+      return put({ ...t, status: "done", decision: event.data.decision, resume_when: null, closed_at: at });
+    }
+    case "vision_recorded":
+    case "vision_patched":
+    case "vision_unchanged_recorded": {
+      const d = event.data;
+      const prev = s.visions[d.agent_id];
+      const route = "route" in d ? d.route : prev?.route;
+      if (route === undefined) return refuse("no route recorded for this agent yet");
+      const last =
+        event.type === "vision_recorded"
+          ? "recorded"
+          : event.type === "vision_patched"
+            ? "patched"
+            : "unchanged";
+      const v: VisionState = { agent_id: d.agent_id, route, checkpoint: d.checkpoint, at, last };
+      return { ...s, visions: { ...s.visions, [d.agent_id]: v } };
+    }
+    case "quota_spent": {
+      if (s.spends.some((x) => x.turn_id === event.data.turn_id)) return refuse("turn already charged");
+      return { ...s, spends: [...s.spends, { ...event.data }] };
+    }
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** Folds a whole event list. */
+export function foldGoal(events: readonly GoalEventBody[]): GoalState {
+  return events.reduce(evolve, initialState());
+}

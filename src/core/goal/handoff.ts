@@ -1,0 +1,62 @@
+import type { GoalState, TodoState } from "./goal-state.js";
+
+/**
+ * Handoff states, derived from todo relations (never written): where a blocker relation stands and
+ * where work routes next. Repairing `cleared_without_successor` means adding a successor, reopening
+ * work or recording no_followup, never editing this value.
+ */
+export const HANDOFF_STATES = [
+  "blocking",
+  "cleared_with_successor",
+  "cleared_without_successor",
+  "cleared_no_followup",
+  "superseded",
+  "deferred",
+] as const;
+export type HandoffState = (typeof HANDOFF_STATES)[number];
+
+/** One relation: a blocker (class `blocker`, or any todo with `unblocks_todo_id`) and what it hands to. */
+export interface Handoff {
+  todo_id: string;
+  /** The todo it unblocks, if it names one. */
+  target: string | null;
+  state: HandoffState;
+  /** Where work routes once cleared: its successors and its target. */
+  routes_to: string[];
+}
+
+/** True when a todo is a handoff relation's source. */
+export function isHandoffSource(todo: TodoState): boolean {
+  return todo.class === "blocker" || todo.unblocks_todo_id !== null;
+}
+
+/** The handoff state of one relation source. */
+export function handoffState(todo: TodoState): HandoffState {
+  if (todo.note === "superseded") return "superseded";
+  if (todo.status === "deferred") return "deferred";
+  if (todo.status !== "done") return "blocking";
+  if (todo.no_followup) return "cleared_no_followup";
+  return todo.successors.length > 0 || todo.unblocks_todo_id !== null
+    ? "cleared_with_successor"
+    : "cleared_without_successor";
+}
+
+/** Every handoff relation of the goal, in todo order. */
+export function handoffs(state: GoalState): Handoff[] {
+  return state.order
+    .map((id) => state.todos[id] as TodoState)
+    .filter(isHandoffSource)
+    .map((t) => ({
+      todo_id: t.id,
+      target: t.unblocks_todo_id,
+      state: handoffState(t),
+      routes_to: [...t.successors, ...(t.unblocks_todo_id ? [t.unblocks_todo_id] : [])],
+    }));
+}
+
+/** The blockers still holding `todoId` back (their relation is blocking or deferred). */
+export function heldBackBy(state: GoalState, todoId: string): string[] {
+  return handoffs(state)
+    .filter((h) => h.target === todoId && (h.state === "blocking" || h.state === "deferred"))
+    .map((h) => h.todo_id);
+}

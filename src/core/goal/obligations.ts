@@ -1,0 +1,104 @@
+import type { AcceptanceItem } from "./goal-events.js";
+import type { GoalState, TodoState } from "./goal-state.js";
+import { handoffs } from "./handoff.js";
+
+/**
+ * Acceptance proof and the obligations a goal owes before new work: replan when the advancement
+ * frontier is exhausted and acceptance fails fresh, a successor for a handoff cleared without one, a
+ * re-read of a vision whose checkpoint predates an acceptance change, and the closeout (add work or
+ * record no_followup) when everything is done and proved.
+ */
+
+/** Where one acceptance item stands on the goal workspace's current revision. */
+export interface AcceptanceStatus {
+  id: string;
+  ref: string;
+  /** A SUCCESS of exactly this item (digest) on the current revision exists. */
+  proved: boolean;
+  /** The latest receipt of it on the current revision, if any. */
+  latest: { run_id: string; status: string; at: number } | null;
+}
+
+export function acceptanceStatus(state: GoalState, item: AcceptanceItem): AcceptanceStatus {
+  const fresh = (state.acceptanceReceipts[item.id] ?? []).filter(
+    (r) => r.receipt.goal_revision === state.revision && r.receipt.task_digest === item.digest,
+  );
+  const last = fresh[fresh.length - 1];
+  return {
+    id: item.id,
+    ref: item.ref,
+    proved: fresh.some((r) => r.receipt.status === "SUCCESS"),
+    latest: last ? { run_id: last.receipt.run_id, status: last.receipt.status, at: last.at } : null,
+  };
+}
+
+/** Every acceptance item, proved or not, on the current revision. */
+export function acceptanceReport(state: GoalState): AcceptanceStatus[] {
+  return state.acceptance.map((a) => acceptanceStatus(state, a));
+}
+
+export type ObligationKind =
+  | "replan_acceptance_failed"
+  | "handoff_without_successor"
+  | "vision_stale"
+  | "closeout";
+
+export interface Obligation {
+  kind: ObligationKind;
+  /** The todo, acceptance item or agent it is about. */
+  subject: string;
+  detail: string;
+}
+
+const todosOf = (state: GoalState) => state.order.map((id) => state.todos[id] as TodoState);
+
+/** No advancement todo is left unfinished: what the goal can do by running tasks is done. */
+export function advancementExhausted(state: GoalState): boolean {
+  return todosOf(state).every((t) => t.class !== "advancement_task" || t.status === "done");
+}
+
+/** True when some delta (a todo added, an acceptance change, a vision patch or unchanged reason) follows `at`. */
+function answeredAfter(state: GoalState, at: number): boolean {
+  if (todosOf(state).some((t) => t.added_at > at)) return true;
+  return Object.values(state.visions).some((v) => v.at > at);
+}
+
+/** The obligations the goal owes now, in a stable order. */
+export function obligations(state: GoalState): Obligation[] {
+  const out: Obligation[] = [];
+  const report = acceptanceReport(state);
+  if (advancementExhausted(state)) {
+    for (const a of report) {
+      if (a.proved || !a.latest || a.latest.status === "SUCCESS") continue;
+      if (answeredAfter(state, a.latest.at)) continue;
+      out.push({
+        kind: "replan_acceptance_failed",
+        subject: a.id,
+        detail: `acceptance ${a.id} ended ${a.latest.status} (run ${a.latest.run_id}) on the current revision with no advancement todo left: replan (a vision patch with a todo or acceptance change, or vision_unchanged_reason)`,
+      });
+    }
+  }
+  for (const h of handoffs(state))
+    if (h.state === "cleared_without_successor")
+      out.push({
+        kind: "handoff_without_successor",
+        subject: h.todo_id,
+        detail: `${h.todo_id} was cleared without a successor: add a successor, reopen work, or record no_followup`,
+      });
+  for (const v of Object.values(state.visions).sort((a, b) => a.agent_id.localeCompare(b.agent_id)))
+    if (v.checkpoint.acceptance_version < state.acceptanceVersion)
+      out.push({
+        kind: "vision_stale",
+        subject: v.agent_id,
+        detail: `agent ${v.agent_id}'s vision was read against acceptance version ${v.checkpoint.acceptance_version}; acceptance is now version ${state.acceptanceVersion}: re-read it (patch or vision_unchanged_reason)`,
+      });
+  const allDone = todosOf(state).every((t) => t.status === "done");
+  if (allDone && report.every((a) => a.proved) && state.noFollowup === null)
+    out.push({
+      kind: "closeout",
+      subject: state.goalId,
+      detail:
+        "every todo is done and acceptance holds on the current revision: add work or record a no_followup intent",
+    });
+  return out;
+}

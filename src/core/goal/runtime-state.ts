@@ -1,0 +1,221 @@
+import { type BudgetUsage, budgetUsage } from "./budget.js";
+import { type PendingGate, pendingGates, scopeWaits } from "./gates.js";
+import type { GoalState, TodoState } from "./goal-state.js";
+import { heldBackBy } from "./handoff.js";
+import { acceptanceReport, advancementExhausted, type Obligation, obligations } from "./obligations.js";
+import { dependencyResolved, isResumeCandidate } from "./todo-rules.js";
+
+/**
+ * The quota runtime state (seed 001), recomputed every time from the facts, the health input and now:
+ * the first of `blocked_health > operator_gate > focus_wait > eligible > waiting > throttled > paused`
+ * whose condition holds. Never stored.
+ */
+export const RUNTIME_PRECEDENCE = [
+  "blocked_health",
+  "operator_gate",
+  "focus_wait",
+  "eligible",
+  "waiting",
+  "throttled",
+  "paused",
+] as const;
+export type RuntimeState = (typeof RUNTIME_PRECEDENCE)[number];
+
+/** Something outside the log that makes running unsafe: a task file missing or invalid, the goal
+ * workspace dirty or missing, a failed sandbox self-test. The caller observes these and passes them in. */
+export interface HealthIssue {
+  code: string;
+  detail: string;
+  todo_id?: string;
+}
+
+/** What the derived decisions read besides the facts: the time and the observed health. */
+export interface GoalContext {
+  now: string;
+  health: readonly HealthIssue[];
+}
+
+/** The one bounded action a turn would take now. */
+export type Selection =
+  | { kind: "todo"; todo_id: string; reason: string }
+  | { kind: "acceptance"; acceptance_ids: string[]; reason: string };
+
+/** Why an unfinished todo is not selected (it is waiting, not runnable). */
+export interface TodoWait {
+  todo_id: string;
+  why: string;
+}
+
+/** Everything the runtime state, the contract and the closure are derived from. */
+export interface Assessment {
+  runtime_state: RuntimeState;
+  reason: string;
+  /** The conditions, one per runtime state, before precedence picks the first that holds. */
+  conditions: Record<RuntimeState, boolean>;
+  selection: Selection | null;
+  health: HealthIssue[];
+  gates: PendingGate[];
+  /** Things only a person can do now (besides deciding gates): user actions, reopen candidates, rejected scopes. */
+  operator_actions: {
+    todo_id: string;
+    action: "user_action" | "resume_candidate" | "rejected_scope";
+    detail: string;
+  }[];
+  obligations: Obligation[];
+  waits: TodoWait[];
+  budget: BudgetUsage;
+}
+
+const todosOf = (state: GoalState) => state.order.map((id) => state.todos[id] as TodoState);
+
+/** Why `t` cannot be selected now, or null when it can (decisions, dependencies, handoffs, claims). */
+export function whyNotRunnable(state: GoalState, t: TodoState): string | null {
+  const waits = scopeWaits(state, t);
+  if (waits.length) return `needs ${waits.map((w) => `scope ${w.scope} (${w.status})`).join(", ")}`;
+  const deps = t.depends_on.filter((d) => !dependencyResolved(state, d));
+  if (deps.length) return `depends on ${deps.join(", ")}`;
+  const held = heldBackBy(state, t.id);
+  if (held.length) return `held back by blocker ${held.join(", ")}`;
+  const agent = state.agent?.agent_id ?? null;
+  if (t.claimed_by !== null && t.claimed_by !== agent) return `claimed by ${t.claimed_by}`;
+  return null;
+}
+
+/** Computes the assessment: selection, waits, gates, obligations, budget, and the runtime state. */
+export function assess(state: GoalState, ctx: GoalContext): Assessment {
+  const todos = todosOf(state);
+  const health: HealthIssue[] = [
+    ...ctx.health,
+    ...state.anomalies.map((a) => ({ code: "log_anomaly", detail: a })),
+  ];
+  const gates = pendingGates(state);
+  const operator_actions: Assessment["operator_actions"] = [];
+  const waits: TodoWait[] = [];
+  let selection: Selection | null = null;
+  const agent = state.agent?.agent_id ?? null;
+  const runnable: TodoState[] = [];
+  for (const t of todos) {
+    if (t.status === "done" || t.class === "user_gate") continue;
+    if (t.status === "deferred") {
+      if (isResumeCandidate(state, t, ctx.now))
+        operator_actions.push({
+          todo_id: t.id,
+          action: "resume_candidate",
+          detail: "its resume_when holds: reopen it explicitly",
+        });
+      else waits.push({ todo_id: t.id, why: "deferred until its resume_when holds" });
+      continue;
+    }
+    if (t.status === "blocked") {
+      waits.push({ todo_id: t.id, why: `blocked: ${t.block_reason ?? ""}` });
+      continue;
+    }
+    if (t.class === "user_action") {
+      operator_actions.push({ todo_id: t.id, action: "user_action", detail: t.content });
+      continue;
+    }
+    const rejected = scopeWaits(state, t).filter((w) => w.status === "rejected" || w.status === "cancelled");
+    if (rejected.length) {
+      operator_actions.push({
+        todo_id: t.id,
+        action: "rejected_scope",
+        detail: `scope ${rejected.map((w) => `${w.scope} was ${w.status}`).join(", ")}: supersede it or close it with no_followup`,
+      });
+      continue;
+    }
+    if (t.class === "continuous_monitor") {
+      waits.push({ todo_id: t.id, why: "a monitor: polled by governed turns on its cadence" });
+      continue;
+    }
+    if (!t.task) {
+      waits.push({
+        todo_id: t.id,
+        why: "a blocker without a task: cleared by a person (close or supersede it)",
+      });
+      continue;
+    }
+    const why = whyNotRunnable(state, t);
+    if (why) waits.push({ todo_id: t.id, why });
+    else runnable.push(t);
+  }
+  const own = runnable.find((t) => t.claimed_by !== null && t.claimed_by === agent);
+  const first = own ?? runnable[0];
+  if (first)
+    selection = {
+      kind: "todo",
+      todo_id: first.id,
+      reason: own
+        ? `${first.id} is open, claimed by ${agent}, and needs nothing else`
+        : `${first.id} is the first open todo whose decisions and dependencies are in place`,
+    };
+  else if (advancementExhausted(state)) {
+    const report = acceptanceReport(state);
+    const unrun = report.filter((a) => !a.proved && a.latest === null);
+    if (unrun.length && report.every((a) => a.proved || a.latest === null))
+      selection = {
+        kind: "acceptance",
+        acceptance_ids: unrun.map((a) => a.id),
+        reason: "no advancement todo is left: prove acceptance fresh on the current revision",
+      };
+  }
+  const obl = obligations(state);
+  const budget = budgetUsage(state, ctx.now);
+  const active = state.activation === "active";
+  const work = selection !== null;
+  const budgetOk = budget.exhausted.length === 0;
+  const decisionNeeded = gates.length > 0 || operator_actions.length > 0;
+  const pending = waits.length > 0;
+  const conditions: Record<RuntimeState, boolean> = {
+    blocked_health: health.length > 0,
+    operator_gate: active && decisionNeeded && !work,
+    focus_wait: active && obl.length > 0,
+    eligible: active && work && budgetOk,
+    waiting: active && !work && (pending || budgetOk),
+    throttled: active && !budgetOk,
+    paused: !active,
+  };
+  const runtime_state = RUNTIME_PRECEDENCE.find((s) => conditions[s]) ?? "paused";
+  return {
+    runtime_state,
+    reason: reasonFor(runtime_state, { health, gates, operator_actions, obl, selection, waits, budget }),
+    conditions,
+    selection,
+    health,
+    gates,
+    operator_actions,
+    obligations: obl,
+    waits,
+    budget,
+  };
+}
+
+function reasonFor(
+  s: RuntimeState,
+  a: Pick<Assessment, "health" | "gates" | "operator_actions" | "selection" | "waits" | "budget"> & {
+    obl: Obligation[];
+  },
+): string {
+  switch (s) {
+    case "blocked_health":
+      return `unhealthy: ${a.health.map((h) => `${h.code}: ${h.detail}`).join("; ")}`;
+    case "operator_gate":
+      return `waiting on a person: ${[...a.gates.map((g) => `gate ${g.gate_id} (${g.scope})`), ...a.operator_actions.map((o) => `${o.todo_id} (${o.action})`)].join(", ")}`;
+    case "focus_wait":
+      return a.obl.map((o) => o.detail).join("; ");
+    case "eligible":
+      return a.selection?.reason ?? "";
+    case "waiting":
+      return a.waits.length
+        ? a.waits.map((w) => `${w.todo_id}: ${w.why}`).join("; ")
+        : "nothing to run and nothing owed";
+    case "throttled":
+      return `budget spent: ${a.budget.exhausted.join(", ")}`;
+    case "paused":
+      return "the goal is stopped (loopgate goal resume)";
+  }
+}
+
+/** The runtime state alone. */
+export function runtimeState(state: GoalState, ctx: GoalContext): RuntimeState {
+  return assess(state, ctx).runtime_state;
+}

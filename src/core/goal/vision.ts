@@ -1,0 +1,64 @@
+import { boundText } from "../bounded.js";
+import { fail } from "./command-checks.js";
+import type { GoalCommand } from "./goal-decider.js";
+import { GOAL_LIMITS, type GoalEventBody } from "./goal-events.js";
+import type { GoalState } from "./goal-state.js";
+
+/**
+ * Vision facts: per agent, a bounded route with the checkpoint it was read against; afterwards a
+ * bounded patch (which must change the route: a patch that does not is replan_noop) or a
+ * vision_unchanged_reason. The obligations they answer are in obligations.ts.
+ */
+const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);
+
+export type VisionCommand = Extract<
+  GoalCommand,
+  { type: "record_vision" | "patch_vision" | "record_vision_unchanged" }
+>;
+
+export function decideVision(command: VisionCommand, state: GoalState): GoalEventBody[] {
+  const checkpoint = { goal_revision: state.revision, acceptance_version: state.acceptanceVersion };
+  const over = (what: string, s: string, max: number) => {
+    if (!s.trim()) fail(`${command.type}: the ${what} is empty`);
+    if (s.length > max)
+      fail(`${command.type}: rule vision_bounded: the ${what} is ${s.length} characters; at most ${max}`);
+  };
+  const prev = state.visions[command.agent_id];
+  switch (command.type) {
+    case "record_vision":
+      over("route", command.route, GOAL_LIMITS.route);
+      return [
+        { type: "vision_recorded", data: { agent_id: command.agent_id, route: command.route, checkpoint } },
+      ];
+    case "patch_vision":
+      if (!prev) fail(`patch_vision: agent ${command.agent_id} has no vision to patch; record one first`);
+      over("patch", command.patch, GOAL_LIMITS.patch);
+      over("route", command.route, GOAL_LIMITS.route);
+      if (command.route === prev?.route)
+        fail(
+          "patch_vision: rule replan_noop: the patched route equals the current one; record vision_unchanged_reason instead",
+        );
+      return [
+        {
+          type: "vision_patched",
+          data: {
+            agent_id: command.agent_id,
+            patch: command.patch,
+            route: command.route,
+            reason: bound(command.reason),
+            checkpoint,
+          },
+        },
+      ];
+    case "record_vision_unchanged":
+      if (!prev)
+        fail(`record_vision_unchanged: agent ${command.agent_id} has no vision yet; record one first`);
+      over("reason", command.reason, GOAL_LIMITS.reason);
+      return [
+        {
+          type: "vision_unchanged_recorded",
+          data: { agent_id: command.agent_id, reason: command.reason, checkpoint },
+        },
+      ];
+  }
+}

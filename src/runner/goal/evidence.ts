@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import { projectEnvelope } from "../../core/envelope.js";
+import { LoopgateError, RunNotFoundError } from "../../core/errors.js";
+import type { EventStore } from "../../store/event-store.js";
+import { RunJournal } from "../run-journal.js";
+
+/** A validation receipt as the goal stream records it (core/goal's ValidationReceipt). */
+export interface RunReceipt {
+  run_id: string;
+  task_id: string;
+  task_digest: string;
+  status: "SUCCESS" | "ESCALATED" | "TOOL_FAILURE";
+  envelope_digest: string;
+  goal_id: string;
+  goal_revision: string;
+}
+
+/** Evidence that cannot be read as a goal run's receipt: the run is missing, unfinished or no goal's. */
+export class EvidenceError extends LoopgateError {
+  constructor(message: string) {
+    super("evidence_refused", message);
+  }
+}
+
+/**
+ * Reads a run from the log and derives its receipt: which task (file and digest), which goal and
+ * goal-workspace revision it started from, its verdict, and the digest of its envelope. Only loopgate's
+ * own records count: the envelope is rebuilt from the run's events, never taken from the caller.
+ */
+export async function receiptOfRun(
+  store: EventStore,
+  storeDir: string,
+  runId: string,
+): Promise<{ receipt: RunReceipt; taskPath: string }> {
+  const events = await store.readStream(RunJournal.stream(runId));
+  if (events.length === 0) throw new RunNotFoundError(runId, storeDir);
+  const started = events[0];
+  if (started?.type !== "run_started")
+    throw new EvidenceError(`run ${runId} does not begin with run_started`);
+  const goal = started.data.goal;
+  if (!goal)
+    throw new EvidenceError(
+      `run ${runId} did not run on a goal workspace, so it proves nothing about a goal; run the todo's task with loopgate todo run GOAL TODO`,
+    );
+  const envelope = projectEnvelope(runId, events);
+  if (!envelope)
+    throw new EvidenceError(`run ${runId} has not finished; only a finished run's verdict is evidence`);
+  const envelope_digest = createHash("sha256").update(JSON.stringify(envelope)).digest("hex");
+  return {
+    receipt: {
+      run_id: runId,
+      task_id: started.data.task_id,
+      task_digest: started.data.task_digest,
+      status: envelope.status,
+      envelope_digest,
+      goal_id: goal.id,
+      goal_revision: goal.revision,
+    },
+    taskPath: started.data.task_path,
+  };
+}

@@ -1,0 +1,89 @@
+import { relative } from "node:path";
+import { parseDuration } from "../../core/duration.js";
+import type { GoalBuilder, GoalFileTodo } from "../../core/goal-file.js";
+import type { LoadedGoal } from "./load-goal.js";
+import { taskOrError } from "./load-goal.js";
+
+// The goal file, resolved, as the facts the goal stream records (core/goal's goal_created and todo_added).
+
+/** A task reference as the goal stream records it: the file, its task id and the digest it had. */
+export interface TaskRefData {
+  path: string;
+  task_id: string;
+  digest: string;
+}
+
+/** A resume condition as the goal stream records it. */
+export type ResumeConditionData =
+  | { kind: "at"; at: string }
+  | { kind: "todo_status"; todo_id: string; status: "open" | "done" | "blocked" | "deferred" }
+  | { kind: "gate_decision"; gate_id: string; decision: "approved" | "rejected" | "cancelled" | "any" };
+
+/** A task file as a reference: it must load (the error names where it was named). */
+export function taskRef(path: string, where: string): TaskRefData {
+  const loaded = taskOrError(path, where);
+  return { path: loaded.file, task_id: loaded.task.id, digest: loaded.digest };
+}
+
+const seconds = (d: string | number) => Math.max(1, Math.round((parseDuration(d) ?? 1000) / 1000));
+
+/** One todo of the goal file as a todo spec. */
+export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
+  const task = loaded.tasks[t.id];
+  return {
+    id: t.id,
+    content: t.content,
+    class: t.class,
+    ...(task ? { task: taskRef(task, `${loaded.file}: todos[${index}].task`) } : {}),
+    ...(t.decision_scope ? { decision_scope: t.decision_scope } : {}),
+    ...(t.global_gate ? { global_gate: true } : {}),
+    ...(t.required_decision_scopes.length ? { required_decision_scopes: t.required_decision_scopes } : {}),
+    ...(t.depends_on.length ? { depends_on: t.depends_on } : {}),
+    ...(t.poll
+      ? {
+          monitor: {
+            argv: t.poll.run,
+            cadence_seconds: seconds(t.poll.every),
+            timeout_seconds: seconds(t.poll.timeout),
+            ...(t.poll.expires_at ? { expires_at: t.poll.expires_at } : {}),
+            ...(t.poll.max_no_change_before_replan
+              ? { max_no_change_before_replan: t.poll.max_no_change_before_replan }
+              : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Who does the goal's work, as recorded: an agent on a model, or a builder command (oracle, noop). */
+export function goalAgent(b: GoalBuilder | undefined) {
+  if (b === undefined) return { agent_id: "operator", kind: "builder" as const };
+  if (b === "oracle" || b === "noop") return { agent_id: b, kind: "builder" as const, command: `@${b}` };
+  if ("model" in b) return { agent_id: "agent", kind: "agent" as const, model: b.model };
+  return { agent_id: "builder", kind: "builder" as const, command: b.command };
+}
+
+/** The acceptance items: one per task (and gate subset), each with the task's digest. */
+export function acceptanceItems(loaded: LoadedGoal) {
+  return loaded.acceptance.map((a, i) => {
+    const ref = taskRef(a.task, `${loaded.file}: acceptance[${i}].task`);
+    const rel = relative(loaded.dir, a.task);
+    return {
+      id: a.gates ? `${rel}#${a.gates.join(",")}` : rel,
+      kind: "task" as const,
+      ref: a.gates ? `${a.task}#${a.gates.join(",")}` : a.task,
+      digest: ref.digest,
+    };
+  });
+}
+
+/** The budget as recorded. */
+export function budget(loaded: LoadedGoal) {
+  const b = loaded.goal.budget;
+  return {
+    window_seconds: seconds(b.window),
+    ...(b.turns ? { turns_per_window: b.turns } : {}),
+    ...(b.tokens ? { max_tokens: b.tokens } : {}),
+    ...(b.cost_usd ? { max_cost_usd: b.cost_usd } : {}),
+  };
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import { ConcurrencyError, LoopgateError } from "../../core/errors.js";
+import type { LoopgateEvent, RecordedEvent } from "../../core/events.js";
+import type { EventStore } from "../../store/event-store.js";
+
+// The goal stream: one per goal, written only through guarded commands with an expected revision.
+
+/** The stream name of a goal. */
+export const goalStream = (goalId: string) => `goal-${goalId}`;
+
+/** A write whose expected revision is not the stream's: nothing was written; read again and decide again. */
+export class NeedsRebaseError extends LoopgateError {
+  readonly goalId: string;
+  readonly expected: number | "no_stream";
+  readonly current: number;
+  constructor(goalId: string, expected: number | "no_stream", current: number) {
+    super(
+      "needs_rebase",
+      `needs_rebase: goal ${goalId} is at revision ${current}, not ${expected === "no_stream" ? "(new)" : expected}; nothing was written. Read it again (loopgate goal status ${goalId}) and retry with --expect-revision ${current}`,
+    );
+    this.goalId = goalId;
+    this.expected = expected;
+    this.current = current;
+  }
+}
+
+/** No such goal in the store. */
+export class GoalNotFoundError extends LoopgateError {
+  constructor(goalId: string, storeDir: string) {
+    super("goal_not_found", `no goal ${goalId} in ${storeDir}; \`loopgate goals\` lists the goals it holds`);
+  }
+}
+
+/** A goal's events and the stream's last revision. */
+export interface GoalLog {
+  events: RecordedEvent[];
+  revision: number;
+}
+
+/** Reads a goal's stream; a goal that does not exist is an error naming the store. */
+export async function readGoal(store: EventStore, storeDir: string, goalId: string): Promise<GoalLog> {
+  const events = await store.readStream(goalStream(goalId));
+  if (events.length === 0) throw new GoalNotFoundError(goalId, storeDir);
+  return { events, revision: events.at(-1)?.revision ?? -1 };
+}
+
+/** The ids of every goal in the store. */
+export async function listGoalIds(store: EventStore): Promise<string[]> {
+  const streams = await store.listStreams({ prefix: "goal-" });
+  return streams.map((s) => s.stream.slice("goal-".length)).sort();
+}
+
+/** Body of an event as a decider emits it; the writer adds id and meta. */
+export interface EventBodyOf {
+  type: string;
+  data: unknown;
+}
+
+/**
+ * Appends decided events to the goal stream at `expected` (the revision the decision was made on);
+ * a stale expectation is a NeedsRebaseError with the current revision, never a merge.
+ */
+export async function appendGoal(
+  store: EventStore,
+  goalId: string,
+  bodies: readonly EventBodyOf[],
+  expected: number | "no_stream",
+  origin: (type: string) => "operator" | "runtime",
+  clock: () => Date = () => new Date(),
+): Promise<number> {
+  const at = clock().toISOString();
+  const events = bodies.map(
+    (b) =>
+      ({
+        id: randomUUID(),
+        type: b.type,
+        data: b.data,
+        meta: { at, origin: origin(b.type) },
+      }) as LoopgateEvent,
+  );
+  try {
+    return (await store.append(goalStream(goalId), events, expected)).lastRevision;
+  } catch (e) {
+    if (e instanceof ConcurrencyError) throw new NeedsRebaseError(goalId, expected, e.actual);
+    throw e;
+  }
+}
