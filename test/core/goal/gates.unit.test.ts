@@ -3,7 +3,7 @@ import { LoopgateEvent } from "../../../src/core/events.js";
 import { interactionContract } from "../../../src/core/goal/contract.js";
 import { scopeWaits } from "../../../src/core/goal/gates.js";
 import { goalEventOrigin, goalEvents, goalEventTypes } from "../../../src/core/goal/goal-events.js";
-import { foldGoal } from "../../../src/core/goal/goal-state.js";
+import { foldGoal, type TodoState } from "../../../src/core/goal/goal-state.js";
 import { adv, approved, created, gate, spec } from "./goal-fixtures.js";
 
 const ctx = { now: "2026-12-01T12:00:00.000Z", health: [] };
@@ -40,7 +40,7 @@ describe("gates: scopes", () => {
   });
   it("a scope nobody asks for is reported missing, never approved", () => {
     const st = foldGoal(created(spec([adv("todo_release", { required_decision_scopes: ["legal"] })])));
-    expect(scopeWaits(st, st.todos.todo_release!)).toEqual([
+    expect(scopeWaits(st, st.todos.todo_release as TodoState)).toEqual([
       { scope: "legal", status: "missing", gates: [] },
     ]);
   });
