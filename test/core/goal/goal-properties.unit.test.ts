@@ -4,6 +4,7 @@ import { terminalClosure } from "../../../src/core/goal/closure.js";
 import { scopeWaits } from "../../../src/core/goal/gates.js";
 import { decide } from "../../../src/core/goal/goal-decider.js";
 import type { GoalEventBody, TodoSpec } from "../../../src/core/goal/goal-events.js";
+import type { TodoState } from "../../../src/core/goal/goal-state.js";
 import { evolve, foldGoal, initialState } from "../../../src/core/goal/goal-state.js";
 import { projectStatus, rebuildStatus } from "../../../src/core/goal/projection.js";
 import { assess, type RuntimeState } from "../../../src/core/goal/runtime-state.js";
@@ -136,7 +137,9 @@ describe("property: terminal closure never holds while any frontier item is open
         );
         expect(added.every((id) => closed.has(id))).toBe(true);
         const revs = events.filter((e) => e.type === "goal_revision_recorded");
-        const current = revs.length ? (revs[revs.length - 1]?.data as { revision: string }).revision : REV0;
+        const current = revs.length
+          ? (revs[revs.length - 1] as { data: { revision: string } }).data.revision
+          : REV0;
         expect(
           events.some(
             (e) =>
@@ -150,7 +153,8 @@ describe("property: terminal closure never holds while any frontier item is open
         const activations = events.filter((e) => e.type === "goal_activation_changed");
         expect(
           activations.length === 0 ||
-            (activations[activations.length - 1]?.data as { activation: string }).activation === "active",
+            (activations[activations.length - 1] as { data: { activation: string } }).data.activation ===
+              "active",
         ).toBe(true);
         expect(sick).toBe(false);
         const windowStart = Date.parse(NOW) - 86_400_000;
@@ -197,7 +201,7 @@ describe("property: an approval never unblocks an action outside its scope", () 
           const approvedScopes = new Set<string>();
           for (const s of approvals) {
             const before = needs.map((_, i) =>
-              scopeWaits(state, state.todos[`todo_work${i}`]!).map((w) => w.scope),
+              scopeWaits(state, state.todos[`todo_work${i}`] as TodoState).map((w) => w.scope),
             );
             let out: GoalEventBody[] = [];
             try {
@@ -208,7 +212,7 @@ describe("property: an approval never unblocks an action outside its scope", () 
             state = out.reduce(evolve, state);
             approvedScopes.add(s);
             needs.forEach((req, i) => {
-              const after = scopeWaits(state, state.todos[`todo_work${i}`]!).map((w) => w.scope);
+              const after = scopeWaits(state, state.todos[`todo_work${i}`] as TodoState).map((w) => w.scope);
               if (!req.includes(s)) expect(after).toEqual(before[i]);
               else expect(after).toEqual((before[i] ?? []).filter((x) => x !== s));
             });
