@@ -1,5 +1,5 @@
-import type { GoalView, TodoView } from "../../runner/goal/goal-engine.js";
 import type { ResumeConditionData } from "../../runner/goal/goal-spec.js";
+import type { GoalView, TodoView } from "../../runner/goal/goal-view.js";
 
 // How a goal reads on a terminal: a small tree of todos with status symbols, the gates and whom they
 // wait on, the runtime state and the single next action.

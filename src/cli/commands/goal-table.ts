@@ -1,5 +1,5 @@
 import { LoopgateError } from "../../core/errors.js";
-import type { CommandSpec } from "../commands-table.js";
+import type { CommandSpec } from "../command-spec.js";
 import type { FlagName, FlagValues } from "../flags.js";
 
 // The goal control plane's commands (seed 001): goal, goals, todo, gate. Spread into COMMANDS.

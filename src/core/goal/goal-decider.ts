@@ -14,8 +14,9 @@ import {
   type ValidationReceipt,
 } from "./goal-events.js";
 import { evolve, type GoalState, initialState } from "./goal-state.js";
-import { dependencyResolved, receiptMismatch } from "./todo-rules.js";
-import { decideVision } from "./vision.js";
+import { receiptMismatch } from "./receipt-rule.js";
+import { dependencyResolved } from "./todo-rules.js";
+import { decideVision, type VisionCommand } from "./vision.js";
 
 /** What a goal file declares; `create_goal` turns it into `goal_created` plus one `todo_added` per todo. */
 export interface GoalSpec {
@@ -65,9 +66,7 @@ export type GoalCommand =
   /** A raw status write, as a careless client would send it: routed to the lifecycle, or refused. */
   | { type: "set_todo_status"; todo_id: string; status: string; reason?: string; resume_when?: unknown }
   | { type: "delete_todo"; todo_id: string }
-  | { type: "record_vision"; agent_id: string; route: string }
-  | { type: "patch_vision"; agent_id: string; patch: string; route: string; reason: string }
-  | { type: "record_vision_unchanged"; agent_id: string; reason: string }
+  | VisionCommand
   | { type: "record_spend"; turn_id: string; at: string; turns: number; tokens: number; cost_usd: number };
 
 const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);

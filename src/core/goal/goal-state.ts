@@ -14,7 +14,7 @@ import type {
   ValidationReceipt,
   VisionCheckpoint,
 } from "./goal-events.js";
-import { receiptMismatch } from "./todo-rules.js";
+import { receiptMismatch } from "./receipt-rule.js";
 
 /** The evidence a completed todo holds. */
 export interface Completion {

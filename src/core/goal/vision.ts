@@ -1,6 +1,5 @@
 import { boundText } from "../bounded.js";
 import { fail } from "./command-checks.js";
-import type { GoalCommand } from "./goal-decider.js";
 import { GOAL_LIMITS, type GoalEventBody } from "./goal-events.js";
 import type { GoalState } from "./goal-state.js";
 
@@ -11,10 +10,11 @@ import type { GoalState } from "./goal-state.js";
  */
 const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);
 
-export type VisionCommand = Extract<
-  GoalCommand,
-  { type: "record_vision" | "patch_vision" | "record_vision_unchanged" }
->;
+/** The goal commands about the vision (part of GoalCommand in goal-decider.ts). */
+export type VisionCommand =
+  | { type: "record_vision"; agent_id: string; route: string }
+  | { type: "patch_vision"; agent_id: string; patch: string; route: string; reason: string }
+  | { type: "record_vision_unchanged"; agent_id: string; reason: string };
 
 export function decideVision(command: VisionCommand, state: GoalState): GoalEventBody[] {
   const checkpoint = { goal_revision: state.revision, acceptance_version: state.acceptanceVersion };

@@ -5,7 +5,7 @@ import {
   projectStatus,
   type TodoState,
 } from "../../core/goal/index.js";
-import type { GoalFacts, GoalView, TodoView } from "./goal-engine.js";
+import type { GoalFacts, GoalView, TodoView } from "./goal-view.js";
 
 // core/goal's derived decisions (runtime state by precedence, interaction contract, frontier and closure,
 // status projection) as the view the CLI prints. Pure: a function of the folded state and the outside facts.

@@ -2,15 +2,9 @@ import { DomainError } from "../../core/errors.js";
 import type { HealthIssue } from "../../core/goal/index.js";
 import type { EventStore } from "../../store/event-store.js";
 import { loadTask } from "../load-task.js";
-import {
-  decideIntent,
-  type GoalFacts,
-  type GoalIntent,
-  type GoalView,
-  goalView,
-  originOf,
-} from "./goal-engine.js";
+import { decideIntent, type GoalIntent, goalView, originOf } from "./goal-engine.js";
 import { appendGoal, type GoalLog, NeedsRebaseError, readGoal } from "./goal-store.js";
+import type { GoalFacts, GoalView } from "./goal-view.js";
 import { goalWorkspace, workspaceHealth } from "./goal-workspace.js";
 
 /** A goal read from the store with the outside facts its derived decisions need. */

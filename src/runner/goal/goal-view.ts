@@ -1,0 +1,64 @@
+import type { HealthIssue, TodoSpec } from "../../core/goal/index.js";
+import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
+
+// What the CLI shows of a goal: its facts and derived decisions, recomputed on every read (goal-derived.ts).
+
+/** Facts from outside the stream that the derived decisions need (health, the clock). */
+export interface GoalFacts {
+  now: Date;
+  /** Health problems: a task file missing or invalid, the workspace dirty or missing. */
+  health: HealthIssue[];
+  /** The workspace's HEAD, when readable. */
+  workspaceRevision: string | null;
+}
+
+/** One todo as the CLI shows it. */
+export interface TodoView {
+  id: string;
+  class: TodoSpec["class"];
+  status: "open" | "done" | "blocked" | "deferred";
+  content: string;
+  task: TaskRefData | null;
+  decisionScope: string | null;
+  dependsOn: string[];
+  requires: string[];
+  claimedBy: string | null;
+  /** Derived: the todo's deferral condition holds (it stays deferred until reopened). */
+  resumeCandidate: boolean;
+  resumeWhen: ResumeConditionData | null;
+  supersededBy: string | null;
+  successorOf: string | null;
+  noFollowup: string | null;
+  gateDecision: string | null;
+  completion: { runId: string; revision: string } | null;
+  /** Derived handoff state of its relation, when it has one. */
+  handoff: string | null;
+  note: string | null;
+  blockReason: string | null;
+}
+
+/** A goal as the CLI shows it: facts and derived decisions, recomputed on every read. */
+export interface GoalView {
+  goalId: string;
+  objective: string;
+  activation: "active" | "stopped";
+  streamRevision: number;
+  /** The revision the goal stream holds as current (todo evidence must be on it). */
+  revision: string;
+  workspacePath: string;
+  agent: { agent_id: string; kind: string; model?: string; command?: string };
+  /** The goal file it was created from (a builder command's relative paths mean its folder). */
+  sourcePath: string | null;
+  todos: TodoView[];
+  runtimeState: string;
+  runtimeReason: string;
+  /** The interaction contract (printed as is with --json). */
+  contract: Record<string, unknown>;
+  /** The single next action, as a sentence a person can follow. */
+  nextAction: string;
+  /** What keeps the goal from terminal closure; empty only when it is closed. */
+  frontierGaps: string[];
+  closed: boolean;
+  budget: { limits: Record<string, unknown>; used: Record<string, unknown> };
+  acceptance: { id: string; ref: string; proved: boolean }[];
+}
