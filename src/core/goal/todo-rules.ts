@@ -1,5 +1,5 @@
 import { InputError } from "../errors.js";
-import { ResumeCondition, TODO_STATUSES, type ValidationReceipt } from "./goal-events.js";
+import { ResumeCondition, TODO_STATUSES } from "./goal-events.js";
 import type { GoalState, TodoState } from "./goal-state.js";
 
 /**

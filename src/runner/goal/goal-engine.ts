@@ -7,13 +7,12 @@ import {
   type GoalSpec,
   type GoalState,
   goalEventOrigin,
-  type HealthIssue,
   isGoalEventType,
   type TodoSpec,
 } from "../../core/goal/index.js";
 import type { RunReceipt } from "./evidence.js";
 import { deriveGoal } from "./goal-derived.js";
-import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
+import type { ResumeConditionData } from "./goal-spec.js";
 import type { GoalFacts, GoalView } from "./goal-view.js";
 
 // The one place the CLI meets core/goal: intents become the decider's commands, and the decider's state
