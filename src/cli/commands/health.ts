@@ -1,6 +1,6 @@
 import { InputError } from "../../core/errors.js";
 import { type StepHealth, stepHealth } from "../../core/step-appraisal.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 
 /** A rate as printed: a percentage with its denominator, or "—" when there is no denominator (never 0). */
@@ -18,8 +18,8 @@ export async function healthCommand(
   const days = flags.days === undefined ? undefined : Number(flags.days);
   if (days !== undefined && (!Number.isInteger(days) || days < 1))
     throw new InputError(`expected a whole number of at least 1, got ${flags.days}`, "--days");
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, "read");
+  const where = storeFrom(flags.store, ".loopgate");
+  const store = await openStore(where, "read");
   try {
     const since = days === undefined ? null : now().getTime() - days * 86_400_000;
     const streams = (await store.listStreams({ prefix: "run-" })).filter(

@@ -4,7 +4,7 @@ import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { runPhase } from "../../core/run-phase.js";
 import { resumeRun } from "../../runner/resume-run.js";
-import { openStore, readRun, storeDirFrom } from "../context.js";
+import { openStore, readRun, storeFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
@@ -14,11 +14,12 @@ import { followOutput, numberFlag, type RunFlags } from "./run.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, false, runId);
+  const where = storeFrom(flags.store, ".loopgate");
+  const dir = where.dir;
+  const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
-  const finished = await readRun(store, dir, runId).then(
+  const finished = await readRun(store, where.label, runId).then(
     (events) => (runPhase(events) === "finished" ? projectEnvelope(runId, events) : null),
     async (e: unknown) => {
       await store.close();
