@@ -15,6 +15,7 @@ import type {
 import { checkCount, checkExpected, checkStream, matchesExpected } from "./expected-revision.js";
 import { checkNotNewer, checkSchemaName, migrate, PG_SCHEMA_VERSION, schemaVersion } from "./pg-schema.js";
 import { type PostgresUrl, parsePostgresUrl, storeErrorFromPg } from "./pg-url.js";
+import { PostgresContentStore } from "./postgres-content-store.js";
 import { asRetry } from "./retry-check.js";
 import { DuplicateEventIdError } from "./store-errors.js";
 
@@ -114,6 +115,15 @@ export class PostgresEventStore implements EventStore {
       throw error;
     }
     return store;
+  }
+
+  /** Blobs and observations in the same database, through this store's pool (close the event store to end it). */
+  content(): PostgresContentStore {
+    return new PostgresContentStore({
+      withClient: (work) => this.withClient(work),
+      pgSchema: this.pgSchema,
+      display: this.target.display,
+    });
   }
 
   /** The schema version recorded in the database. */
