@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 import { benchLimits } from "./limits-bench.js";
+import { benchPgStore } from "./pg-store-bench.js";
 import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
@@ -9,6 +10,8 @@ import { benchWorkspace } from "./workspace-bench.js";
 const results: BenchResult[] = [];
 process.stderr.write("event store: appends through EventStore vs raw better-sqlite3 inserts …\n");
 results.push(...(await benchStore()));
+process.stderr.write("postgres store: appends through PostgresEventStore vs raw pg inserts …\n");
+results.push(...(await benchPgStore()));
 process.stderr.write("workspace: observation vs git status, gate environment vs cp -a (20,000 files) …\n");
 results.push(...(await benchWorkspace()));
 process.stderr.write(

@@ -142,9 +142,13 @@ export class PostgresEventStore implements EventStore {
     if (this.readonly)
       throw new LoopgateError("store_readonly", `store ${this.target.display} was opened read-only`);
     return this.withClient(async (client) => {
-      await client.query("BEGIN");
       try {
-        const result = await this.appendLocked(client, stream, encoded, expected);
+        // BEGIN and the lock in one round trip (a simple query may hold several statements).
+        const opened = (await client.query(
+          `BEGIN; SELECT last_position FROM ${this.pgSchema}.log_head WHERE one FOR UPDATE`,
+        )) as unknown as pg.QueryResult[];
+        const lastPosition = Number(opened[1]?.rows[0]?.last_position ?? Number.NaN);
+        const result = await this.appendLocked(client, lastPosition, stream, encoded, expected);
         await client.query("COMMIT");
         return result;
       } catch (error) {
@@ -223,37 +227,40 @@ export class PostgresEventStore implements EventStore {
     return result.rows.map((r) => ({ ...r, position: Number(r.position), revision: Number(r.revision) }));
   }
 
+  /**
+   * Runs with the position lock held: one statement reads what the checks need (the stored rows of the
+   * batch's ids and the stream's last revision, in a snapshot taken after the lock was granted), one
+   * writes events, the position counter and the stream summary.
+   */
   private async appendLocked(
     client: pg.PoolClient,
+    lastPosition: number,
     stream: string,
     events: EncodedEvent[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
     const s = this.pgSchema;
-    const head = await client.query(`SELECT last_position FROM ${s}.log_head WHERE one FOR UPDATE`);
-    const lastPosition = Number(head.rows[0]?.last_position ?? Number.NaN);
     if (!Number.isSafeInteger(lastPosition))
       throw new LoopgateError(
         "store_corrupt",
         `store ${this.target.display}: ${s}.log_head holds no position row`,
       );
+    // events stays the only source of revisions; streams is an index kept in the same transaction.
+    const found = await client.query(
+      `SELECT false AS is_head, ${COLUMNS} FROM ${s}.events WHERE id = ANY($1::text[])
+       UNION ALL
+       SELECT true, NULL, NULL, max(revision), NULL, NULL, NULL, NULL FROM ${s}.events WHERE stream = $2`,
+      [events.map((e) => e.id), stream],
+    );
     const stored = new Map<string, StoredRow>();
-    if (events.length > 0) {
-      const found = await client.query(`SELECT ${COLUMNS} FROM ${s}.events WHERE id = ANY($1::text[])`, [
-        events.map((e) => e.id),
-      ]);
-      for (const r of found.rows)
-        stored.set(r.id, { ...r, position: Number(r.position), revision: Number(r.revision) });
+    let actual = -1;
+    for (const r of found.rows) {
+      if (r.is_head) actual = r.revision === null ? -1 : Number(r.revision);
+      else stored.set(r.id, { ...r, position: Number(r.position), revision: Number(r.revision) });
     }
     // A retry is recognised before the revision check: its expected revision is the pre-append one.
     const retry = asRetry(stream, events, (id) => stored.get(id));
     if (retry) return retry;
-    // events stays the only source of revisions; streams is an index kept in the same transaction.
-    const current = await client.query(`SELECT max(revision) AS r FROM ${s}.events WHERE stream = $1`, [
-      stream,
-    ]);
-    const actual =
-      current.rows[0]?.r === null || current.rows[0]?.r === undefined ? -1 : Number(current.rows[0].r);
     if (!matchesExpected(expected, actual)) throw new ConcurrencyError(stream, String(expected), actual);
     const first = events[0];
     const last = events.at(-1);
@@ -267,29 +274,38 @@ export class PostgresEventStore implements EventStore {
           `is already stored in stream ${row.stream} at revision ${row.revision}`,
         );
     }
-    const positions = events.map((_, i) => lastPosition + 1 + i);
+    const lastRevision = actual + events.length;
+    const newLast = lastPosition + events.length;
+    // Data-modifying CTEs all run to completion, whether or not the outer SELECT reads them.
     await client.query(
-      `INSERT INTO ${s}.events (position, stream, revision, id, type, data, meta, recorded_at)
-       SELECT p, $1, r, i, t, d, m, now()
-       FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(p, r, i, t, d, m)`,
+      `WITH ins AS (
+         INSERT INTO ${s}.events (position, stream, revision, id, type, data, meta, recorded_at)
+         SELECT p, $1, r, i, t, d, m, now()
+         FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(p, r, i, t, d, m)
+         RETURNING 1
+       ), head AS (
+         UPDATE ${s}.log_head SET last_position = $8 WHERE one RETURNING 1
+       ), summary AS (
+         INSERT INTO ${s}.streams (stream, last_revision, last_position, first_at, last_at)
+         VALUES ($1, $9, $8, $10, $11)
+         ON CONFLICT (stream) DO UPDATE SET last_revision = excluded.last_revision,
+           last_position = excluded.last_position, last_at = excluded.last_at
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM ins) AS inserted`,
       [
         stream,
-        positions,
+        events.map((_, i) => lastPosition + 1 + i),
         events.map((_, i) => actual + 1 + i),
         events.map((e) => e.id),
         events.map((e) => e.type),
         events.map((e) => e.data),
         events.map((e) => e.meta),
+        newLast,
+        lastRevision,
+        first.at,
+        last.at,
       ],
-    );
-    const lastRevision = actual + events.length;
-    const newLast = lastPosition + events.length;
-    await client.query(`UPDATE ${s}.log_head SET last_position = $1 WHERE one`, [newLast]);
-    await client.query(
-      `INSERT INTO ${s}.streams (stream, last_revision, last_position, first_at, last_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (stream) DO UPDATE SET last_revision = excluded.last_revision,
-         last_position = excluded.last_position, last_at = excluded.last_at`,
-      [stream, lastRevision, newLast, first.at, last.at],
     );
     return { lastRevision, appended: events.length };
   }
