@@ -211,6 +211,12 @@ export class PostgresEventStore implements EventStore {
       throw storeErrorFromPg(this.target, error) ?? error;
     }
     let broken: unknown;
+    // A checked-out client whose connection dies emits 'error'; unheard, that would crash the process.
+    // The query in flight fails too, and is reported below; the dead client is then discarded.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onError);
     try {
       return await work(client);
     } catch (error) {
@@ -218,6 +224,7 @@ export class PostgresEventStore implements EventStore {
       if (reached) broken = error;
       throw reached ?? error;
     } finally {
+      client.off("error", onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
@@ -326,4 +333,33 @@ export class PostgresEventStore implements EventStore {
       return new ConcurrencyError(stream, "(checked under lock)", -1);
     return error;
   }
+}
+
+/**
+ * The log's own consistency, checked in SQL over every stream (for crash campaigns and `doctor`-style
+ * checks; the constraints already forbid duplicates): each stream's revisions are 0..n-1, the stream
+ * index agrees with the events, positions run 1..N without gaps and the position counter is N.
+ * Returns one line per problem; [] when the log is sound.
+ */
+export async function integrityProblems(store: PostgresEventStore): Promise<string[]> {
+  const s = store.pgSchema;
+  const r = await store.withClient((c) =>
+    c.query(
+      `SELECT 'stream ' || stream || ': ' || count(*) || ' events but revisions ' || min(revision) || '..' || max(revision) AS problem
+         FROM ${s}.events GROUP BY stream HAVING min(revision) <> 0 OR max(revision) <> count(*) - 1
+       UNION ALL
+       SELECT 'stream ' || coalesce(e.stream, x.stream) || ': index says last revision ' || coalesce(x.last_revision::text, 'none')
+              || ', events say ' || coalesce(e.last::text, 'none')
+         FROM (SELECT stream, max(revision) AS last, max(position) AS pos FROM ${s}.events GROUP BY stream) e
+         FULL JOIN ${s}.streams x ON x.stream = e.stream
+        WHERE e.last IS DISTINCT FROM x.last_revision OR e.pos IS DISTINCT FROM x.last_position
+       UNION ALL
+       SELECT 'positions: ' || count(*) || ' events at positions ' || coalesce(min(position), 0) || '..' || coalesce(max(position), 0)
+              || ', counter ' || (SELECT last_position FROM ${s}.log_head)
+         FROM ${s}.events
+       HAVING coalesce(min(position), 1) <> 1 OR coalesce(max(position), 0) <> count(*)
+           OR coalesce(max(position), 0) <> (SELECT last_position FROM ${s}.log_head)`,
+    ),
+  );
+  return r.rows.map((row) => String(row.problem));
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConcurrencyError } from "../../src/core/errors.js";
 import type { RecordedEvent } from "../../src/core/events.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { integrityProblems, PostgresEventStore } from "../../src/store/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../support/postgres.js";
 import { attemptStarted, batch, newStream } from "./event-fixtures.js";
 
@@ -119,5 +119,9 @@ describe("PostgresEventStore under concurrent writers", () => {
     const total =
       writers.length * Array.from({ length: perWriter }, (_, i) => 1 + (i % 3)).reduce((a, b) => a + b);
     expect(all).toHaveLength(total);
+  });
+
+  it("leaves a log whose own integrity check finds nothing after all the races above", async () => {
+    expect(await integrityProblems(writers[0] as PostgresEventStore)).toEqual([]);
   });
 });
