@@ -1,8 +1,9 @@
 // `npm run bench [-- SECTION…]`: every figure against a baseline measured in the same run on this machine.
-// Sections: store, workspace, limits, tools (default: all). `npm run bench -- store tools` runs two.
+// Sections: store, workspace, limits, pg, tools (default: all). `npm run bench -- store tools` runs two.
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 import { benchLimits } from "./limits-bench.js";
+import { benchPgStore } from "./pg-store-bench.js";
 import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
@@ -16,6 +17,10 @@ const sections: Record<string, { title: string; run: () => Promise<BenchResult[]
   limits: {
     title: "limits: observing 100,000 small files and a 1 GiB sparse file, per second of the builder's time",
     run: benchLimits,
+  },
+  pg: {
+    title: "postgres store: appends through PostgresEventStore vs raw pg inserts",
+    run: benchPgStore,
   },
   tools: {
     title: "agent tools: per-call overhead of the sandbox and the event log vs the bare command",

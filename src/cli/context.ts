@@ -1,23 +1,42 @@
-import { resolve } from "node:path";
 import { LoopgateError, RunNotFoundError } from "../core/errors.js";
 import type { RecordedEvent } from "../core/events.js";
 import { RunJournal } from "../runner/run-journal.js";
 import type { EventStore } from "../store/event-store.js";
+import { openPostgresStore, type StoreLocation, storeLocation } from "../store/open-store.js";
+import { PostgresStoreNotFoundError } from "../store/postgres-event-store.js";
 import { SqliteEventStore } from "../store/sqlite-event-store.js";
 import { inspectStoreFolder, refuseEmptyLog } from "../store/store-folder.js";
 
-/** Where a command keeps its log: `--store DIR`, else $LOOPGATE_STORE, else `fallback`. */
+/**
+ * Where a command keeps its log: `--store DIR|postgres://…`, else $LOOPGATE_STORE, else the folder
+ * `fallback`. An unsupported `scheme://` or a malformed postgres URL is refused here.
+ */
+export function storeFrom(flag: string | undefined, fallback: string): StoreLocation {
+  return storeLocation(flag ?? process.env.LOOPGATE_STORE, fallback);
+}
+
+/** The local folder of `storeFrom` (the store folder, or where run files live beside a Postgres log). */
 export function storeDirFrom(flag: string | undefined, fallback: string): string {
-  return resolve(flag ?? process.env.LOOPGATE_STORE ?? fallback);
+  return storeFrom(flag, fallback).dir;
 }
 
 /**
- * Opens the SQLite event log of a store folder: `true` creates it when absent, `false` opens an existing
- * one to write, `"read"` opens an existing one read-only (works on a read-only folder). A missing log is
+ * Opens the event log of a store (a Postgres URL: see store/open-store.ts). For a folder, its SQLite
+ * log: `true` creates it when absent, `false` opens an existing one to write, `"read"` opens an existing one read-only (works on a read-only folder). A missing log is
  * reported with the run that was asked for (`runId`), if any; a log missing, empty or corrupted beside
  * recorded run folders is refused, never overwritten (see store/store-folder.ts).
  */
-export async function openStore(dir: string, create: boolean | "read", runId?: string): Promise<EventStore> {
+export async function openStore(
+  where: StoreLocation | string,
+  create: boolean | "read",
+  runId?: string,
+): Promise<EventStore> {
+  if (typeof where !== "string" && where.kind === "postgres")
+    return openPostgresStore(where, create).catch((e: unknown) => {
+      if (runId && e instanceof PostgresStoreNotFoundError) throw new RunNotFoundError(runId, where.label);
+      throw e;
+    });
+  const dir = typeof where === "string" ? where : where.dir;
   const folder = inspectStoreFolder(dir, create !== "read");
   if (create !== true && !folder.hasLog) {
     const hint = "pass --store DIR or set LOOPGATE_STORE; runs live in .loopgate/ beside their task file";

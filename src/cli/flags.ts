@@ -31,7 +31,7 @@ export const FLAGS = {
   json: { help: "print only the envelope (or the command's result) as JSON on stdout" },
   store: {
     value: "DIR",
-    help: "where the event log lives (default: .loopgate/ beside the task; for runs/status/events/report/gc:\n$LOOPGATE_STORE or ./.loopgate)",
+    help: "where the event log lives: a folder (SQLite) or postgres://USER@HOST[:PORT]/DATABASE (default:\n$LOOPGATE_STORE, else .loopgate/ beside the task; for runs/status/events/report/gc: ./.loopgate)",
   },
   model: {
     value: "SPEC",

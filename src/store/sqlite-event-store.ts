@@ -16,6 +16,7 @@ import type {
   StreamInfo,
 } from "./event-store.js";
 import { checkCount, checkExpected, checkStream, matchesExpected } from "./expected-revision.js";
+import { asRetry } from "./retry-check.js";
 import { applyPragmas, checkVersion, migrate } from "./sqlite-schema.js";
 import { DuplicateEventIdError, StoreBusyError, StoreError, storeErrorFromSqlite } from "./store-errors.js";
 
@@ -215,7 +216,7 @@ export class SqliteEventStore implements EventStore {
   /** Runs inside BEGIN IMMEDIATE: nobody else can write between the revision check and the inserts. */
   private appendLocked(stream: string, events: EncodedEvent[], expected: ExpectedRevision): AppendResult {
     // A retry is recognised before the revision check: its expected revision is the pre-append one.
-    const retry = this.asRetry(stream, events);
+    const retry = asRetry(stream, events, (id) => this.stmt.byId.get(id) as StoredRow | undefined);
     if (retry) return retry;
     const actual = (this.stmt.lastRevision.get(stream) as number | null) ?? -1;
     if (!matchesExpected(expected, actual)) throw new ConcurrencyError(stream, String(expected), actual);
@@ -243,46 +244,6 @@ export class SqliteEventStore implements EventStore {
     const lastRevision = actual + events.length;
     this.stmt.upsertStream.run(stream, lastRevision, position, events[0]?.at ?? last.at, last.at);
     return { lastRevision, appended: events.length };
-  }
-
-  /** A batch whose first id is stored is a retry only if every id sits, unchanged and in order, in this stream. */
-  private asRetry(stream: string, events: EncodedEvent[]): AppendResult | undefined {
-    const head = events[0];
-    const first = head && (this.stmt.byId.get(head.id) as StoredRow | undefined);
-    if (!first) return undefined;
-    for (const [index, event] of events.entries()) {
-      const row = index === 0 ? first : (this.stmt.byId.get(event.id) as StoredRow | undefined);
-      const at = `revision ${first.revision + index}`;
-      if (!row) {
-        throw new DuplicateEventIdError(
-          stream,
-          first.id,
-          `is already stored, but event [${index}] (${event.id}) of this batch is not: the batch only partly repeats an earlier append`,
-        );
-      }
-      if (row.stream !== stream) {
-        throw new DuplicateEventIdError(
-          stream,
-          row.id,
-          `is already stored in stream ${row.stream} at revision ${row.revision}`,
-        );
-      }
-      if (row.revision !== first.revision + index) {
-        throw new DuplicateEventIdError(
-          stream,
-          row.id,
-          `is stored at revision ${row.revision}, not at ${at} as a retry would need`,
-        );
-      }
-      if (row.type !== event.type || row.data !== event.data || row.meta !== event.meta) {
-        throw new DuplicateEventIdError(
-          stream,
-          row.id,
-          `is stored at revision ${row.revision} with different content`,
-        );
-      }
-    }
-    return { lastRevision: first.revision + events.length - 1, appended: 0 };
   }
 
   private throwDuplicate(stream: string, event: EncodedEvent, cause: unknown): never {

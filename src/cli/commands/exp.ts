@@ -6,7 +6,7 @@ import { planExperiment } from "../../experiments/plan.js";
 import { formatExperimentReport } from "../../experiments/report.js";
 import { runExperiment } from "../../experiments/run-experiment.js";
 import { newRunId } from "../../runner/run-task.js";
-import { storeDirFrom } from "../context.js";
+import { storeFrom } from "../context.js";
 import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 
@@ -29,7 +29,13 @@ export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags)
   if (!manifestPath) throw new InputError("missing MANIFEST; see loopgate --help", "loopgate exp run");
   const source = loadManifest(manifestPath);
   const plan = planExperiment(source);
-  const storeDir = storeDirFrom(flags.store, join(source.dir, ".loopgate"));
+  const where = storeFrom(flags.store, join(source.dir, ".loopgate"));
+  if (where.kind === "postgres")
+    throw new InputError(
+      "exp keeps each experiment's logs in SQLite files under its own folder; a postgres:// store is not supported by exp yet: pass a folder",
+      "--store",
+    );
+  const storeDir = where.dir;
   const outDir = join(storeDir, "experiments", `${source.manifest.name}-${newRunId()}`);
   const interrupts = handleInterrupts((sig) =>
     io.err(

@@ -1,7 +1,7 @@
 import { InputError } from "../../core/errors.js";
 import { parseAge } from "../../core/gc-plan.js";
 import { pruneRuns } from "../../runner/prune-runs.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 
 /** Bytes as a person reads them. */
@@ -34,8 +34,9 @@ export async function gcCommand(
       "--older-than",
     );
   const keep = flags.keep ?? 0;
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, false);
+  const where = storeFrom(flags.store, ".loopgate");
+  const dir = where.dir;
+  const store = await openStore(where, false);
   try {
     const r = await pruneRuns({
       store,

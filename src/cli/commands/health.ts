@@ -1,5 +1,5 @@
 import { type StepHealth, stepHealth } from "../../core/step-appraisal.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 
 /** A rate as printed: a percentage with its denominator, or "—" when there is no denominator (never 0). */
@@ -15,8 +15,8 @@ export async function healthCommand(
   now: () => Date = () => new Date(),
 ): Promise<number> {
   const days = flags.days;
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, "read");
+  const where = storeFrom(flags.store, ".loopgate");
+  const store = await openStore(where, "read");
   try {
     const since = days === undefined ? null : now().getTime() - days * 86_400_000;
     const streams = (await store.listStreams({ prefix: "run-" })).filter(

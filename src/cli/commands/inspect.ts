@@ -1,6 +1,6 @@
 import { projectEnvelope } from "../../core/envelope.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
-import { openStore, readRun, storeDirFrom } from "../context.js";
+import { openStore, readRun, storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
@@ -13,8 +13,8 @@ export async function runsCommand(
   flags: { store?: string; json?: boolean; limit?: number },
 ): Promise<number> {
   const limit = flags.limit ?? 20;
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, "read");
+  const where = storeFrom(flags.store, ".loopgate");
+  const store = await openStore(where, "read");
   try {
     const all = await store.listStreams({ prefix: "run-" });
     const streams = all.slice(0, limit);
@@ -41,7 +41,7 @@ export async function runsCommand(
     if (flags.json) {
       io.out(`${JSON.stringify(rows, null, 2)}\n`);
       if (cut) io.err(`loopgate runs: ${cut}`);
-    } else if (rows.length === 0) io.out(`no runs in ${dir}\n`);
+    } else if (rows.length === 0) io.out(`no runs in ${where.label}\n`);
     else {
       for (const r of rows)
         io.out(
@@ -61,10 +61,10 @@ export async function statusCommand(
   runId: string,
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, "read", runId);
+  const where = storeFrom(flags.store, ".loopgate");
+  const store = await openStore(where, "read", runId);
   try {
-    const events = await readRun(store, dir, runId);
+    const events = await readRun(store, where.label, runId);
     const env = projectEnvelope(runId, events);
     if (!env) {
       const state = foldRun(events);
@@ -75,7 +75,7 @@ export async function statusCommand(
         finished: false,
         attempts: state.attempts.length,
       };
-      const owner = ownerReport(runId, events, dir);
+      const owner = ownerReport(runId, events, where.label);
       io.out(
         flags.json
           ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint }, null, 2)}\n`
@@ -96,10 +96,10 @@ export async function eventsCommand(
   runId: string,
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, "read", runId);
+  const where = storeFrom(flags.store, ".loopgate");
+  const store = await openStore(where, "read", runId);
   try {
-    const events = await readRun(store, dir, runId);
+    const events = await readRun(store, where.label, runId);
     // The heartbeats stay in the JSON audit trail; the readable listing counts them instead.
     let renewals = 0;
     for (const e of events) {

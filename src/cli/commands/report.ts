@@ -1,6 +1,6 @@
 import { projectEnvelope } from "../../core/envelope.js";
 import { LoopgateError } from "../../core/errors.js";
-import { openStore, readRun, storeDirFrom } from "../context.js";
+import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
 import { renderMarkdown } from "../report/markdown.js";
@@ -16,10 +16,10 @@ export async function reportCommand(
   flags: { store?: string; junit?: string; markdown?: string },
 ): Promise<number> {
   const targets = reportTargets(flags);
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, "read", runId);
+  const where = storeFrom(flags.store, ".loopgate");
+  const store = await openStore(where, "read", runId);
   try {
-    const env = projectEnvelope(runId, await readRun(store, dir, runId));
+    const env = projectEnvelope(runId, await readRun(store, where.label, runId));
     if (!env)
       throw new LoopgateError(
         "run_unfinished",

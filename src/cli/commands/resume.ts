@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { agentBuilder } from "../../agent/agent-builder.js";
 import { codexFromDescriptor } from "../../builders/codex/codex-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
@@ -5,7 +6,7 @@ import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { runPhase } from "../../core/run-phase.js";
 import { resumeRun } from "../../runner/resume-run.js";
-import { openStore, readRun, storeDirFrom } from "../context.js";
+import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
 import { interruptRun } from "../interrupt.js";
@@ -15,12 +16,19 @@ import { faultInjection, followOutput, type RunFlags } from "./run-common.js";
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
-  const dir = storeDirFrom(flags.store, ".loopgate");
-  const store = await openStore(dir, false, runId);
+  const where = storeFrom(flags.store, ".loopgate");
+  let dir = where.dir;
+  const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
-  const finished = await readRun(store, dir, runId).then(
-    (events) => (runPhase(events) === "finished" ? projectEnvelope(runId, events) : null),
+  const finished = await readRun(store, where.label, runId).then(
+    (events) => {
+      // Beside a Postgres log, run folders live on the machine that ran them: <folder>/runs/<run id>.
+      const started = events[0];
+      if (where.kind === "postgres" && started?.type === "run_started")
+        dir = dirname(dirname(started.data.run_dir));
+      return runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
+    },
     async (e: unknown) => {
       await store.close();
       throw e;

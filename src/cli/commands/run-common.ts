@@ -12,7 +12,7 @@ import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import type { LoadedTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
 import { interruptRun } from "../interrupt.js";
 import { cliName } from "../invocation.js";
@@ -103,7 +103,8 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): BuilderChoic
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
 export function runSettings(loaded: LoadedTask, flags: RunFlags) {
-  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const store = storeFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const storeDir = store.dir;
   const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
   checkUserMounts(mounts, mountGuards(loaded, storeDir));
   for (const name of flags["builder-env"] ?? [])
@@ -111,7 +112,7 @@ export function runSettings(loaded: LoadedTask, flags: RunFlags) {
       throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
   const maxAttempts = flags["max-attempts"];
   const sandbox: SandboxMode = flags["unsafe-no-sandbox"] ? "none" : "bubblewrap";
-  return { storeDir, mounts, maxAttempts, sandbox };
+  return { store, storeDir, mounts, maxAttempts, sandbox };
 }
 
 /** Runs one task with one builder and reports; returns the envelope. */
@@ -129,7 +130,7 @@ export async function executeRun(
   } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
-  const store = await openStore(s.storeDir, true);
+  const store = await openStore(s.store, true);
   // Progress goes to stderr; with --json it is shown on a terminal, or when asked for with --verbose.
   const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
@@ -173,7 +174,7 @@ export function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loa
     io.out(`${JSON.stringify(env, null, 2)}\n`);
     return;
   }
-  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const storeDir = storeFrom(flags.store, join(loaded.dir, ".loopgate")).label;
   const me = cliName();
   const resume =
     env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (")

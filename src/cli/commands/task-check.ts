@@ -84,7 +84,7 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
   });
   let recorded: { gate_id: string; tests_passed: number | null }[] = [];
   if (oracle.status === "SUCCESS") {
-    const store = await openStore(runSettings(loaded, flags).storeDir, true);
+    const store = await openStore(runSettings(loaded, flags).store, true);
     try {
       recorded = (await recordTaskCheck(store, loaded, oracle, new Date())).gates;
     } finally {

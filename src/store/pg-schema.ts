@@ -1,0 +1,125 @@
+import type { PoolClient } from "pg";
+import { InputError } from "../core/errors.js";
+
+/** One schema change, applied once, in order, recorded in `<schema>.migrations`. */
+interface Migration {
+  version: number;
+  name: string;
+  sql: (s: string) => string;
+}
+
+/**
+ * The migrations this code knows. Append only: a released migration is never edited.
+ * Events and streams mirror the SQLite schema. `log_head` is a one-row counter of the global position:
+ * an append locks and bumps it in its own transaction, so positions are handed out in commit order,
+ * without gaps (see postgres-event-store.ts). JSON columns are text, so a retry is compared byte for byte.
+ */
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "events, streams and the position counter",
+    sql: (s) => `
+      CREATE TABLE ${s}.events (
+        position bigint NOT NULL PRIMARY KEY CHECK (position > 0),
+        stream text NOT NULL CHECK (stream <> ''),
+        revision integer NOT NULL CHECK (revision >= 0),
+        id text NOT NULL,
+        type text NOT NULL,
+        data text NOT NULL,
+        meta text NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        CONSTRAINT events_id_unique UNIQUE (id),
+        CONSTRAINT events_stream_revision_unique UNIQUE (stream, revision)
+      );
+      CREATE TABLE ${s}.streams (
+        stream text PRIMARY KEY,
+        last_revision integer NOT NULL,
+        last_position bigint NOT NULL,
+        first_at text NOT NULL,
+        last_at text NOT NULL
+      );
+      CREATE INDEX streams_by_last_position ON ${s}.streams (last_position);
+      CREATE TABLE ${s}.log_head (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        last_position bigint NOT NULL
+      );
+      INSERT INTO ${s}.log_head (one, last_position) VALUES (true, 0);`,
+  },
+  {
+    version: 2,
+    name: "content-addressed blobs and observations",
+    sql: (s) => `
+      CREATE TABLE ${s}.blobs (
+        hash text PRIMARY KEY CHECK (hash ~ '^[0-9a-f]{64}$'),
+        size bigint NOT NULL CHECK (size >= 0),
+        content bytea NOT NULL,
+        stored_at timestamptz NOT NULL DEFAULT now(),
+        CHECK (octet_length(content) = size)
+      );
+      CREATE TABLE ${s}.observations (
+        id text PRIMARY KEY,
+        body text NOT NULL,
+        stored_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
+];
+
+/** The newest schema version this code writes. */
+export const PG_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** A Postgres identifier safe to splice into SQL: lower-case letters, digits and '_'. */
+export function checkSchemaName(name: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
+    throw new InputError(
+      `Postgres schema name must be lower-case letters, digits and '_' (at most 63), got ${JSON.stringify(name)}`,
+      "event store",
+    );
+  return name;
+}
+
+/** The version recorded in the schema (0: no loopgate tables yet). */
+export async function schemaVersion(client: PoolClient, s: string): Promise<number> {
+  const exists = await client.query("SELECT to_regclass($1) IS NOT NULL AS ok", [`${s}.migrations`]);
+  if (!exists.rows[0]?.ok) return 0;
+  const r = await client.query(`SELECT coalesce(max(version), 0) AS v FROM ${s}.migrations`);
+  return Number(r.rows[0]?.v ?? 0);
+}
+
+/** Refuses a schema written by a newer loopgate. */
+export function checkNotNewer(version: number, where: string): void {
+  if (version > PG_SCHEMA_VERSION)
+    throw new InputError(
+      `event store schema version ${version} is newer than this loopgate understands (${PG_SCHEMA_VERSION}); upgrade loopgate`,
+      where,
+    );
+}
+
+/**
+ * Brings schema `s` up to PG_SCHEMA_VERSION in one transaction under a transaction-scoped advisory lock
+ * keyed on the schema name, so any number of processes may open the same fresh database at once: the
+ * first applies the migrations, the others wait, then find nothing left to do. DDL is transactional in
+ * PostgreSQL, so a crash mid-migration leaves the previous version intact.
+ */
+export async function migrate(client: PoolClient, s: string, where: string): Promise<number> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`loopgate.migrate.${s}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.migrations (
+         version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const version = await schemaVersion(client, s);
+    checkNotNewer(version, where);
+    for (const m of MIGRATIONS) {
+      if (m.version <= version) continue;
+      await client.query(m.sql(s));
+      await client.query(`INSERT INTO ${s}.migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+    }
+    await client.query("COMMIT");
+    return PG_SCHEMA_VERSION;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,365 @@
+import pg from "pg";
+import type { ZodType } from "zod";
+import { ConcurrencyError, LoopgateError } from "../core/errors.js";
+import { LoopgateEvent, type RecordedEvent } from "../core/events.js";
+import { decodeRow, type EncodedEvent, encodeEvents, type StoredRow } from "./event-codec.js";
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  ListStreamsOptions,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StreamInfo,
+} from "./event-store.js";
+import { checkCount, checkExpected, checkStream, matchesExpected } from "./expected-revision.js";
+import { checkNotNewer, checkSchemaName, migrate, PG_SCHEMA_VERSION, schemaVersion } from "./pg-schema.js";
+import { type PostgresUrl, parsePostgresUrl, storeErrorFromPg } from "./pg-url.js";
+import { PostgresContentStore } from "./postgres-content-store.js";
+import { asRetry } from "./retry-check.js";
+import { DuplicateEventIdError } from "./store-errors.js";
+
+/** Options for `PostgresEventStore.open`. */
+export interface PostgresEventStoreOptions {
+  /** Schema every event is validated against on write and on read (default: `LoopgateEvent`). */
+  schema?: ZodType<LoopgateEvent>;
+  /** The Postgres schema (namespace) holding loopgate's tables (default `loopgate`). */
+  pgSchema?: string;
+  /** Open an existing log without migrating or writing it. */
+  readonly?: boolean;
+  /** With false, a database without loopgate's tables is refused instead of migrated (default true). */
+  create?: boolean;
+  /** Connections in the pool (default 4). */
+  maxConnections?: number;
+  /** How long to wait for a connection before a clear error (default 10000 ms). */
+  connectTimeoutMs?: number;
+}
+
+const COLUMNS = "position, stream, revision, id, type, data, meta";
+
+/** No loopgate log in this database (a read, resume or report against a store that was never written). */
+export class PostgresStoreNotFoundError extends LoopgateError {
+  constructor(display: string, schema: string) {
+    super(
+      "store_not_found",
+      `no event log in ${display} (schema ${schema} holds no loopgate tables); pass --store the URL the runs were recorded in, or run a task there first`,
+    );
+  }
+}
+
+/**
+ * The shared event store: the SQLite store's schema in PostgreSQL.
+ *
+ * Ordering: every append locks the one row of `log_head` first (`SELECT … FOR UPDATE`), takes the next
+ * positions from it and keeps the lock until it commits. Appends therefore commit one at a time in
+ * position order, and positions have no gaps: a reader of `readAll` can never see position p+1 before
+ * p, which a plain sequence cannot promise (its values are taken at insert time and may commit out of
+ * order, so a reader following positions would skip a late-committing lower one for ever). The price is
+ * that appends to different streams serialize, as they do in SQLite with BEGIN IMMEDIATE; reads never
+ * wait. With the lock held the revision check, the retry check and the inserts run in one READ
+ * COMMITTED transaction that sees every earlier append; UNIQUE (stream, revision) and UNIQUE (id) stay as
+ * the last line of defence.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly target: PostgresUrl;
+  readonly pgSchema: string;
+  private readonly pool: pg.Pool;
+  private readonly schema: ZodType<LoopgateEvent>;
+  private readonly readonly: boolean;
+  /** The last error an idle pooled connection reported (the pool would otherwise crash the process). */
+  lastIdleError: Error | undefined;
+
+  private constructor(
+    target: PostgresUrl,
+    pool: pg.Pool,
+    options: PostgresEventStoreOptions,
+    pgSchema: string,
+  ) {
+    this.target = target;
+    this.pool = pool;
+    this.pgSchema = pgSchema;
+    this.schema = options.schema ?? LoopgateEvent;
+    this.readonly = options.readonly ?? false;
+  }
+
+  /**
+   * Connects to `url`, checks the schema version and (unless `readonly` or `create: false`) applies the
+   * missing migrations. Every connection problem is a StoreError naming the URL with its password masked.
+   */
+  static async open(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
+    const target = parsePostgresUrl(url);
+    const pgSchema = checkSchemaName(options.pgSchema ?? "loopgate");
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 4,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      application_name: "loopgate",
+    });
+    const store = new PostgresEventStore(target, pool, options, pgSchema);
+    pool.on("error", (error) => {
+      store.lastIdleError = error;
+    });
+    try {
+      await store.withClient(async (client) => {
+        const version = await schemaVersion(client, pgSchema);
+        checkNotNewer(version, `store ${target.display}`);
+        if (version === PG_SCHEMA_VERSION) return;
+        if (options.readonly || options.create === false) {
+          if (version === 0) throw new PostgresStoreNotFoundError(target.display, pgSchema);
+          if (options.readonly) return; // an older schema can still be read
+        }
+        await migrate(client, pgSchema, `store ${target.display}`);
+      });
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+    return store;
+  }
+
+  /** Blobs and observations in the same database, through this store's pool (close the event store to end it). */
+  content(): PostgresContentStore {
+    return new PostgresContentStore({
+      withClient: (work) => this.withClient(work),
+      pgSchema: this.pgSchema,
+      display: this.target.display,
+    });
+  }
+
+  /** The schema version recorded in the database. */
+  async version(): Promise<number> {
+    return this.withClient((client) => schemaVersion(client, this.pgSchema));
+  }
+
+  async append(
+    stream: string,
+    events: readonly LoopgateEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    checkStream(stream);
+    checkExpected(expected);
+    const encoded = encodeEvents(stream, events, this.schema);
+    if (this.readonly)
+      throw new LoopgateError("store_readonly", `store ${this.target.display} was opened read-only`);
+    return this.withClient(async (client) => {
+      try {
+        // BEGIN and the lock in one round trip (a simple query may hold several statements).
+        const opened = (await client.query(
+          `BEGIN; SELECT last_position FROM ${this.pgSchema}.log_head WHERE one FOR UPDATE`,
+        )) as unknown as pg.QueryResult[];
+        const lastPosition = Number(opened[1]?.rows[0]?.last_position ?? Number.NaN);
+        const result = await this.appendLocked(client, lastPosition, stream, encoded, expected);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw this.translate(stream, error);
+      }
+    });
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    checkStream(stream);
+    const from = checkCount(options.fromRevision, "fromRevision") ?? 0;
+    const limit = checkCount(options.limit, "limit") ?? null;
+    const rows = await this.rows(
+      `SELECT ${COLUMNS} FROM ${this.pgSchema}.events WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      [stream, from, limit],
+    );
+    return rows.map((row) => decodeRow(row, this.schema));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const from = checkCount(options.fromPosition, "fromPosition") ?? 0;
+    const limit = checkCount(options.limit, "limit") ?? null;
+    const rows = await this.rows(
+      `SELECT ${COLUMNS} FROM ${this.pgSchema}.events WHERE position >= $1 ORDER BY position LIMIT $2`,
+      [from, limit],
+    );
+    return rows.map((row) => decodeRow(row, this.schema));
+  }
+
+  async listStreams(options: ListStreamsOptions = {}): Promise<StreamInfo[]> {
+    const limit = checkCount(options.limit, "limit") ?? null;
+    const prefix = options.prefix ?? "";
+    // substr, not LIKE: % and _ in a prefix are not wildcards.
+    const result = await this.withClient((client) =>
+      client.query(
+        `SELECT stream, last_revision, first_at, last_at FROM ${this.pgSchema}.streams
+         WHERE substr(stream, 1, length($1)) = $1 ORDER BY last_position DESC LIMIT $2`,
+        [prefix, limit],
+      ),
+    );
+    return result.rows.map((r) => ({
+      stream: r.stream,
+      lastRevision: Number(r.last_revision),
+      firstAt: r.first_at,
+      lastAt: r.last_at,
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+
+  /** Runs `work` on one pooled connection; connection failures become StoreErrors naming the URL. */
+  async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeErrorFromPg(this.target, error) ?? error;
+    }
+    let broken: unknown;
+    // A checked-out client whose connection dies emits 'error'; unheard, that would crash the process.
+    // The query in flight fails too, and is reported below; the dead client is then discarded.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onError);
+    try {
+      return await work(client);
+    } catch (error) {
+      const reached = storeErrorFromPg(this.target, error);
+      if (reached) broken = error;
+      throw reached ?? error;
+    } finally {
+      client.off("error", onError);
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  private async rows(sql: string, params: unknown[]): Promise<StoredRow[]> {
+    const result = await this.withClient((client) => client.query(sql, params));
+    return result.rows.map((r) => ({ ...r, position: Number(r.position), revision: Number(r.revision) }));
+  }
+
+  /**
+   * Runs with the position lock held: one statement reads what the checks need (the stored rows of the
+   * batch's ids and the stream's last revision, in a snapshot taken after the lock was granted), one
+   * writes events, the position counter and the stream summary.
+   */
+  private async appendLocked(
+    client: pg.PoolClient,
+    lastPosition: number,
+    stream: string,
+    events: EncodedEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    const s = this.pgSchema;
+    if (!Number.isSafeInteger(lastPosition))
+      throw new LoopgateError(
+        "store_corrupt",
+        `store ${this.target.display}: ${s}.log_head holds no position row`,
+      );
+    // events stays the only source of revisions; streams is an index kept in the same transaction.
+    const found = await client.query(
+      `SELECT false AS is_head, ${COLUMNS} FROM ${s}.events WHERE id = ANY($1::text[])
+       UNION ALL
+       SELECT true, NULL, NULL, max(revision), NULL, NULL, NULL, NULL FROM ${s}.events WHERE stream = $2`,
+      [events.map((e) => e.id), stream],
+    );
+    const stored = new Map<string, StoredRow>();
+    let actual = -1;
+    for (const r of found.rows) {
+      if (r.is_head) actual = r.revision === null ? -1 : Number(r.revision);
+      else stored.set(r.id, { ...r, position: Number(r.position), revision: Number(r.revision) });
+    }
+    // A retry is recognised before the revision check: its expected revision is the pre-append one.
+    const retry = asRetry(stream, events, (id) => stored.get(id));
+    if (retry) return retry;
+    if (!matchesExpected(expected, actual)) throw new ConcurrencyError(stream, String(expected), actual);
+    const first = events[0];
+    const last = events.at(-1);
+    if (!first || !last) return { lastRevision: actual, appended: 0 };
+    for (const event of events) {
+      const row = stored.get(event.id);
+      if (row)
+        throw new DuplicateEventIdError(
+          stream,
+          event.id,
+          `is already stored in stream ${row.stream} at revision ${row.revision}`,
+        );
+    }
+    const lastRevision = actual + events.length;
+    const newLast = lastPosition + events.length;
+    // Data-modifying CTEs all run to completion, whether or not the outer SELECT reads them.
+    await client.query(
+      `WITH ins AS (
+         INSERT INTO ${s}.events (position, stream, revision, id, type, data, meta, recorded_at)
+         SELECT p, $1, r, i, t, d, m, now()
+         FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(p, r, i, t, d, m)
+         RETURNING 1
+       ), head AS (
+         UPDATE ${s}.log_head SET last_position = $8 WHERE one RETURNING 1
+       ), summary AS (
+         INSERT INTO ${s}.streams (stream, last_revision, last_position, first_at, last_at)
+         VALUES ($1, $9, $8, $10, $11)
+         ON CONFLICT (stream) DO UPDATE SET last_revision = excluded.last_revision,
+           last_position = excluded.last_position, last_at = excluded.last_at
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM ins) AS inserted`,
+      [
+        stream,
+        events.map((_, i) => lastPosition + 1 + i),
+        events.map((_, i) => actual + 1 + i),
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => e.data),
+        events.map((e) => e.meta),
+        newLast,
+        lastRevision,
+        first.at,
+        last.at,
+      ],
+    );
+    return { lastRevision, appended: events.length };
+  }
+
+  /** A constraint violation that slipped past the checks above, as the error the interface promises. */
+  private translate(stream: string, error: unknown): unknown {
+    if (!(error instanceof pg.DatabaseError) || error.code !== "23505") return error;
+    if (error.constraint === "events_id_unique")
+      return new DuplicateEventIdError(
+        stream,
+        "(in this batch)",
+        `is already stored (${error.detail ?? ""})`,
+        {
+          cause: error,
+        },
+      );
+    if (error.constraint === "events_stream_revision_unique")
+      return new ConcurrencyError(stream, "(checked under lock)", -1);
+    return error;
+  }
+}
+
+/**
+ * The log's own consistency, checked in SQL over every stream (for crash campaigns and `doctor`-style
+ * checks; the constraints already forbid duplicates): each stream's revisions are 0..n-1, the stream
+ * index agrees with the events, positions run 1..N without gaps and the position counter is N.
+ * Returns one line per problem; [] when the log is sound.
+ */
+export async function integrityProblems(store: PostgresEventStore): Promise<string[]> {
+  const s = store.pgSchema;
+  const r = await store.withClient((c) =>
+    c.query(
+      `SELECT 'stream ' || stream || ': ' || count(*) || ' events but revisions ' || min(revision) || '..' || max(revision) AS problem
+         FROM ${s}.events GROUP BY stream HAVING min(revision) <> 0 OR max(revision) <> count(*) - 1
+       UNION ALL
+       SELECT 'stream ' || coalesce(e.stream, x.stream) || ': index says last revision ' || coalesce(x.last_revision::text, 'none')
+              || ', events say ' || coalesce(e.last::text, 'none')
+         FROM (SELECT stream, max(revision) AS last, max(position) AS pos FROM ${s}.events GROUP BY stream) e
+         FULL JOIN ${s}.streams x ON x.stream = e.stream
+        WHERE e.last IS DISTINCT FROM x.last_revision OR e.pos IS DISTINCT FROM x.last_position
+       UNION ALL
+       SELECT 'positions: ' || count(*) || ' events at positions ' || coalesce(min(position), 0) || '..' || coalesce(max(position), 0)
+              || ', counter ' || (SELECT last_position FROM ${s}.log_head)
+         FROM ${s}.events
+       HAVING coalesce(min(position), 1) <> 1 OR coalesce(max(position), 0) <> count(*)
+           OR coalesce(max(position), 0) <> (SELECT last_position FROM ${s}.log_head)`,
+    ),
+  );
+  return r.rows.map((row) => String(row.problem));
+}

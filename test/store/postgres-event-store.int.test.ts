@@ -1,0 +1,133 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CorruptEventError, InputError } from "../../src/core/errors.js";
+import { PG_SCHEMA_VERSION } from "../../src/store/pg-schema.js";
+import { PostgresEventStore, PostgresStoreNotFoundError } from "../../src/store/postgres-event-store.js";
+import { StoreError } from "../../src/store/store-errors.js";
+import { databaseUrl, type FreshDatabase, freshDatabase, freshSchema } from "../support/postgres.js";
+import { assortedEvents, bare, batch, newStream, rejection } from "./event-fixtures.js";
+import { eventStoreContract } from "./event-store-contract.js";
+
+let db: FreshDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+// Each test of the contract gets an empty schema of its own inside this file's database.
+eventStoreContract("PostgresEventStore", async () => {
+  const store = await PostgresEventStore.open(db.url, { pgSchema: freshSchema() });
+  return { store, cleanup: async () => {} };
+});
+
+async function sql<T extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("PostgresEventStore schema and migrations", () => {
+  it("records every migration once, even when eight processes' pools open a fresh schema at once", async () => {
+    const pgSchema = freshSchema();
+    const stores = await Promise.all(
+      Array.from({ length: 8 }, () => PostgresEventStore.open(db.url, { pgSchema, maxConnections: 1 })),
+    );
+    const versions = await sql<{ version: number }>(
+      `SELECT version FROM ${pgSchema}.migrations ORDER BY version`,
+    );
+    expect(versions.map((v) => v.version)).toEqual(
+      Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1),
+    );
+    for (const s of stores) expect(await s.version()).toBe(PG_SCHEMA_VERSION);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it("keeps events across close and reopen, and reads them read-only", async () => {
+    const pgSchema = freshSchema();
+    const stream = newStream();
+    const events = assortedEvents();
+    const first = await PostgresEventStore.open(db.url, { pgSchema });
+    await first.append(stream, events, "no_stream");
+    await first.close();
+    const reader = await PostgresEventStore.open(db.url, { pgSchema, readonly: true });
+    expect((await reader.readStream(stream)).map(bare)).toEqual(events);
+    expect((await rejection(reader.append(stream, batch(1), "any"))).message).toContain("read-only");
+    await reader.close();
+  });
+
+  it("refuses a schema written by a newer loopgate, and creates nothing read-only or with create: false", async () => {
+    const pgSchema = freshSchema();
+    await (await PostgresEventStore.open(db.url, { pgSchema })).close();
+    await sql(`INSERT INTO ${pgSchema}.migrations (version, name) VALUES ($1, 'from the future')`, [
+      PG_SCHEMA_VERSION + 1,
+    ]);
+    for (const readonly of [false, true]) {
+      const error = await rejection(PostgresEventStore.open(db.url, { pgSchema, readonly }));
+      expect(error).toBeInstanceOf(InputError);
+      expect(error.message).toMatch(/newer than this loopgate understands/);
+    }
+    const empty = freshSchema();
+    for (const options of [{ readonly: true }, { create: false }]) {
+      const error = await rejection(PostgresEventStore.open(db.url, { pgSchema: empty, ...options }));
+      expect(error).toBeInstanceOf(PostgresStoreNotFoundError);
+    }
+    expect(await sql("SELECT 1 FROM pg_namespace WHERE nspname = $1", [empty])).toEqual([]);
+  });
+
+  it("refuses a schema name that is not a plain identifier", async () => {
+    const error = await rejection(PostgresEventStore.open(db.url, { pgSchema: "x; DROP TABLE y" }));
+    expect(error).toBeInstanceOf(InputError);
+  });
+
+  it("rejects a stored row that fails its schema on read, naming stream and revision", async () => {
+    const pgSchema = freshSchema();
+    const store = await PostgresEventStore.open(db.url, { pgSchema });
+    const stream = newStream();
+    await store.append(stream, batch(2), "no_stream");
+    await sql(`UPDATE ${pgSchema}.events SET data = '{"attempt":"two"}' WHERE stream = $1 AND revision = 1`, [
+      stream,
+    ]);
+    const error = await rejection(store.readStream(stream));
+    expect(error).toBeInstanceOf(CorruptEventError);
+    expect(error.message).toContain(`stream ${stream} revision 1`);
+    await sql(`UPDATE ${pgSchema}.events SET meta = 'not json' WHERE stream = $1 AND revision = 0`, [stream]);
+    expect((await rejection(store.readAll())).message).toContain("column meta is not valid JSON");
+    await store.close();
+  });
+});
+
+describe("PostgresEventStore connection errors", () => {
+  it("names a missing database, with the password masked, and says how to create it", async () => {
+    const u = new URL(databaseUrl("loopgate_no_such_db"));
+    u.password = "hunter2";
+    const error = await rejection(PostgresEventStore.open(u.toString()));
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error.message).toContain("database loopgate_no_such_db does not exist");
+    expect(error.message).toContain("createdb");
+    expect(error.message).toContain(":***@");
+    expect(error.message).not.toContain("hunter2");
+  });
+
+  it("names a refused connection, with the password masked, and says to start PostgreSQL", async () => {
+    // Port 1 on loopback: nothing listens there, so the kernel refuses at once.
+    const error = await rejection(PostgresEventStore.open("postgres://me:s3cret@127.0.0.1:1/x"));
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error.message).toContain("postgres://me:***@127.0.0.1:1/x");
+    expect(error.message).toMatch(/refused the connection.*start PostgreSQL/);
+    expect(error.message).not.toContain("s3cret");
+  });
+
+  it("refuses a URL without a database or host before connecting", async () => {
+    for (const bad of ["postgres://127.0.0.1:5432/", "postgres:///db", "postgres://u:pw@[bad/x"]) {
+      const error = await rejection(PostgresEventStore.open(bad));
+      expect(error).toBeInstanceOf(InputError);
+      expect(error.message).not.toContain(":pw@");
+    }
+  });
+});
