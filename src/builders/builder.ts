@@ -1,11 +1,14 @@
 import type { ModelAdapter } from "../agent/model.js";
 import type { ProcessLimits } from "../core/limits.js";
+import type { AgentRuntimeEventBody } from "../core/run-decider.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 
 /** Everything one builder pass gets. The builder sees the run workspace and nothing of the task's held-out side. */
 export interface BuilderContext {
   runId: string;
   attempt: number;
+  /** The run's private folder (outside the workspace), for a builder that needs files loopgate owns. */
+  runDir?: string;
   /** Absolute path of the run's own workspace: the only writable place. */
   workspace: string;
   prompt: string;
@@ -29,6 +32,10 @@ export interface BuilderContext {
   onNote?: (text: string) => void;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
+  /** Records what an external agent's runtime reported through loopgate's hooks (see claude/). */
+  onRuntimeFact?: (fact: AgentRuntimeEventBody) => Promise<void>;
+  /** Records a finding on this attempt (e.g. the agent tried to write its hook settings). */
+  onFinding?: (finding: { code: string; severity: "blocking" | "warning"; detail: string; path?: string }) => Promise<void>;
 }
 
 /** What one builder pass did. `infrastructure` is set when the builder could not run at all. */
@@ -64,6 +71,11 @@ export interface Builder {
   cannotStart?(result: BuilderResult): string | null;
   /** Set for loopgate's built-in agent, whose loop the runner drives event by event instead of `run`. */
   agent?: AgentSettings;
+  /**
+   * A builder that keeps running between attempts (Claude Code waiting on its Stop hook) is told the
+   * verdict before it is recorded, so it can end its session; what its runtime then reports is recorded first.
+   */
+  windDown?(verdict: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]>;
 }
 
 /** Read-only paths a builder asks for. `trusted` (the oracle, the task author's own) may see the task folder. */

@@ -69,6 +69,9 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
   let sandbox: Envelope["sandbox"] = "none";
   let judge: Envelope["judge"];
   let selfCheck: Envelope["self_check"];
+  // An external agent's own account of its sessions (Claude Code's result line): cost and tokens.
+  let cost: number | null = null;
+  let tokens: number | null = null;
   for (const e of events) {
     if (e.type === "run_started") sandbox = e.data.sandbox;
     else if (e.type === "gate_run_finished")
@@ -97,7 +100,11 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         repairs_used: e.data.repairs_used,
         cap: e.data.cap,
       };
-    else if (e.type === "claim_recorded")
+    else if (e.type === "agent_session_finished") {
+      if (e.data.total_cost_usd !== null) cost = (cost ?? 0) + e.data.total_cost_usd;
+      const t = (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+      if (e.data.input_tokens !== null || e.data.output_tokens !== null) tokens = (tokens ?? 0) + t;
+    } else if (e.type === "claim_recorded")
       claims.push({ attempt: e.data.attempt, text: e.data.text, hedged: e.data.hedged });
   }
   const attempts = state.attempts.length;
@@ -120,8 +127,8 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
       self_correction_count: Math.max(0, attempts - 1),
       latency_ms: latency,
       hedge_warning: claims.some((c) => c.attempt === attempts && c.hedged),
-      cost: null,
-      tokens: null,
+      cost,
+      tokens,
       // Heartbeats say how long the run took, not what it did: they are not counted.
       event_count: events.filter((e) => e.type !== "run_lease_renewed").length,
     },

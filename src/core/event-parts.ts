@@ -5,8 +5,13 @@ const attempt = z.number().int().positive();
 
 // The value schemas events are built from; the events themselves are declared once, in events.ts.
 
-/** Where a piece of evidence came from. Only trusted origins may complete anything. */
-export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation"]);
+/**
+ * Where a piece of evidence came from. Only trusted origins may complete anything. `agent_runtime`:
+ * what an external agent's own runtime reported through hooks loopgate owns (Claude Code's PostToolUse):
+ * good for step appraisal and goal predicates when that runtime ran in loopgate's sandbox, never for
+ * the task verdict, which only gates decide.
+ */
+export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation", "agent_runtime"]);
 export type Origin = z.infer<typeof Origin>;
 
 export const RunStatus = z.enum(["SUCCESS", "ESCALATED", "TOOL_FAILURE"]);

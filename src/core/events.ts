@@ -313,6 +313,42 @@ const data = {
       z.object({ gate_id: z.string(), tests_passed: z.number().int().nonnegative().nullable() }),
     ),
   }),
+  /**
+   * A tool call an external agent's runtime reported through loopgate's hook (Claude Code's PostToolUse
+   * or PostToolUseFailure), origin `agent_runtime`. Recorded as reported: the command, its exit code,
+   * the head and tail of its output.
+   */
+  agent_tool_observed: z.object({
+    attempt,
+    agent: z.literal("claude-code"),
+    hook_event: z.enum(["PostToolUse", "PostToolUseFailure", "TaskCompleted"]),
+    session_id: z.string().max(200),
+    tool: z.string().max(200),
+    /** The Bash command, or the file path of a file tool; "" when the tool has neither. */
+    command: z.string().max(4000),
+    exit_code: z.number().int().nullable(),
+    excerpt: excerpt,
+  }),
+  /** An external agent session ended: its own result line (turns, cost, usage), origin `agent_runtime`. */
+  agent_session_finished: z.object({
+    attempt: z.number().int().nonnegative(),
+    agent: z.literal("claude-code"),
+    session_id: z.string().max(200),
+    exit_code: z.number().int().nullable(),
+    subtype: z.string().max(200).nullable(),
+    is_error: z.boolean().nullable(),
+    num_turns: z.number().int().nonnegative().nullable(),
+    total_cost_usd: z.number().nonnegative().nullable(),
+    input_tokens: z.number().int().nonnegative().nullable(),
+    output_tokens: z.number().int().nonnegative().nullable(),
+    result_excerpt: z.string().max(4000),
+  }),
+  /** A hook loopgate owns could not do its work (it then blocked, never let the agent stop unchecked). */
+  hook_failed: z.object({
+    attempt: z.number().int().nonnegative(),
+    hook_event: z.string().max(100),
+    reason: z.string().max(LIMITS.reason),
+  }),
 } as const;
 
 /** The event types, past-tense noun_verb. */
@@ -371,6 +407,9 @@ export const LoopgateEvent = z.discriminatedUnion("type", [
   variant("step_appraised"),
   variant("step_escalated"),
   variant("task_checked"),
+  variant("agent_tool_observed"),
+  variant("agent_session_finished"),
+  variant("hook_failed"),
 ]);
 export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;

@@ -33,7 +33,13 @@ export type RunCommand =
   /** An event of the built-in agent's loop, appended as is while an attempt is open. */
   | { type: "record_agent"; event: AgentEventBody }
   | { type: "resume"; data: EventData<"run_resumed"> }
-  | { type: "record_judge"; data: EventData<"judge_finished"> };
+  | { type: "record_judge"; data: EventData<"judge_finished"> }
+  /** A fact an external agent's runtime reported through loopgate's hooks; any time before the verdict. */
+  | { type: "record_agent_runtime"; event: AgentRuntimeEventBody };
+
+/** What an external agent's runtime reports through loopgate's hooks (origin agent_runtime, hook failures runtime). */
+export const agentRuntimeEventTypes = ["agent_tool_observed", "agent_session_finished", "hook_failed"] as const;
+export type AgentRuntimeEventBody = Extract<EventBody, { type: (typeof agentRuntimeEventTypes)[number] }>;
 
 /** The agent loop's event types: recorded inside an attempt, folded by the agent's own projection. */
 export const agentEventTypes = [
@@ -206,6 +212,9 @@ export function evolve(state: RunState, event: EventBody): RunState {
     case "run_lease_taken": // who drives the run, not what it did: see run-lease.ts
     case "run_lease_renewed":
     case "task_checked": // lives in a task's own stream, never in a run's
+    case "agent_tool_observed": // agent_runtime facts: evidence for goals and steps, never for the verdict
+    case "agent_session_finished":
+    case "hook_failed":
       return state;
     default: {
       const never: never = event;
@@ -381,6 +390,10 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       return [command.event];
     case "resume":
       return [{ type: "run_resumed", data: command.data }];
+    case "record_agent_runtime":
+      if (command.event.data.attempt > n)
+        throw new DomainError(`${command.event.type}: attempt ${command.event.data.attempt} has not started`);
+      return [command.event];
     case "record_judge":
       needOpen(command.data.attempt);
       if (!state.judgeRequired) throw new DomainError("record_judge: the task has no judge");

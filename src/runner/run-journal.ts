@@ -20,6 +20,8 @@ const ORIGIN_OF: Partial<Record<EventType, Origin>> = {
   gate_run_finished: "gate",
   continuation_queued: "continuation",
   judge_finished: "judge",
+  agent_tool_observed: "agent_runtime",
+  agent_session_finished: "agent_runtime",
 };
 
 /**
