@@ -257,6 +257,26 @@ Exit 0 when it completed, whatever the outcomes.`,
     run: async (io, args, flags) => (await import("./commands/exp.js")).expCommand(io, args, f(flags)),
   },
   {
+    name: "model-server",
+    usage: [
+      "loopgate model-server SCRIPT --protocol anthropic|openai-responses|openai-chat [--port N] [--requests FILE] [--json]",
+    ],
+    about: `Serve a scripted model file (or a --record'ed session) over a real wire protocol on 127.0.0.1, so a
+real agent CLI (Claude Code, Codex) can be driven deterministically: each model request that offers
+tools consumes the next response; token counts, model lists, health and requests without tools are
+answered locally. A request after the last response gets an HTTP 400 naming script_exhausted.
+Prints the URL (--json: {url, pid, …}); runs until SIGINT/SIGTERM.`,
+    flags: ["protocol", "port", "requests", "json"],
+    maxArgs: 1,
+    exit: "Exit codes: 0 stopped, 1 the script ran out (script_exhausted), 2 bad input.",
+    run: async (io, args, flags) =>
+      (await import("./commands/model-server.js")).modelServerCommand(
+        io,
+        need("model-server", args, 0, "SCRIPT"),
+        f(flags),
+      ),
+  },
+  {
     name: "help",
     usage: ["loopgate help [COMMAND]"],
     about: "This text, or one command's help with its flags (the same as loopgate COMMAND --help).",

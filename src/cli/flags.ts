@@ -94,6 +94,19 @@ export const FLAGS = {
   },
   keep: { value: "N", check: "count", help: "gc: always keep the N most recent runs, whatever their age" },
   "dry-run": { help: "gc: say what would be removed, remove nothing" },
+  protocol: {
+    value: "P",
+    help: "model-server: the wire protocol to serve: anthropic, openai-responses or openai-chat",
+  },
+  port: {
+    value: "N",
+    check: "count",
+    help: "model-server: listen on this port of 127.0.0.1 (default: a free one)",
+  },
+  requests: {
+    value: "FILE",
+    help: "model-server: also append every request it got to FILE, one JSON line each",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;
