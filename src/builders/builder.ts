@@ -35,7 +35,12 @@ export interface BuilderContext {
   /** Records what an external agent's runtime reported through loopgate's hooks (see claude/). */
   onRuntimeFact?: (fact: AgentRuntimeEventBody) => Promise<void>;
   /** Records a finding on this attempt (e.g. the agent tried to write its hook settings). */
-  onFinding?: (finding: { code: string; severity: "blocking" | "warning"; detail: string; path?: string }) => Promise<void>;
+  onFinding?: (finding: {
+    code: string;
+    severity: "blocking" | "warning";
+    detail: string;
+    path?: string;
+  }) => Promise<void>;
 }
 
 /** What one builder pass did. `infrastructure` is set when the builder could not run at all. */

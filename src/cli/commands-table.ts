@@ -94,7 +94,9 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
   },
   {
     name: "claude",
-    usage: ["loopgate claude TASK [--json] [--store DIR] [--max-attempts N] [--builder-env NAME] [-- CLAUDE ARGS]"],
+    usage: [
+      "loopgate claude TASK [--json] [--store DIR] [--max-attempts N] [--builder-env NAME] [-- CLAUDE ARGS]",
+    ],
     about: `Run TASK with the real Claude Code as the builder, in loopgate's sandbox (the run workspace and a
 private HOME writable; the host network shared so it reaches its provider: the envelope says so).
 loopgate's hooks come from a settings file it owns outside the workspace, mounted read-only
@@ -103,7 +105,16 @@ environment: a failure blocks the stop with the required fix; SUCCESS or loopgat
 (at most 8, below Claude's own block cap) ends the session. ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 ANTHROPIC_AUTH_TOKEN, ANTHROPIC_MODEL pass by name when set (values redacted). The binary:
 $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
-    flags: ["store", "json", "builder-env", "builder-mount", "max-attempts", "unsafe-no-sandbox", "verbose", "follow"],
+    flags: [
+      "store",
+      "json",
+      "builder-env",
+      "builder-mount",
+      "max-attempts",
+      "unsafe-no-sandbox",
+      "verbose",
+      "follow",
+    ],
     maxArgs: 200,
     run: async (io, args, flags) => (await import("./commands/claude.js")).claudeCommand(io, args, f(flags)),
   },

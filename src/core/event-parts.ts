@@ -11,7 +11,15 @@ const attempt = z.number().int().positive();
  * good for step appraisal and goal predicates when that runtime ran in loopgate's sandbox, never for
  * the task verdict, which only gates decide.
  */
-export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation", "agent_runtime"]);
+export const Origin = z.enum([
+  "runtime",
+  "gate",
+  "judge",
+  "operator",
+  "model",
+  "continuation",
+  "agent_runtime",
+]);
 export type Origin = z.infer<typeof Origin>;
 
 export const RunStatus = z.enum(["SUCCESS", "ESCALATED", "TOOL_FAILURE"]);

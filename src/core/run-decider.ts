@@ -38,7 +38,11 @@ export type RunCommand =
   | { type: "record_agent_runtime"; event: AgentRuntimeEventBody };
 
 /** What an external agent's runtime reports through loopgate's hooks (origin agent_runtime, hook failures runtime). */
-export const agentRuntimeEventTypes = ["agent_tool_observed", "agent_session_finished", "hook_failed"] as const;
+export const agentRuntimeEventTypes = [
+  "agent_tool_observed",
+  "agent_session_finished",
+  "hook_failed",
+] as const;
 export type AgentRuntimeEventBody = Extract<EventBody, { type: (typeof agentRuntimeEventTypes)[number] }>;
 
 /** The agent loop's event types: recorded inside an attempt, folded by the agent's own projection. */

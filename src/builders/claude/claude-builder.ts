@@ -8,7 +8,7 @@ import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { writeHookFiles } from "./claude-settings.js";
 import { type HookInput, type HookReply, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
-import { sessionFact, StreamJsonReader } from "./stream-json.js";
+import { StreamJsonReader, sessionFact } from "./stream-json.js";
 
 /** How `loopgate claude` runs Claude Code. */
 export interface ClaudeBuilderOptions {
@@ -75,10 +75,24 @@ export class ClaudeBuilder implements Builder {
     const durationMs = Math.round(performance.now() - t0);
     if (wake === "timeout") {
       this.kill?.abort();
-      return { exitCode: null, signal: "SIGKILL", timedOut: true, durationMs, output: "", infrastructure: null };
+      return {
+        exitCode: null,
+        signal: "SIGKILL",
+        timedOut: true,
+        durationMs,
+        output: "",
+        infrastructure: null,
+      };
     }
     if (wake.kind === "stop")
-      return { exitCode: 0, signal: null, timedOut: false, durationMs, output: wake.message, infrastructure: null };
+      return {
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs,
+        output: wake.message,
+        infrastructure: null,
+      };
     const r = wake.result;
     const started = r.spawnError ? `Claude Code could not start: ${r.spawnError}` : null;
     return {
@@ -86,7 +100,8 @@ export class ClaudeBuilder implements Builder {
       signal: r.signal,
       timedOut: r.timedOut,
       durationMs,
-      output: typeof this.reader.report.result?.result === "string" ? this.reader.report.result.result : r.output,
+      output:
+        typeof this.reader.report.result?.result === "string" ? this.reader.report.result.result : r.output,
       infrastructure: started,
     };
   }
@@ -96,7 +111,8 @@ export class ClaudeBuilder implements Builder {
       v.status === "SUCCESS"
         ? `loopgate: SUCCESS: ${v.reason}. The task is verified; you may stop.`
         : `loopgate: ${v.status}: ${v.reason}. The run is over and was not verified; stop now.`;
-    if (this.pending) this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
+    if (this.pending)
+      this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
     if (this.running) {
       const ended = await Promise.race([
         this.running.then(() => true),
@@ -185,7 +201,13 @@ export class ClaudeBuilder implements Builder {
           argv: [this.o.program, ...args],
           cwd: ctx.workspace,
           writable: [ctx.workspace, this.home],
-          readonly: [...ctx.mounts, pkg, dirname(this.settingsFile), this.userSettings, dirname(ctx.promptFile)],
+          readonly: [
+            ...ctx.mounts,
+            pkg,
+            dirname(this.settingsFile),
+            this.userSettings,
+            dirname(ctx.promptFile),
+          ],
           ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
           env: scrubbedEnv({
             home: this.home,

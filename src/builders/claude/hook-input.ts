@@ -41,7 +41,11 @@ export const TaskCompletedInput = z.object({
   task_description: z.string().max(20_000).optional(),
 });
 
-export const HookInput = z.discriminatedUnion("hook_event_name", [StopInput, PostToolInput, TaskCompletedInput]);
+export const HookInput = z.discriminatedUnion("hook_event_name", [
+  StopInput,
+  PostToolInput,
+  TaskCompletedInput,
+]);
 export type HookInput = z.infer<typeof HookInput>;
 
 /** What a hook answers: its exit code, and what it prints on stdout and stderr. */
@@ -77,10 +81,7 @@ function excerptOf(s: string, max = 4000): string {
  * tool touched), the exit code (0 for PostToolUse, N from `Exit code N` for PostToolUseFailure, null when
  * the failure names none), and an excerpt of the output or error.
  */
-export function toolFact(
-  input: PostToolInput,
-  attempt: number,
-): EventData<"agent_tool_observed"> {
+export function toolFact(input: PostToolInput, attempt: number): EventData<"agent_tool_observed"> {
   const ti = input.tool_input;
   const command = str(ti.command) || str(ti.file_path) || str(ti.path) || str(ti.notebook_path);
   let exitCode: number | null;
@@ -90,7 +91,10 @@ export function toolFact(
     const r = input.tool_response;
     if (r && typeof r === "object") {
       const o = r as Record<string, unknown>;
-      output = [str(o.stdout), str(o.stderr)].filter(Boolean).join("\n") || JSON.stringify(r).slice(0, 4000);
+      output =
+        "stdout" in o || "stderr" in o
+          ? [str(o.stdout), str(o.stderr)].filter(Boolean).join("\n")
+          : JSON.stringify(r).slice(0, 4000);
     } else output = str(r);
   } else {
     const err = input.error ?? "";

@@ -21,7 +21,10 @@ const MAX_BODY = 2_000_000;
  * can at most ask for its own work to be checked or report tool calls, which are agent_runtime facts).
  * Every failure is an HTTP error, which the forwarder turns into a block: nothing here fails open.
  */
-export async function startHookServer(handle: HookHandler, onError?: (why: string) => void): Promise<HookServer> {
+export async function startHookServer(
+  handle: HookHandler,
+  onError?: (why: string) => void,
+): Promise<HookServer> {
   const token = randomBytes(24).toString("hex");
   const expected = Buffer.from(`Bearer ${token}`);
   const server: Server = createServer((req, res) => {

@@ -8,8 +8,8 @@ import { resolveProgram } from "../../sandbox/environment.js";
 import { formatEnvelope } from "../format.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
-import { executeRun, type RunFlags } from "./run.js";
 import { exitCodeOf } from "./inspect.js";
+import { executeRun, type RunFlags } from "./run.js";
 
 /** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
 export const CLAUDE_BLOCK_CAP = 8;
@@ -53,7 +53,8 @@ export async function claudeCommand(
   if (!taskPath) throw new InputError("missing TASK; see loopgate claude --help", "loopgate claude");
   const loaded = loadTask(taskPath);
   const program = findClaude();
-  const wanted = flags["max-attempts"] !== undefined ? Number(flags["max-attempts"]) : loaded.task.budget.attempts;
+  const wanted =
+    flags["max-attempts"] !== undefined ? Number(flags["max-attempts"]) : loaded.task.budget.attempts;
   // Every failed attempt but the last is one Stop block: loopgate's cap must end the loop before Claude's.
   const maxAttempts = Math.min(wanted, CLAUDE_BLOCK_CAP);
   if (maxAttempts < wanted)
@@ -66,9 +67,17 @@ export async function claudeCommand(
   );
   const stopDeadlineSeconds = Math.max(120, Math.ceil((2 * gateMs) / 1000) + 60);
   const builder = new ClaudeBuilder({ program, extraArgs: claudeArgs, stopDeadlineSeconds });
-  const allow = [...new Set([...(flags["builder-env"] ?? []), ...CLAUDE_PROVIDER_ENV.filter((n) => process.env[n])])];
+  const allow = [
+    ...new Set([...(flags["builder-env"] ?? []), ...CLAUDE_PROVIDER_ENV.filter((n) => process.env[n])]),
+  ];
   try {
-    const env = await executeRun(io, loaded, builder, { ...flags, "builder-env": allow, network: true }, { maxAttempts });
+    const env = await executeRun(
+      io,
+      loaded,
+      builder,
+      { ...flags, "builder-env": allow, network: true },
+      { maxAttempts },
+    );
     if (flags.json) io.out(`${JSON.stringify(env, null, 2)}\n`);
     else io.out(`${formatEnvelope(env)}\naudit trail: ${cliName()} events ${env.run_id}\n`);
     return exitCodeOf(env.status);
