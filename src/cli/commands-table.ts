@@ -119,6 +119,24 @@ $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
     run: async (io, args, flags) => (await import("./commands/claude.js")).claudeCommand(io, args, f(flags)),
   },
   {
+    name: "hook",
+    usage: [
+      "loopgate hook stop TASK [--store DIR]        (a Claude Code Stop hook: reads its JSON on stdin)",
+      "loopgate hook post-tool TASK [--store DIR]   (PostToolUse / PostToolUseFailure)",
+      "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run]",
+    ],
+    about: `Claude Code hooks for your own sessions. stop verifies the session's folder against TASK as
+loopgate verify does (a recorded run; held-out gates in a fresh environment) and exits 2 with the
+required fix until the gates pass or loopgate's cap (budget.attempts, at most 8) is reached; an error,
+a store it cannot open or a check past 570 s blocks too, never lets Claude stop unchecked. post-tool
+records the tool call (command, exit code, excerpt) in the stream claude-session-ID, origin
+agent_runtime. install writes both into .claude/settings.json (or ~/.claude with --user).`,
+    flags: ["store", "project", "user", "dry-run"],
+    maxArgs: 2,
+    exit: "Exit codes: stop 0 (may stop) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
+    run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, f(flags)),
+  },
+  {
     name: "resume",
     usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
     about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.
