@@ -137,6 +137,20 @@ agent_runtime. install writes both into .claude/settings.json (or ~/.claude with
     run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, f(flags)),
   },
   {
+    name: "mcp",
+    usage: ["loopgate mcp TASK [--workspace DIR] [--store DIR] [--unsafe-no-sandbox]"],
+    about: `A stdio MCP server (the official SDK, 1.x) with loopgate's protocol tools for the work in DIR
+(default: the current folder): todo_write (plan steps with expect/check/expect_calls; a completed
+step's frozen check is run), self_check_plan_submit and self_check_submit (Source Guard; advisory),
+goal_status, and verify (the held-out gates now, a recorded run; only what feedback allows).
+For Claude Code: --mcp-config '{"mcpServers":{"loopgate":{"command":"loopgate","args":["mcp","TASK"]}}}'.`,
+    flags: ["store", "workspace", "unsafe-no-sandbox"],
+    maxArgs: 1,
+    exit: "Exit codes: 0 when the client closed, 2 bad input.",
+    run: async (io, args, flags) =>
+      (await import("./commands/mcp.js")).mcpCommand(io, need("mcp", args, 0, "TASK"), f(flags)),
+  },
+  {
     name: "resume",
     usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
     about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.
