@@ -10,7 +10,7 @@
  *   3 gates/  judge/               (not each other)
  *   4 agent/  builders/            (not each other: what they share lives lower, in core/)
  *   5 runner/                      runs, and its task sources (runner/mission-source/)
- *   6 selftest/  experiments/      drive whole runs, so they sit above runner/ (not each other)
+ *   6 selftest/  experiments/  mcp/   drive whole runs (mcp: the MCP server), so they sit above runner/ (not each other)
  *   7 cli/  web/                   user surfaces
  *
  * Folders on one level do not import each other: two folders that need each other are one concept, or
@@ -29,6 +29,7 @@ export const LEVELS: Readonly<Record<string, number>> = {
   runner: 5,
   selftest: 6,
   experiments: 6,
+  mcp: 6,
   cli: 7,
   web: 7,
 };

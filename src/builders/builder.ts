@@ -1,3 +1,4 @@
+import type { AgentRuntimeEventBody } from "../core/events.js";
 import type { ProcessLimits } from "../core/limits.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 
@@ -5,6 +6,8 @@ import type { SandboxMode } from "../sandbox/bubblewrap.js";
 export interface BuilderContext {
   runId: string;
   attempt: number;
+  /** The run's private folder (outside the workspace), for a builder that needs files loopgate owns. */
+  runDir?: string;
   /** Absolute path of the run's own workspace: the only writable place. */
   workspace: string;
   prompt: string;
@@ -28,6 +31,15 @@ export interface BuilderContext {
   onNote?: (text: string) => void;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
+  /** Records what an external agent's runtime reported through loopgate's hooks (see claude/). */
+  onRuntimeFact?: (fact: AgentRuntimeEventBody) => Promise<void>;
+  /** Records a finding on this attempt (e.g. the agent tried to write its hook settings). */
+  onFinding?: (finding: {
+    code: string;
+    severity: "blocking" | "warning";
+    detail: string;
+    path?: string;
+  }) => Promise<void>;
 }
 
 /** What one builder pass did. `infrastructure` is set when the builder could not run at all. */
@@ -48,7 +60,7 @@ export interface BuilderResult {
  */
 export interface Builder {
   descriptor: {
-    kind: "command" | "oracle" | "noop" | "workspace";
+    kind: "command" | "oracle" | "noop" | "workspace" | "claude-code";
     command?: string;
   };
   run(ctx: BuilderContext): Promise<BuilderResult>;
@@ -64,6 +76,11 @@ export interface Builder {
    * or its interpreter could not open the script), with the fix; null when it started.
    */
   cannotStart?(result: BuilderResult): string | null;
+  /**
+   * A builder that keeps running between attempts (Claude Code waiting on its Stop hook) is told the
+   * verdict before it is recorded, so it can end its session; what its runtime then reports is recorded first.
+   */
+  windDown?(verdict: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]>;
 }
 
 /** Read-only paths a builder asks for. `trusted` (the oracle, the task author's own) may see the task folder. */

@@ -72,6 +72,64 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
     },
   },
   {
+    name: "claude",
+    usage: [
+      "loopgate claude TASK [--json] [--store DIR] [--max-attempts N] [--builder-env NAME] [-- CLAUDE ARGS]",
+    ],
+    about: `Run TASK with the real Claude Code as the builder, in loopgate's sandbox (the run workspace and a
+private HOME writable; the host network shared so it reaches its provider: the envelope says so).
+loopgate's hooks come from a settings file it owns outside the workspace, mounted read-only
+(--settings; project and local settings are not read). Each Stop runs the held-out gates in a fresh
+environment: a failure blocks the stop with the required fix; SUCCESS or loopgate's attempt cap
+(at most 8, below Claude's own block cap) ends the session. ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+ANTHROPIC_AUTH_TOKEN, ANTHROPIC_MODEL pass by name when set (values redacted). The binary:
+$LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
+    flags: [
+      "store",
+      "json",
+      "builder-env",
+      "builder-mount",
+      "max-attempts",
+      "unsafe-no-sandbox",
+      "verbose",
+      "follow",
+    ],
+    maxArgs: 200,
+    run: async (io, args, flags) => (await import("./commands/claude.js")).claudeCommand(io, args, flags),
+  },
+  {
+    name: "hook",
+    usage: [
+      "loopgate hook stop TASK [--store DIR]",
+      "loopgate hook post-tool TASK [--store DIR]",
+      "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run]",
+    ],
+    about: `Claude Code hooks for your own sessions. stop verifies the session's folder against TASK as
+loopgate verify does (a recorded run; held-out gates in a fresh environment) and exits 2 with the
+required fix until the gates pass or loopgate's cap (budget.attempts, at most 8) is reached; an error,
+a store it cannot open or a check past 570 s blocks too, never lets Claude stop unchecked. post-tool
+records the tool call (command, exit code, excerpt) in the stream claude-session-ID, origin
+agent_runtime. install writes both into .claude/settings.json (or ~/.claude with --user).`,
+    flags: ["store", "project", "user", "dry-run"],
+    maxArgs: 2,
+    exit: "Exit codes: stop 0 (may stop) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
+    run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, flags),
+  },
+  {
+    name: "mcp",
+    usage: ["loopgate mcp TASK [--workspace DIR] [--store DIR] [--unsafe-no-sandbox]"],
+    about: `A stdio MCP server (the official SDK, 1.x) with loopgate's protocol tools for the work in DIR
+(default: the current folder): todo_write (plan steps with expect/check/expect_calls; a completed
+step's frozen check is run), self_check_plan_submit and self_check_submit (Source Guard; advisory),
+goal_status, and verify (the held-out gates now, a recorded run; only what feedback allows).
+For Claude Code: --mcp-config '{"mcpServers":{"loopgate":{"command":"loopgate","args":["mcp","TASK"]}}}'.`,
+    flags: ["store", "workspace", "unsafe-no-sandbox"],
+    maxArgs: 1,
+    exit: "Exit codes: 0 when the client closed, 2 bad input.",
+    run: async (io, args, flags) =>
+      (await import("./commands/mcp.js")).mcpCommand(io, need("mcp", args, 0, "TASK"), flags),
+  },
+  {
     name: "resume",
     usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
     about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.

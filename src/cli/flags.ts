@@ -106,7 +106,11 @@ export const FLAGS = {
     help: "gc: prune finished runs that finished more than AGE ago (30m, 12h, 7d, 2w; default 7d)",
   },
   keep: { value: "N", check: "count", help: "gc: always keep the N most recent runs, whatever their age" },
-  "dry-run": { help: "gc: say what would be removed, remove nothing" },
+  "dry-run": {
+    help: "gc: say what would be removed, remove nothing; hook install: print the settings, write nothing",
+  },
+  project: { help: "hook install: write ./.claude/settings.json (the default)" },
+  user: { help: "hook install: write ~/.claude/settings.json" },
   protocol: {
     value: "P",
     help: "model-server: the wire protocol to serve: anthropic, openai-responses or openai-chat",

@@ -177,6 +177,9 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     case "self_check_recorded":
     case "repair_decided":
     case "task_checked":
+    case "agent_tool_observed":
+    case "agent_session_finished":
+    case "hook_failed":
       return s;
     default:
       return unreachable(e);
@@ -272,6 +275,9 @@ function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentS
     case "step_appraised":
     case "step_escalated":
     case "task_checked":
+    case "agent_tool_observed":
+    case "agent_session_finished":
+    case "hook_failed":
       return t;
     default:
       return unreachable(e);

@@ -48,9 +48,9 @@ export const Envelope = z.object({
     self_correction_count: z.number().int().nonnegative(),
     latency_ms: z.number().nonnegative(),
     hedge_warning: z.boolean(),
-    /** The built-in agent's model cost in USD over the run; null without a priced response (an external builder, an unknown price). */
+    /** The model cost in USD over the run (the built-in agent's, or what an external agent reported); null without a priced response. */
     cost: z.number().nullable(),
-    /** The built-in agent's input + output tokens over the run; null when it made no model request. */
+    /** Input + output tokens over the run (the built-in agent's, or an external agent's report); null when none was recorded. */
     tokens: z.number().nullable(),
     event_count: z.number().int().nonnegative(),
   }),
@@ -108,6 +108,17 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
   const last = events[events.length - 1]?.meta.at;
   const latency = first && last ? Math.max(0, Date.parse(last) - Date.parse(first)) : 0;
   const usage = agentUsage(events);
+  // An external agent's own account of its sessions (Claude Code's result line, Codex's turn usage).
+  let externalCost: number | null = null;
+  let externalTokens: number | null = null;
+  for (const e of events) {
+    if (e.type !== "agent_session_finished") continue;
+    if (e.data.total_cost_usd !== null) externalCost = (externalCost ?? 0) + e.data.total_cost_usd;
+    if (e.data.input_tokens !== null || e.data.output_tokens !== null)
+      externalTokens = (externalTokens ?? 0) + (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+  }
+  const cost = usage.priced ? usage.costUsd + (externalCost ?? 0) : externalCost;
+  const tokens = usage.responses > 0 ? usage.tokens + (externalTokens ?? 0) : externalTokens;
   return {
     run_id: runId,
     task_id: state.taskId,
@@ -124,8 +135,8 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
       self_correction_count: Math.max(0, attempts - 1),
       latency_ms: latency,
       hedge_warning: claims.some((c) => c.attempt === attempts && c.hedged),
-      cost: usage.priced ? Math.round(usage.costUsd * 1e6) / 1e6 : null,
-      tokens: usage.responses > 0 ? usage.tokens : null,
+      cost: cost === null ? null : Math.round(cost * 1e6) / 1e6,
+      tokens,
       // Heartbeats say how long the run took, not what it did: they are not counted.
       event_count: events.filter((e) => e.type !== "run_lease_renewed").length,
     },

@@ -10,8 +10,21 @@ export const turn = z.number().int().positive();
 /** A bounded output excerpt (a builder's or a gate's). */
 export const excerpt = z.string().max(16_384);
 
-/** Where a piece of evidence came from. Only trusted origins may complete anything. */
-export const Origin = z.enum(["runtime", "gate", "judge", "operator", "model", "continuation"]);
+/**
+ * Where a piece of evidence came from. Only trusted origins may complete anything. `agent_runtime`:
+ * what an external agent's own runtime reported through hooks loopgate owns (Claude Code's PostToolUse):
+ * good for step appraisal and goal predicates when that runtime ran in loopgate's sandbox, never for
+ * the task verdict, which only gates decide.
+ */
+export const Origin = z.enum([
+  "runtime",
+  "gate",
+  "judge",
+  "operator",
+  "model",
+  "continuation",
+  "agent_runtime",
+]);
 export type Origin = z.infer<typeof Origin>;
 
 /**
@@ -67,7 +80,8 @@ export const GateDeclaration = z.object({
 });
 
 export const BuilderDescriptor = z.object({
-  kind: z.enum(["command", "oracle", "noop", "workspace", "agent"]),
+  /** `claude-code`: `loopgate claude`, the real Claude Code gated through its Stop hook. */
+  kind: z.enum(["command", "oracle", "noop", "workspace", "agent", "claude-code"]),
   command: z.string().optional(),
   /** The built-in agent's command-line caps, kept so a resumed run enforces the same ones. */
   max_turns: z.number().int().positive().optional(),

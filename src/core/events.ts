@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Origin } from "./event-parts.js";
 import { agentEvents } from "./events/agent.js";
+import { agentRuntimeEvents } from "./events/agent-runtime.js";
 import type { EventArea } from "./events/define.js";
 import { judgeEvents } from "./events/judge.js";
 import { runEvents } from "./events/run.js";
@@ -33,6 +34,7 @@ export const eventAreas = {
   "self-check": selfCheckEvents,
   todo: todoEvents,
   judge: judgeEvents,
+  "agent-runtime": agentRuntimeEvents,
   goal: goalEvents,
 } as const satisfies Record<string, EventArea>;
 
@@ -42,6 +44,7 @@ const declarations = {
   ...selfCheckEvents,
   ...todoEvents,
   ...judgeEvents,
+  ...agentRuntimeEvents,
   ...goalEvents,
 } as const;
 type Declarations = typeof declarations;
@@ -121,6 +124,10 @@ export type EventBody = LoopgateEvent extends infer E
     ? Pick<E, "type" | "data">
     : never
   : never;
+
+/** What an external agent's runtime reports through loopgate's hooks (origin agent_runtime, hook failures runtime). */
+export const agentRuntimeEventTypes = Object.keys(agentRuntimeEvents) as (keyof typeof agentRuntimeEvents)[];
+export type AgentRuntimeEventBody = Extract<EventBody, { type: keyof typeof agentRuntimeEvents }>;
 
 /** An event of the agent loop, as it records it. */
 export type AgentEventBody = Extract<EventBody, { type: AgentEventType }>;

@@ -1,10 +1,16 @@
 import { boundText, LIMITS } from "./bounded.js";
 import { DomainError } from "./errors.js";
-import type { AgentEventBody, EventBody, EventData } from "./events.js";
+import type { AgentEventBody, AgentRuntimeEventBody, EventBody, EventData } from "./events.js";
 import { attemptPassed, currentAttempt, gatesPassed, type RunState, verdict } from "./run-state.js";
 
 // Declared in events.ts; re-exported while callers still import them from here.
-export { type AgentEventBody, agentEventTypes, type EventBody } from "./events.js";
+export {
+  type AgentEventBody,
+  type AgentRuntimeEventBody,
+  agentEventTypes,
+  agentRuntimeEventTypes,
+  type EventBody,
+} from "./events.js";
 
 /** The commands the run decider accepts. */
 export type RunCommand =
@@ -41,7 +47,9 @@ export type RunCommand =
   /** An event of the built-in agent's loop, appended as is while an attempt is open. */
   | { type: "record_agent"; event: AgentEventBody }
   | { type: "resume"; data: EventData<"run_resumed"> }
-  | { type: "record_judge"; data: EventData<"judge_finished"> };
+  | { type: "record_judge"; data: EventData<"judge_finished"> }
+  /** A fact an external agent's runtime reported through loopgate's hooks; any time before the verdict. */
+  | { type: "record_agent_runtime"; event: AgentRuntimeEventBody };
 
 /** The infrastructure failure of attempt `n`, when there is one. */
 function failure(n: number, reason: string | undefined, interrupted?: boolean): EventBody[] {
@@ -154,6 +162,10 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       return [command.event];
     case "resume":
       return [{ type: "run_resumed", data: command.data }];
+    case "record_agent_runtime":
+      if (command.event.data.attempt > n)
+        throw new DomainError(`${command.event.type}: attempt ${command.event.data.attempt} has not started`);
+      return [command.event];
     case "record_judge":
       needOpen(command.data.attempt);
       if (!state.judgeRequired) throw new DomainError("record_judge: the task has no judge");

@@ -196,6 +196,9 @@ export function evolve(state: RunState, event: Body): RunState {
     case "run_lease_taken": // who drives the run, not what it did: see run-lease.ts
     case "run_lease_renewed":
     case "task_checked": // lives in a task's own stream, never in a run's
+    case "agent_tool_observed": // agent_runtime facts: evidence for goals and steps, never for the verdict
+    case "agent_session_finished":
+    case "hook_failed":
       return state;
     default: {
       const never: never = event;

@@ -50,6 +50,7 @@ export async function runBuilderPhase(
   const r = await builder.run({
     runId: journal.runId,
     attempt: n,
+    runDir: ctx.runDir,
     workspace: ctx.workspace,
     prompt: task.prompt,
     promptFile,
@@ -64,6 +65,14 @@ export async function runBuilderPhase(
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
     ...(rep.note ? { onNote: rep.note } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    onRuntimeFact: async (event) => {
+      await journal.record({ type: "record_agent_runtime", event });
+    },
+    onFinding: async (f) => {
+      const finding = { attempt: journal.current.attempts.length, ...f };
+      await journal.record({ type: "record_finding", data: finding });
+      rep.findings?.(finding.attempt, [finding]);
+    },
   });
   // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
   // workspace back and runs the builder again; the driver records the interrupt.

@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
+import { verdict } from "../core/run-decider.js";
 import type { Gate } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import { BlobStore } from "../workspace/blob-store.js";
 import { ObservationStore } from "../workspace/observation-store.js";
-import type { BuilderChoice } from "./builder-choice.js";
+import { type BuilderChoice, isAgentChoice } from "./builder-choice.js";
 import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
@@ -57,6 +58,16 @@ export function runPaths(runDir: string) {
 
 /** Records finish_run and returns the envelope projected from the log. */
 export async function finishRun(ctx: RunContext): Promise<Envelope> {
+  const windDown = isAgentChoice(ctx.builder) ? undefined : ctx.builder.windDown?.bind(ctx.builder);
+  if (!ctx.journal.current.finished && windDown) {
+    const facts = await windDown(verdict(ctx.journal.current)).catch((e: unknown) => [
+      {
+        type: "hook_failed" as const,
+        data: { attempt: ctx.journal.current.attempts.length, hook_event: "wind_down", reason: String(e) },
+      },
+    ]);
+    for (const event of facts) await ctx.journal.record({ type: "record_agent_runtime", event });
+  }
   if (!ctx.journal.current.finished) await ctx.journal.record({ type: "finish_run" });
   const envelope = projectEnvelope(ctx.journal.runId, ctx.journal.events);
   if (!envelope) throw new Error("unreachable: a finished run has an envelope");

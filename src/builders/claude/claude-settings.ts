@@ -1,0 +1,56 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FORWARDER_SCRIPT } from "./hook-forwarder.js";
+
+/** The hook events loopgate injects, and the one that decides whether Claude may stop. */
+export const HOOK_EVENTS = ["Stop", "PostToolUse", "PostToolUseFailure", "TaskCompleted"] as const;
+
+/** A word for /bin/sh, single-quoted. */
+export const shellWord = (w: string) => (/^[\w./:@=+-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+/**
+ * The settings Claude Code gets through `--settings FILE`: every hook runs `command` (the same for
+ * each event; it reads hook_event_name from stdin). Stop's timeout is Claude's own limit on the hook; the
+ * command's deadline is shorter, so it is loopgate that answers (and blocks) when time runs out.
+ */
+export function hookSettings(command: string, timeoutSeconds: number): Record<string, unknown> {
+  const entry = (matcher: boolean) => ({
+    ...(matcher ? { matcher: "*" } : {}),
+    hooks: [{ type: "command", command, timeout: timeoutSeconds }],
+  });
+  return {
+    hooks: {
+      Stop: [entry(false)],
+      PostToolUse: [entry(true)],
+      PostToolUseFailure: [entry(true)],
+      TaskCompleted: [entry(false)],
+    },
+  };
+}
+
+/** What `writeHookFiles` made: the settings file and its read-only folder (outside the workspace). */
+export interface HookFiles {
+  dir: string;
+  settingsFile: string;
+  forwarder: string;
+}
+
+/**
+ * Writes the forwarder and the settings into `dir`, a folder loopgate owns outside the run workspace
+ * and mounts read-only into the sandbox; files 0444 and the folder 0555, so the agent cannot change
+ * them even where it could write (and the mount is read-only besides).
+ */
+export function writeHookFiles(
+  dir: string,
+  o: { node: string; url: string; token: string; deadlineSeconds: number },
+): HookFiles {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const forwarder = join(dir, "loopgate-hook.mjs");
+  const settingsFile = join(dir, "settings.json");
+  writeFileSync(forwarder, FORWARDER_SCRIPT, { mode: 0o444 });
+  const command = [o.node, forwarder, o.url, o.token, String(o.deadlineSeconds)].map(shellWord).join(" ");
+  const settings = hookSettings(command, o.deadlineSeconds + 30);
+  writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o444 });
+  chmodSync(dir, 0o555);
+  return { dir, settingsFile, forwarder };
+}

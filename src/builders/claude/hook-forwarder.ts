@@ -1,0 +1,46 @@
+/**
+ * The hook command Claude Code runs inside loopgate's sandbox. The gates cannot run there (held-out
+ * material never enters the agent's sandbox), so this self-contained script (node builtins only, no
+ * loopgate install needed in the sandbox) forwards the hook's stdin to the `loopgate claude` process
+ * outside, which decides, and prints its answer. It fails closed: if loopgate cannot be reached, answers
+ * garbage or does not answer before the deadline, a Stop is blocked (exit 2 with the reason), never let through.
+ *
+ * argv: URL TOKEN DEADLINE_SECONDS. Written next to the settings file, both read-only to the agent.
+ */
+export const FORWARDER_SCRIPT = `// loopgate hook forwarder (generated; read-only to the agent)
+import http from "node:http";
+const [url, token, deadlineText] = process.argv.slice(2);
+const deadline = Number(deadlineText) * 1000;
+const chunks = [];
+process.stdin.on("data", (c) => chunks.push(c));
+process.stdin.on("end", () => forward(Buffer.concat(chunks).toString("utf8")));
+let event = "";
+function fail(why) {
+  const stop = event === "Stop" || event === "";
+  process.stderr.write(
+    stop
+      ? "loopgate could not check your work (" + why + "), so you may not stop yet: the task is not verified. Re-check your work and try to finish again.\\n"
+      : "loopgate could not record this tool call (" + why + ")\\n",
+  );
+  process.exit(stop ? 2 : 1);
+}
+function forward(body) {
+  try { event = String(JSON.parse(body).hook_event_name ?? ""); } catch { event = ""; }
+  const timer = setTimeout(() => fail("no answer within " + deadlineText + " s"), deadline);
+  const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer " + token } }, (res) => {
+    const got = [];
+    res.on("data", (c) => got.push(c));
+    res.on("end", () => {
+      clearTimeout(timer);
+      let reply;
+      try { reply = JSON.parse(Buffer.concat(got).toString("utf8")); } catch { return fail("its answer was not JSON"); }
+      if (res.statusCode !== 200 || typeof reply.exit_code !== "number") return fail("it answered HTTP " + res.statusCode + ": " + String(reply.error ?? "").slice(0, 500));
+      if (reply.stdout) process.stdout.write(reply.stdout);
+      if (reply.stderr) process.stderr.write(reply.stderr);
+      process.exit(reply.exit_code);
+    });
+  });
+  req.on("error", (e) => { clearTimeout(timer); fail("cannot reach loopgate at " + url + ": " + e.message); });
+  req.end(body);
+}
+`;

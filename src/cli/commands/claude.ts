@@ -1,0 +1,87 @@
+import { existsSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ClaudeBuilder } from "../../builders/claude/claude-builder.js";
+import { parseDuration } from "../../core/duration.js";
+import { InputError } from "../../core/errors.js";
+import { loadTask } from "../../runner/load-task.js";
+import { resolveProgram } from "../../sandbox/environment.js";
+import { exitCodeOf } from "../exit-codes.js";
+import { formatEnvelope } from "../format.js";
+import { cliName } from "../invocation.js";
+import type { CommandIO } from "../io.js";
+import { executeRun, type RunFlags } from "./run-common.js";
+
+/** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
+export const CLAUDE_BLOCK_CAP = 8;
+
+/** The provider variables that reach Claude Code by name when they are set (values redacted from the log). */
+export const CLAUDE_PROVIDER_ENV = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_MODEL",
+  "ANTHROPIC_SMALL_FAST_MODEL",
+];
+
+/** The claude binary: $LOOPGATE_CLAUDE_BIN, else `claude` on PATH, else the one installed beside loopgate. */
+export function findClaude(): string {
+  const given = process.env.LOOPGATE_CLAUDE_BIN;
+  if (given) {
+    if (!existsSync(given)) throw new InputError(`${given} does not exist`, "LOOPGATE_CLAUDE_BIN");
+    return realpathSync(given);
+  }
+  const onPath = resolveProgram("claude", process.cwd(), process.env.PATH ?? "");
+  if (onPath) return realpathSync(onPath);
+  const beside = fileURLToPath(new URL("../../../node_modules/.bin/claude", import.meta.url));
+  if (existsSync(beside)) return realpathSync(beside);
+  throw new InputError(
+    "Claude Code is not installed: npm install @anthropic-ai/claude-code, or set LOOPGATE_CLAUDE_BIN to its binary",
+    "loopgate claude",
+  );
+}
+
+/**
+ * `loopgate claude TASK [-- CLAUDE ARGS]`: a run of TASK whose builder is the real Claude Code in
+ * loopgate's sandbox, gated through its own Stop hook (see builders/claude/claude-builder.ts).
+ */
+export async function claudeCommand(
+  io: CommandIO,
+  args: readonly string[],
+  flags: RunFlags,
+): Promise<number> {
+  const [taskPath, ...claudeArgs] = args;
+  if (!taskPath) throw new InputError("missing TASK; see loopgate claude --help", "loopgate claude");
+  const loaded = loadTask(taskPath);
+  const program = findClaude();
+  const wanted =
+    flags["max-attempts"] !== undefined ? Number(flags["max-attempts"]) : loaded.task.budget.attempts;
+  // Every failed attempt but the last is one Stop block: loopgate's cap must end the loop before Claude's.
+  const maxAttempts = Math.min(wanted, CLAUDE_BLOCK_CAP);
+  if (maxAttempts < wanted)
+    io.err(
+      `loopgate: note: attempts capped at ${maxAttempts}: Claude Code stops by itself after ${CLAUDE_BLOCK_CAP} consecutive Stop-hook blocks, and loopgate's cap must come first\n`,
+    );
+  const gateMs = loaded.task.gates.reduce(
+    (sum, g) => sum + (("timeout" in g && g.timeout ? parseDuration(g.timeout) : null) ?? 60_000),
+    0,
+  );
+  const stopDeadlineSeconds = Math.max(120, Math.ceil((2 * gateMs) / 1000) + 60);
+  const builder = new ClaudeBuilder({ program, extraArgs: claudeArgs, stopDeadlineSeconds });
+  const allow = [
+    ...new Set([...(flags["builder-env"] ?? []), ...CLAUDE_PROVIDER_ENV.filter((n) => process.env[n])]),
+  ];
+  try {
+    const env = await executeRun(
+      io,
+      loaded,
+      builder,
+      { ...flags, "builder-env": allow, network: true },
+      { maxAttempts },
+    );
+    if (flags.json) io.out(`${JSON.stringify(env, null, 2)}\n`);
+    else io.out(`${formatEnvelope(env)}\naudit trail: ${cliName()} events ${env.run_id}\n`);
+    return exitCodeOf(env.status);
+  } finally {
+    await builder.dispose();
+  }
+}

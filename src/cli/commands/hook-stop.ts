@@ -1,0 +1,177 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  type HookReply,
+  parseHookInput,
+  type StopInput,
+  toolFact,
+} from "../../builders/claude/hook-input.js";
+import { noopBuilder } from "../../builders/command-builder.js";
+import type { EventData } from "../../core/events.js";
+import { buildRequiredFix, type Feedback } from "../../core/required-fix.js";
+import { loadTask } from "../../runner/load-task.js";
+import { runTask } from "../../runner/run-task.js";
+import { openStore, storeDirFrom } from "../context.js";
+import { CLAUDE_BLOCK_CAP } from "./claude.js";
+
+/** What the Stop hook of a user's own session decides from one verification of the work. */
+export interface LocalStop {
+  status: string;
+  reason: string;
+  runId: string;
+  fix: string;
+  /** Stops this hook already blocked in a row in this session (0 on a fresh user turn). */
+  blocks: number;
+  /** loopgate's own cap on blocks in a row; below Claude Code's (8). */
+  cap: number;
+}
+
+/**
+ * The answer to a Stop: SUCCESS lets Claude stop; otherwise it is blocked (exit 2, the required fix on
+ * stderr) until loopgate's own cap is reached, which lets it stop with a message that the work is NOT
+ * verified (ESCALATED) rather than leave the ending to Claude Code's block cap. Pure.
+ */
+export function localStopReply(s: LocalStop): { reply: HookReply; blocks: number } {
+  if (s.status === "SUCCESS")
+    return {
+      reply: { exit_code: 0, stdout: json(`loopgate: SUCCESS (run ${s.runId}): ${s.reason}`), stderr: "" },
+      blocks: 0,
+    };
+  if (s.blocks + 1 >= s.cap)
+    return {
+      reply: {
+        exit_code: 0,
+        stdout: json(
+          `loopgate: ESCALATED (run ${s.runId}): the work is NOT verified after ${s.blocks + 1} checks (loopgate's cap ${s.cap}); last: ${s.reason}`,
+        ),
+        stderr: "",
+      },
+      blocks: 0,
+    };
+  return {
+    reply: {
+      exit_code: 2,
+      stdout: "",
+      stderr: `loopgate checked your work with held-out gates (run ${s.runId}) and it is not done yet. Required fix:\n\n${s.fix}\n\nFix this, then finish again.\n`,
+    },
+    blocks: s.blocks + 1,
+  };
+}
+
+const json = (systemMessage: string) => `${JSON.stringify({ systemMessage })}\n`;
+
+/** Blocks with `why`: a hook that cannot check never lets the agent stop. */
+export const blockFor = (why: string): HookReply => ({
+  exit_code: 2,
+  stdout: "",
+  stderr: `loopgate could not check your work (${why}), so you may not stop yet: the task is not verified.\n`,
+});
+
+const sessionFile = (storeDir: string, id: string) =>
+  join(storeDir, "claude-sessions", `${id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown"}.json`);
+
+function readBlocks(file: string, input: StopInput): number {
+  if (!input.stop_hook_active) return 0;
+  try {
+    const n = (JSON.parse(readFileSync(file, "utf8")) as { blocks?: unknown }).blocks;
+    return typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `loopgate hook stop TASK` in a user's own Claude Code session: verifies the session's working folder
+ * as `loopgate verify` does (a recorded run: pristine + deliverables − protected + held-out, in its own
+ * sandbox), then answers. Every failure is a block with the reason, never an open door.
+ */
+export async function localStop(
+  stdin: string,
+  taskPath: string,
+  storeFlag: string | undefined,
+): Promise<HookReply> {
+  const parsed = parseHookInput(stdin);
+  if ("error" in parsed) return blockFor(parsed.error);
+  const input = parsed.input;
+  if (input.hook_event_name !== "Stop") return blockFor(`expected a Stop hook, got ${input.hook_event_name}`);
+  const loaded = loadTask(taskPath);
+  const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
+  const store = await openStore(storeDir, true);
+  try {
+    const env = await runTask({
+      loaded,
+      builder: noopBuilder(),
+      store,
+      storeDir,
+      sandbox: "bubblewrap",
+      workFrom: resolve(input.cwd ?? process.cwd()),
+    });
+    const events = await store.readStream(`run-${env.run_id}`);
+    const gates = events.flatMap((e) => (e.type === "gate_run_finished" ? [e.data] : []));
+    const findings = events.flatMap((e) => (e.type === "finding_recorded" ? [e.data] : []));
+    const feedback: Record<string, Feedback> = Object.fromEntries(
+      loaded.task.gates.map((g) => [g.id, g.feedback as Feedback]),
+    );
+    const fix = buildRequiredFix({
+      attempt: 1,
+      gates: gates as EventData<"gate_run_finished">[],
+      feedback,
+      findings,
+      deliverables: loaded.task.deliverables,
+    });
+    const file = sessionFile(storeDir, input.session_id);
+    const cap = Math.min(loaded.task.budget.attempts, CLAUDE_BLOCK_CAP);
+    const { reply, blocks } = localStopReply({
+      status: env.status,
+      reason: env.reason,
+      runId: env.run_id,
+      fix,
+      blocks: readBlocks(file, input),
+      cap,
+    });
+    mkdirSync(join(storeDir, "claude-sessions"), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${JSON.stringify({ blocks, last_run: env.run_id })}\n`);
+    return reply;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `loopgate hook post-tool TASK`: appends the tool call Claude Code reported to the session's own stream
+ * (`claude-session-<id>` in the task's store), origin agent_runtime.
+ */
+export async function localPostTool(
+  stdin: string,
+  taskPath: string,
+  storeFlag: string | undefined,
+): Promise<HookReply> {
+  const parsed = parseHookInput(stdin);
+  if ("error" in parsed) return { exit_code: 1, stdout: "", stderr: `loopgate: ${parsed.error}\n` };
+  const input = parsed.input;
+  if (input.hook_event_name !== "PostToolUse" && input.hook_event_name !== "PostToolUseFailure")
+    return { exit_code: 0, stdout: "", stderr: "" };
+  const loaded = loadTask(taskPath);
+  const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
+  const store = await openStore(storeDir, true);
+  try {
+    const stream = `claude-session-${input.session_id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`;
+    const data = toolFact(input, 1);
+    const { randomUUID } = await import("node:crypto");
+    await store.append(
+      stream,
+      [
+        {
+          id: randomUUID(),
+          type: "agent_tool_observed",
+          data,
+          meta: { at: new Date().toISOString(), origin: "agent_runtime" },
+        },
+      ],
+      "any",
+    );
+    return { exit_code: 0, stdout: "", stderr: "" };
+  } finally {
+    await store.close();
+  }
+}

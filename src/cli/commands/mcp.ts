@@ -1,0 +1,36 @@
+import { join, resolve } from "node:path";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createLoopgateMcp } from "../../mcp/loopgate-mcp.js";
+import { loadTask } from "../../runner/load-task.js";
+import { openStore, storeDirFrom } from "../context.js";
+import type { CommandIO } from "../io.js";
+
+interface McpFlags {
+  store?: string;
+  workspace?: string;
+  "unsafe-no-sandbox"?: boolean;
+}
+
+/** `loopgate mcp TASK [--workspace DIR]`: loopgate's protocol tools over stdio, until the client closes. */
+export async function mcpCommand(_io: CommandIO, taskPath: string, flags: McpFlags): Promise<number> {
+  const loaded = loadTask(taskPath);
+  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const store = await openStore(storeDir, true);
+  const server = createLoopgateMcp({
+    loaded,
+    workspace: resolve(flags.workspace ?? process.cwd()),
+    store,
+    storeDir,
+    sandbox: flags["unsafe-no-sandbox"] ? "none" : "bubblewrap",
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((r) => {
+    transport.onclose = () => r();
+    process.stdin.on("end", () => r());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+  await store.close();
+  return 0;
+}
