@@ -192,10 +192,10 @@ describe("turn: refusals", () => {
     g(upTo(typed))
       .when({ kind: "record_validation", identity: ID, receipt: null })
       .thenEvents([fail("receipt_missing", "validation", "no validation receipt")] as never);
-    const failedRun = { kind: "run" as const, receipt: { ...RECEIPT.receipt, status: "FAILED" as const } };
+    const failedRun = { kind: "run" as const, receipt: { ...RECEIPT.receipt, status: "ESCALATED" as const } };
     const ev = g(upTo(typed))
       .when({ kind: "record_validation", identity: ID, receipt: failedRun })
-      .thenEvents([fail("receipt_missing", "validation", "the run is FAILED, not SUCCESS")] as never);
+      .thenEvents([fail("receipt_missing", "validation", "the run is ESCALATED, not SUCCESS")] as never);
     given(turnDecider, [...upTo(typed), ...ev])
       .when({ kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB })
       .thenError(/phase_conflict.*receipt_missing/);
