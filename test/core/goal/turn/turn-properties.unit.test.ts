@@ -6,6 +6,7 @@ import {
   monitorDecider,
   nextBackoff,
   nextTurnPhase,
+  type Readback,
   type TurnCommand,
   type TurnEvent,
   turnDecider,
@@ -175,8 +176,9 @@ describe("turn properties", () => {
 
 /** A host that follows nextTurnPhase against a world (the goal workspace commits, the runs, the host cadence). */
 interface World {
-  runs: Record<string, string>;
-  commits: Record<string, { commit: string; new_revision: string }>;
+  /** Every effect carried out, in order (a duplicate shows up as a second entry). */
+  runs: { ref: string; run_ref: string }[];
+  commits: { ref: string; commit: string; new_revision: string }[];
   host: string | null;
 }
 type Micro = { kind: "append"; cmd: TurnCommand } | { kind: "effect"; apply: (w: World) => void };
@@ -197,7 +199,7 @@ function plan(events: TurnEvent[], w: World): Micro[] {
             {
               kind: "effect",
               apply: (x) => {
-                x.runs[n.effect_ref] = "run_1";
+                x.runs.push({ ref: n.effect_ref, run_ref: "run_1" });
               },
             },
             a({ kind: "record_host_execute", identity: ID, effect_ref: n.effect_ref, run_ref: "run_1" }),
@@ -207,10 +209,11 @@ function plan(events: TurnEvent[], w: World): Micro[] {
             {
               kind: "effect",
               apply: (x) => {
-                x.commits[n.effect_ref] = {
-                  commit: `c${Object.keys(x.commits).length + 1}`,
+                x.commits.push({
+                  ref: n.effect_ref,
+                  commit: `c${x.commits.length + 1}`,
                   new_revision: "rev_b",
-                };
+                });
               },
             },
             a({
@@ -221,22 +224,26 @@ function plan(events: TurnEvent[], w: World): Micro[] {
             }),
           ];
     case "readback": {
-      const hit = n.phase === "host_execute" ? w.runs[n.effect_ref] : w.commits[n.effect_ref];
-      const payload =
-        n.phase === "host_execute"
-          ? { phase: "host_execute" as const, run_ref: w.runs[n.effect_ref] ?? "" }
-          : {
-              phase: "durable_writeback" as const,
-              ...(w.commits[n.effect_ref] ?? { commit: "", new_revision: "" }),
-            };
+      const runs = w.runs.filter((r) => r.ref === n.effect_ref);
+      const commits = w.commits.filter((c) => c.ref === n.effect_ref);
+      const hits = n.phase === "host_execute" ? runs.length : commits.length;
+      const readback: Readback =
+        hits > 1
+          ? { found: "unknown", reason: "ambiguous" }
+          : hits === 0
+            ? { found: "absent" }
+            : n.phase === "host_execute"
+              ? { found: "committed", payload: { phase: "host_execute", run_ref: runs[0]?.run_ref ?? "" } }
+              : {
+                  found: "committed",
+                  payload: {
+                    phase: "durable_writeback",
+                    commit: commits[0]?.commit ?? "",
+                    new_revision: commits[0]?.new_revision ?? "",
+                  },
+                };
       return [
-        a({
-          kind: "resolve_readback",
-          identity: ID,
-          phase: n.phase,
-          effect_ref: n.effect_ref,
-          readback: hit ? { found: "committed", payload } : { found: "absent" },
-        }),
+        a({ kind: "resolve_readback", identity: ID, phase: n.phase, effect_ref: n.effect_ref, readback }),
       ];
     }
     case "record":
@@ -320,7 +327,7 @@ const settlement = (es: TurnEvent[]) =>
   );
 
 describe("turn: any crash point + readback yields the uninterrupted facts", () => {
-  const clean = drive([], { runs: {}, commits: {}, host: null }, Infinity);
+  const clean = drive([], { runs: [], commits: [], host: null }, Infinity);
   it("the uninterrupted turn ends done with one commit, one spend, one ACK", () => {
     expect(nextTurnPhase(fold(turnDecider, clean.events))).toEqual({ kind: "done" });
     // bind 1 + host_execute 3 + typed 1 + validation 1 + writeback 3 + spend 1 + scheduler 3
@@ -328,12 +335,12 @@ describe("turn: any crash point + readback yields the uninterrupted facts", () =
   });
   for (let k = 0; k <= clean.used; k++)
     it(`crash after micro-step ${k}`, () => {
-      const world: World = { runs: {}, commits: {}, host: null };
+      const world: World = { runs: [], commits: [], host: null };
       const crashed = drive([], world, k);
       const resumed = drive(crashed.events, world, Infinity).events;
       expect(nextTurnPhase(fold(turnDecider, resumed))).toEqual({ kind: "done" });
-      expect(Object.keys(world.commits)).toHaveLength(1);
-      expect(Object.keys(world.runs)).toHaveLength(1);
+      expect(world.commits).toHaveLength(1);
+      expect(world.runs).toHaveLength(1);
       expect(settlement(resumed)).toEqual(settlement(clean.events));
       expect(resumed.filter((e) => e.type === "turn_quota_spent")).toHaveLength(1);
       expect(resumed.filter((e) => e.type === "turn_scheduler_acked")).toHaveLength(1);
