@@ -1,3 +1,4 @@
+import type { InteractionContract } from "../contract.js";
 import type { RuntimeState } from "../runtime-state.js";
 
 /**
@@ -12,6 +13,17 @@ export interface ContractView {
   /** The contract's own hint time (a throttle window's reopening, a resume_when time). */
   not_before: string | null;
   terminal: boolean;
+}
+
+/** The view of goal-core's interaction contract the scheduler reads. */
+export function contractView(c: InteractionContract): ContractView {
+  return {
+    runtime_state: c.runtime_state,
+    selected_todo: c.agent_channel.selected_todo,
+    gate_ids: c.user_channel.gates.map((g) => g.gate_id),
+    not_before: c.scheduler_hint.not_before,
+    terminal: c.terminal,
+  };
 }
 
 /** The identity backoff is keyed by: selected todo, runtime state, gate set. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type ContractView,
   contractIdentity,
+  contractView,
   delaySeconds,
   nextBackoff,
   nextWakeUp,
@@ -123,5 +124,24 @@ describe("scheduler: next wake-up", () => {
       expect(w.action).not.toBe("run_now");
       expect(w.at).toBeNull();
     }
+  });
+});
+
+describe("scheduler: on goal-core's interaction contract", () => {
+  it("contractView reads runtime state, selected todo, gate ids, not_before and terminal", () => {
+    const contract = {
+      runtime_state: "operator_gate",
+      agent_channel: { selected_todo: "todo_docs" },
+      user_channel: { gates: [{ gate_id: "todo_publish", scope: "publish", content: "", covers: [] }] },
+      scheduler_hint: { action: "ask_user", not_before: null },
+      terminal: false,
+    } as unknown as Parameters<typeof contractView>[0];
+    expect(contractView(contract)).toEqual({
+      runtime_state: "operator_gate",
+      selected_todo: "todo_docs",
+      gate_ids: ["todo_publish"],
+      not_before: null,
+      terminal: false,
+    });
   });
 });

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  nextTurnPhase,
-  readbackDecision,
-  TurnRefusal,
-  turnDecider,
-} from "../../../../src/core/goal/turn/index.js";
+import { nextTurnPhase, TurnRefusal, turnDecider } from "../../../../src/core/goal/turn/index.js";
 import { fold, given } from "../../../support/decider.js";
 import {
   acked,
@@ -345,106 +340,5 @@ describe("turn: refusals", () => {
     g([...upTo(typed), rel])
       .when({ kind: "record_validation", identity: ID, receipt: RECEIPT })
       .thenError(/phase_conflict.*released/);
-  });
-});
-
-describe("turn: crash recovery by readback", () => {
-  it("the rule: committed → reuse, absent → execute, unknown → fail closed", () => {
-    expect([readbackDecision("committed"), readbackDecision("absent"), readbackDecision("unknown")]).toEqual([
-      "reuse",
-      "execute",
-      "fail_closed",
-    ]);
-  });
-  it("committed writeback: reuse its payload (one writeback fact)", () => {
-    g(upTo(wbPrepared))
-      .when({
-        kind: "resolve_readback",
-        identity: ID,
-        phase: "durable_writeback",
-        effect_ref: WB,
-        readback: {
-          found: "committed",
-          payload: { phase: "durable_writeback", commit: "c1", new_revision: "rev_b" },
-        },
-      })
-      .thenEvents([
-        {
-          type: "turn_effect_readback",
-          data: { identity: ID, phase: "durable_writeback", effect_ref: WB, found: "committed" },
-        },
-        written,
-      ]);
-  });
-  it("absent host effect: execute again", () => {
-    const rb = {
-      type: "turn_effect_readback" as const,
-      data: { identity: ID, phase: "host_execute" as const, effect_ref: HX, found: "absent" as const },
-    };
-    g(upTo(hxPrepared))
-      .when({
-        kind: "resolve_readback",
-        identity: ID,
-        phase: "host_execute",
-        effect_ref: HX,
-        readback: { found: "absent" },
-      })
-      .thenEvents([rb]);
-    expect(nextTurnPhase(fold(turnDecider, [...upTo(hxPrepared), rb]))).toEqual({
-      kind: "execute",
-      phase: "host_execute",
-      effect_ref: HX,
-    });
-  });
-  it("unknown readback fails closed as blocked_health and nothing else moves", () => {
-    const ev = g(upTo(wbPrepared))
-      .when({
-        kind: "resolve_readback",
-        identity: ID,
-        phase: "durable_writeback",
-        effect_ref: WB,
-        readback: { found: "unknown", reason: "two commits carry the trailer" },
-      })
-      .events();
-    expect(ev).toEqual([
-      fail(
-        "blocked_health",
-        "durable_writeback",
-        `readback of ${WB} is unknown: two commits carry the trailer; failing closed`,
-      ),
-    ]);
-    const after = [...upTo(wbPrepared), ...ev];
-    expect(nextTurnPhase(fold(turnDecider, after)).kind).toBe("blocked_health");
-    given(turnDecider, after)
-      .when({
-        kind: "record_writeback",
-        identity: ID,
-        effect_ref: WB,
-        outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
-      })
-      .thenError(/phase_conflict.*blocked_health/);
-  });
-  it("a readback without a prepared effect, or with another phase's payload, is refused", () => {
-    g(upTo(validated))
-      .when({
-        kind: "resolve_readback",
-        identity: ID,
-        phase: "durable_writeback",
-        effect_ref: WB,
-        readback: { found: "absent" },
-      })
-      .thenError(/receipt_missing.*no prepared/);
-    g(upTo(hxPrepared))
-      .when({
-        kind: "resolve_readback",
-        identity: ID,
-        phase: "host_execute",
-        effect_ref: HX,
-        readback: {
-          found: "committed",
-          payload: { phase: "durable_writeback", commit: "c", new_revision: "r" },
-        },
-      })
-      .thenError(/identity_mismatch/);
   });
 });
