@@ -1,6 +1,7 @@
 import {
   type EffectPhase,
   effectRef,
+  schedulerRef,
   spendKey,
   type TurnCommand,
   type TurnEvent,
@@ -172,6 +173,11 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
     }
     case "record_scheduler_apply": {
       if (!s.spend) refuse("receipt_missing", "scheduler_apply: no quota_spend fact");
+      if (cmd.effect_ref !== schedulerRef(id))
+        refuse(
+          "identity_mismatch",
+          `scheduler_apply: effect_ref ${cmd.effect_ref} is not ${schedulerRef(id)}`,
+        );
       if (s.acked) return [];
       if (s.applied)
         return json(s.applied.hint) === json(cmd.hint)
@@ -330,7 +336,7 @@ export function nextTurnPhase(s: TurnState): TurnNext {
       ? { kind: "readback", phase: "durable_writeback", effect_ref: wb }
       : { kind: "execute", phase: "durable_writeback", effect_ref: wb };
   if (!s.spend) return { kind: "record", phase: "quota_spend" };
-  const sched = `${spendKey(id)}#scheduler_apply`;
+  const sched = schedulerRef(id);
   if (s.acked) return { kind: "done" };
   if (!s.applied) return { kind: "scheduler_apply", effect_ref: sched };
   return { kind: "scheduler_ack", effect_ref: sched };

@@ -164,3 +164,8 @@ export function spendKey(id: TurnIdentity): string {
 export function effectRef(id: TurnIdentity, phase: EffectPhase): string {
   return `${spendKey(id)}#${phase}`;
 }
+
+/** The effect_ref a scheduler apply and its ACK or failure receipt carry. */
+export function schedulerRef(id: TurnIdentity): string {
+  return `${spendKey(id)}#scheduler_apply`;
+}

@@ -145,6 +145,16 @@ describe("turn: refusals", () => {
       })
       .thenError(/identity_mismatch/);
   });
+  it("identity_mismatch: a scheduler apply under another turn's effect_ref", () => {
+    g(upTo(spent))
+      .when({
+        kind: "record_scheduler_apply",
+        identity: ID,
+        effect_ref: "goal_csv/builder/t0#scheduler_apply",
+        hint: HINT,
+      })
+      .thenError(/identity_mismatch/);
+  });
   it("receipt_missing: any phase before its predecessor", () => {
     g([])
       .when({ kind: "record_typed_result", identity: ID, result: ENVELOPE })
