@@ -1,0 +1,6 @@
+/** Governed turns (seed 001 §2–3): settlement, scheduler hint and backoff, monitor polls. Pure. */
+export * from "./monitor.js";
+export * from "./scheduler.js";
+export * from "./turn-decider.js";
+export * from "./turn-events.js";
+export * from "./turn-state.js";

@@ -1,0 +1,117 @@
+import type {
+  EffectPhase,
+  SchedulerHintFact,
+  TurnEvent,
+  TurnFailure,
+  TurnIdentity,
+  TurnReceipt,
+  TurnWork,
+  TypedResult,
+  Usage,
+} from "./turn-events.js";
+
+/** The fold of one turn's facts. */
+export interface TurnState {
+  identity: TurnIdentity | null;
+  work: TurnWork | null;
+  base_revision: string | null;
+  /** Effects journaled as prepared and not yet settled (by completion or readback). */
+  prepared: Partial<Record<EffectPhase, string>>;
+  host: { effect_ref: string; run_ref: string } | null;
+  result: TypedResult | null;
+  receipt: TurnReceipt | null;
+  writeback: { effect_ref: string; commit: string; new_revision: string } | null;
+  spend: { spend_key: string; usage: Usage } | null;
+  applied: { effect_ref: string; hint: SchedulerHintFact } | null;
+  /** The schedule the host runs: set only by an ACK, never by an apply alone. */
+  acked: { effect_ref: string; hint: SchedulerHintFact; mode: "host_match" | "host_updated" } | null;
+  apply_failures: number;
+  failure: TurnFailure | null;
+  released: string | null;
+}
+
+export function initialTurnState(): TurnState {
+  return {
+    identity: null,
+    work: null,
+    base_revision: null,
+    prepared: {},
+    host: null,
+    result: null,
+    receipt: null,
+    writeback: null,
+    spend: null,
+    applied: null,
+    acked: null,
+    apply_failures: 0,
+    failure: null,
+    released: null,
+  };
+}
+
+function without(p: TurnState["prepared"], phase: EffectPhase): TurnState["prepared"] {
+  const { [phase]: _gone, ...rest } = p;
+  return rest;
+}
+
+export function evolveTurn(s: TurnState, e: TurnEvent): TurnState {
+  switch (e.type) {
+    case "turn_bound":
+      return { ...s, identity: e.data.identity, work: e.data.work, base_revision: e.data.base_revision };
+    case "turn_effect_prepared":
+      return { ...s, prepared: { ...s.prepared, [e.data.phase]: e.data.effect_ref } };
+    case "turn_effect_readback":
+      // committed: the completion fact follows in the same batch; absent: execute again.
+      return { ...s, prepared: without(s.prepared, e.data.phase) };
+    case "turn_host_executed":
+      return {
+        ...s,
+        prepared: without(s.prepared, "host_execute"),
+        host: { effect_ref: e.data.effect_ref, run_ref: e.data.run_ref },
+      };
+    case "turn_typed_result":
+      return { ...s, result: e.data.result };
+    case "turn_validated":
+      return { ...s, receipt: e.data.receipt };
+    case "turn_writeback_accepted":
+      return {
+        ...s,
+        prepared: without(s.prepared, "durable_writeback"),
+        writeback: {
+          effect_ref: e.data.effect_ref,
+          commit: e.data.commit,
+          new_revision: e.data.new_revision,
+        },
+      };
+    case "turn_quota_spent":
+      return { ...s, spend: { spend_key: e.data.spend_key, usage: e.data.usage }, failure: null };
+    case "turn_scheduler_applied":
+      return { ...s, applied: { effect_ref: e.data.effect_ref, hint: e.data.hint } };
+    case "turn_scheduler_acked":
+      return s.applied
+        ? { ...s, acked: { effect_ref: e.data.effect_ref, hint: s.applied.hint, mode: e.data.mode } }
+        : s;
+    case "turn_scheduler_apply_failed":
+      return { ...s, applied: null, apply_failures: s.apply_failures + 1 };
+    case "turn_rebased":
+      return {
+        ...s,
+        base_revision: e.data.to_revision,
+        result: null,
+        receipt: null,
+        prepared: without(s.prepared, "durable_writeback"),
+        failure: null,
+      };
+    case "turn_released":
+      return { ...s, released: e.data.reason };
+    case "turn_failed":
+      return {
+        ...s,
+        failure: e.data.failure,
+        prepared:
+          e.data.failure.code === "writeback_rejected" || e.data.failure.code === "needs_rebase"
+            ? without(s.prepared, "durable_writeback")
+            : s.prepared,
+      };
+  }
+}

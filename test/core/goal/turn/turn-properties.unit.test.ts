@@ -1,0 +1,349 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  contractIdentity,
+  type MonitorEvent,
+  monitorDecider,
+  nextBackoff,
+  nextTurnPhase,
+  type Readback,
+  type TurnCommand,
+  type TurnEvent,
+  turnDecider,
+} from "../../../../src/core/goal/turn/index.js";
+import { fold } from "../../../support/decider.js";
+import { ENVELOPE, HINT, HX, ID, KEY, OTHER, RECEIPT, REV, SA, USAGE, WB } from "./turn-fixtures.js";
+
+/** Apply commands one by one, keeping what the decider accepts (a refusal appends nothing). */
+function run<S, E, C>(d: { initialState(): S; evolve(s: S, e: E): S; decide(c: C, s: S): E[] }, cmds: C[]) {
+  let s = d.initialState();
+  const log: E[] = [];
+  for (const c of cmds) {
+    try {
+      for (const e of d.decide(c, s)) {
+        log.push(e);
+        s = d.evolve(s, e);
+      }
+    } catch {
+      /* refused */
+    }
+  }
+  return log;
+}
+
+const turnCommand: fc.Arbitrary<TurnCommand> = fc.oneof(
+  fc.constantFrom<TurnCommand>(
+    { kind: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, base_revision: REV },
+    { kind: "prepare_effect", identity: ID, phase: "host_execute", effect_ref: HX },
+    { kind: "record_host_execute", identity: ID, effect_ref: HX, run_ref: "run_1" },
+    { kind: "record_typed_result", identity: ID, result: ENVELOPE },
+    { kind: "record_validation", identity: ID, receipt: RECEIPT },
+    { kind: "record_validation", identity: ID, receipt: null },
+    { kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB },
+    {
+      kind: "record_writeback",
+      identity: ID,
+      effect_ref: WB,
+      outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+    },
+    { kind: "record_writeback", identity: ID, effect_ref: WB, outcome: { kind: "rejected", reason: "x" } },
+    {
+      kind: "record_writeback",
+      identity: ID,
+      effect_ref: WB,
+      outcome: { kind: "cas_conflict", current_revision: "rev_c" },
+    },
+    { kind: "rebase", identity: ID, to_revision: "rev_c" },
+    {
+      kind: "resolve_readback",
+      identity: ID,
+      phase: "durable_writeback",
+      effect_ref: WB,
+      readback: { found: "absent" },
+    },
+    {
+      kind: "resolve_readback",
+      identity: ID,
+      phase: "durable_writeback",
+      effect_ref: WB,
+      readback: { found: "unknown", reason: "?" },
+    },
+    { kind: "record_spend", identity: ID, spend_key: KEY, usage: USAGE, outcome: { kind: "accepted" } },
+    {
+      kind: "record_spend",
+      identity: ID,
+      spend_key: KEY,
+      usage: USAGE,
+      outcome: { kind: "rejected", reason: "x" },
+    },
+    {
+      kind: "record_spend",
+      identity: OTHER,
+      spend_key: "goal_csv/builder/t0",
+      usage: USAGE,
+      outcome: { kind: "accepted" },
+    },
+    { kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT },
+    {
+      kind: "record_scheduler_ack",
+      identity: ID,
+      effect_ref: SA,
+      outcome: { kind: "ack", mode: "host_match" },
+    },
+  ),
+);
+
+describe("turn properties", () => {
+  it("spend never precedes an accepted writeback, and happens at most once", () => {
+    fc.assert(
+      fc.property(fc.array(turnCommand, { maxLength: 40 }), (cmds) => {
+        const log = run(turnDecider, cmds);
+        const spend = log.findIndex((e) => e.type === "turn_quota_spent");
+        const wb = log.findIndex((e) => e.type === "turn_writeback_accepted");
+        if (spend >= 0) expect(wb).toBeGreaterThanOrEqual(0);
+        if (spend >= 0) expect(wb).toBeLessThan(spend);
+        expect(log.filter((e) => e.type === "turn_quota_spent").length).toBeLessThanOrEqual(1);
+        const ack = log.findIndex((e) => e.type === "turn_scheduler_acked");
+        if (ack >= 0) expect(spend).toBeGreaterThanOrEqual(0);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a monitor never creates two successors for one generation", () => {
+    const poll = fc.record({
+      kind: fc.constant("record_poll" as const),
+      operation_id: fc.constantFrom("op1", "op2", "op3", "op4"),
+      now: fc.constantFrom(
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:05:00.000Z",
+        "2026-12-01T10:10:00.000Z",
+      ),
+      result_hash: fc.constantFrom("h1", "h2", "h3"),
+      generation: fc.integer({ min: 0, max: 3 }),
+      successor: fc.constant({ todo_id: "todo_follow", content: "follow up" }),
+    });
+    fc.assert(
+      fc.property(fc.array(poll, { maxLength: 30 }), (polls) => {
+        const log = run(monitorDecider, [
+          {
+            kind: "arm",
+            todo_id: "todo_watch",
+            policy: { cadence_seconds: 60 },
+            now: "2026-12-01T10:00:00.000Z",
+          },
+          ...polls,
+        ]);
+        const gens = log.flatMap((e: MonitorEvent) =>
+          e.type === "monitor_successor_created" ? [e.data.generation] : [],
+        );
+        expect(new Set(gens).size).toBe(gens.length);
+        expect(gens).toEqual([...gens].sort((a, b) => a - b));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("backoff never grows across an identity change or a new reset_token", () => {
+    const ids = ["todo_a", "todo_b"].map((t) =>
+      contractIdentity({
+        runtime_state: "eligible",
+        selected_todo: t,
+        gate_ids: [],
+        not_before: null,
+        terminal: false,
+      }),
+    );
+    const turn = fc.record({
+      identity: fc.constantFrom(...ids),
+      changed: fc.boolean(),
+      reset_token: fc.constantFrom(null, "r1", "r2"),
+    });
+    fc.assert(
+      fc.property(fc.array(turn, { maxLength: 30 }), (turns) => {
+        let prev = null as ReturnType<typeof nextBackoff> | null;
+        for (const t of turns) {
+          const next = nextBackoff(prev, t);
+          if (!prev || prev.identity !== t.identity || prev.reset_token !== t.reset_token || t.changed)
+            expect(next.step).toBe(0);
+          else expect(next.step).toBeGreaterThanOrEqual(prev.step);
+          prev = next;
+        }
+      }),
+    );
+  });
+});
+
+/** A host that follows nextTurnPhase against a world (the goal workspace commits, the runs, the host cadence). */
+interface World {
+  /** Every effect carried out, in order (a duplicate shows up as a second entry). */
+  runs: { ref: string; run_ref: string }[];
+  commits: { ref: string; commit: string; new_revision: string }[];
+  host: string | null;
+}
+type Micro = { kind: "append"; cmd: TurnCommand } | { kind: "effect"; apply: (w: World) => void };
+
+function plan(events: TurnEvent[], w: World): Micro[] {
+  const s = fold(turnDecider, events);
+  const n = nextTurnPhase(s);
+  const a = (cmd: TurnCommand): Micro => ({ kind: "append", cmd });
+  switch (n.kind) {
+    case "bind":
+      return [
+        a({ kind: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, base_revision: REV }),
+      ];
+    case "execute":
+      return n.phase === "host_execute"
+        ? [
+            a({ kind: "prepare_effect", identity: ID, phase: n.phase, effect_ref: n.effect_ref }),
+            {
+              kind: "effect",
+              apply: (x) => {
+                x.runs.push({ ref: n.effect_ref, run_ref: "run_1" });
+              },
+            },
+            a({ kind: "record_host_execute", identity: ID, effect_ref: n.effect_ref, run_ref: "run_1" }),
+          ]
+        : [
+            a({ kind: "prepare_effect", identity: ID, phase: n.phase, effect_ref: n.effect_ref }),
+            {
+              kind: "effect",
+              apply: (x) => {
+                x.commits.push({
+                  ref: n.effect_ref,
+                  commit: `c${x.commits.length + 1}`,
+                  new_revision: "rev_b",
+                });
+              },
+            },
+            a({
+              kind: "record_writeback",
+              identity: ID,
+              effect_ref: n.effect_ref,
+              outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+            }),
+          ];
+    case "readback": {
+      const runs = w.runs.filter((r) => r.ref === n.effect_ref);
+      const commits = w.commits.filter((c) => c.ref === n.effect_ref);
+      const hits = n.phase === "host_execute" ? runs.length : commits.length;
+      const readback: Readback =
+        hits > 1
+          ? { found: "unknown", reason: "ambiguous" }
+          : hits === 0
+            ? { found: "absent" }
+            : n.phase === "host_execute"
+              ? { found: "committed", payload: { phase: "host_execute", run_ref: runs[0]?.run_ref ?? "" } }
+              : {
+                  found: "committed",
+                  payload: {
+                    phase: "durable_writeback",
+                    commit: commits[0]?.commit ?? "",
+                    new_revision: commits[0]?.new_revision ?? "",
+                  },
+                };
+      return [
+        a({ kind: "resolve_readback", identity: ID, phase: n.phase, effect_ref: n.effect_ref, readback }),
+      ];
+    }
+    case "record":
+      if (n.phase === "typed_result")
+        return [a({ kind: "record_typed_result", identity: ID, result: ENVELOPE })];
+      if (n.phase === "validation") return [a({ kind: "record_validation", identity: ID, receipt: RECEIPT })];
+      return [
+        a({
+          kind: "record_spend",
+          identity: ID,
+          spend_key: KEY,
+          usage: USAGE,
+          outcome: { kind: "accepted" },
+        }),
+      ];
+    case "scheduler_apply":
+      return [
+        a({ kind: "record_scheduler_apply", identity: ID, effect_ref: n.effect_ref, hint: HINT }),
+        {
+          kind: "effect",
+          apply: (x) => {
+            x.host = HINT.not_before;
+          },
+        },
+        a({
+          kind: "record_scheduler_ack",
+          identity: ID,
+          effect_ref: n.effect_ref,
+          outcome: { kind: "ack", mode: "host_updated" },
+        }),
+      ];
+    case "scheduler_ack": {
+      const ack = (mode: "host_match" | "host_updated") =>
+        a({
+          kind: "record_scheduler_ack",
+          identity: ID,
+          effect_ref: n.effect_ref,
+          outcome: { kind: "ack", mode },
+        });
+      return w.host === HINT.not_before
+        ? [ack("host_match")]
+        : [
+            {
+              kind: "effect",
+              apply: (x) => {
+                x.host = HINT.not_before;
+              },
+            },
+            ack("host_updated"),
+          ];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Runs up to `budget` micro-steps (Infinity: to the end); a crash is simply stopping. */
+function drive(events: TurnEvent[], w: World, budget: number): { events: TurnEvent[]; used: number } {
+  let used = 0;
+  for (;;) {
+    const steps = plan(events, w);
+    if (steps.length === 0) return { events, used };
+    for (const m of steps) {
+      if (used >= budget) return { events, used };
+      used++;
+      if (m.kind === "effect") m.apply(w);
+      else events = [...events, ...turnDecider.decide(m.cmd, fold(turnDecider, events))];
+    }
+  }
+}
+
+const settlement = (es: TurnEvent[]) =>
+  es.filter((e) =>
+    [
+      "turn_writeback_accepted",
+      "turn_quota_spent",
+      "turn_host_executed",
+      "turn_typed_result",
+      "turn_validated",
+    ].includes(e.type),
+  );
+
+describe("turn: any crash point + readback yields the uninterrupted facts", () => {
+  const clean = drive([], { runs: [], commits: [], host: null }, Infinity);
+  it("the uninterrupted turn ends done with one commit, one spend, one ACK", () => {
+    expect(nextTurnPhase(fold(turnDecider, clean.events))).toEqual({ kind: "done" });
+    // bind 1 + host_execute 3 + typed 1 + validation 1 + writeback 3 + spend 1 + scheduler 3
+    expect(clean.used).toBe(13);
+  });
+  for (let k = 0; k <= clean.used; k++)
+    it(`crash after micro-step ${k}`, () => {
+      const world: World = { runs: [], commits: [], host: null };
+      const crashed = drive([], world, k);
+      const resumed = drive(crashed.events, world, Infinity).events;
+      expect(nextTurnPhase(fold(turnDecider, resumed))).toEqual({ kind: "done" });
+      expect(world.commits).toHaveLength(1);
+      expect(world.runs).toHaveLength(1);
+      expect(settlement(resumed)).toEqual(settlement(clean.events));
+      expect(resumed.filter((e) => e.type === "turn_quota_spent")).toHaveLength(1);
+      expect(resumed.filter((e) => e.type === "turn_scheduler_acked")).toHaveLength(1);
+      expect(resumed.filter((e) => e.type === "turn_writeback_accepted")).toHaveLength(1);
+    });
+});
