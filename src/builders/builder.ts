@@ -51,6 +51,8 @@ export interface BuilderResult {
   durationMs: number;
   output: string;
   infrastructure: string | null;
+  /** What the agent said at the end, when the builder can tell it from its output (an adapter): the claim. */
+  claim?: string;
 }
 
 /** Anything that changes the run workspace in one pass: an external agent, the oracle, or nothing. */

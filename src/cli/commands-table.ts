@@ -73,6 +73,7 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
 --workspace DIR: DIR must hold exactly the listed files (it is checked, never changed).`,
     flags: [
       "model",
+      "agent",
       "builder",
       "oracle",
       "noop",

@@ -32,6 +32,10 @@ export const FLAGS = {
     value: "SPEC",
     help: "run loopgate's own agent on this model: anthropic:MODEL, openai:MODEL, openai-compatible:MODEL,\nscripted:FILE, replay:FILE",
   },
+  agent: {
+    value: "NAME",
+    help: "run: an external agent through loopgate's adapter: codex[:MODEL] (codex exec --json in the sandbox;\n--base-url is its Responses provider, e.g. a loopgate model-server)",
+  },
   builder: { value: "CMD", help: "run this external agent command (argv line, no shell) as the builder" },
   oracle: { help: "run the task's reference solution as the builder" },
   noop: { help: "a builder that changes nothing (the gates must reject it)" },
@@ -67,7 +71,10 @@ export const FLAGS = {
     help: "built-in agent: run-wide cost cap (overrides budget.cost_usd)",
   },
   record: { value: "FILE", help: "built-in agent: save the model's responses as a replayable scripted file" },
-  "base-url": { value: "URL", help: "built-in agent: the server of an openai-compatible model" },
+  "base-url": {
+    value: "URL",
+    help: "built-in agent: the server of an openai-compatible model; --agent codex: its Responses provider URL",
+  },
   "no-step-checks": {
     help: "built-in agent: do not execute the checks plan steps declare (they stay unverified)",
   },

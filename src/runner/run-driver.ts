@@ -224,7 +224,7 @@ async function runBuilderPhase(ctx: RunContext, n: number): Promise<Envelope | n
   // Killed by the interrupt: that is not the builder's result. Nothing is recorded, so a resume rolls the
   // workspace back and runs the builder again; the driver records the interrupt.
   if (ctx.signal?.aborted) return null;
-  const claim = claimRecord(n, r.output);
+  const claim = claimRecord(n, r.claim ?? r.output);
   await journal.record({
     type: "record_builder",
     data: builderRecord(n, r),

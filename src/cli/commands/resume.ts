@@ -1,4 +1,5 @@
 import { agentBuilder } from "../../agent/agent-builder.js";
+import { codexFromDescriptor } from "../../builders/codex/codex-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
@@ -65,7 +66,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
               ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
             });
           case "command":
-            return commandBuilder(d.command ?? "");
+            return codexFromDescriptor(d.command) ?? commandBuilder(d.command ?? "");
           case "oracle":
             return oracleBuilder(d.command ?? "");
           case "noop":

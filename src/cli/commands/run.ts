@@ -3,6 +3,7 @@ import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
 import type { Builder } from "../../builders/builder.js";
+import { agentAdapter } from "../../builders/codex/agent-flag.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
@@ -34,6 +35,8 @@ export interface RunFlags {
   "max-attempts"?: string;
   "unsafe-no-sandbox"?: boolean;
   model?: string;
+  /** An external agent run through loopgate's adapter: `codex[:MODEL]`. */
+  agent?: string;
   record?: string;
   "base-url"?: string;
   "max-turns"?: string;
@@ -72,12 +75,14 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
     Boolean(flags.oracle),
     Boolean(flags.noop),
     flags.model !== undefined,
+    flags.agent !== undefined,
   ].filter(Boolean).length;
   if (chosen !== 1)
     throw new InputError(
-      "choose exactly one builder: --model PROVIDER:MODEL, --builder CMD, --oracle or --noop",
+      "choose exactly one builder: --model PROVIDER:MODEL, --agent codex[:MODEL], --builder CMD, --oracle or --noop",
       "loopgate run",
     );
+  if (flags.agent !== undefined) return agentAdapter(flags.agent, flags);
   if (flags.model === undefined)
     for (const f of [
       "record",

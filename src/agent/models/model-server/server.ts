@@ -213,7 +213,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   };
 }
 
-/** The path without query string and trailing slash; `/v1` is implied for OpenAI clients that omit it. */
+/** The path without its query string and trailing slash (each protocol accepts its own `/v1` forms). */
 function normalize(url: string): string {
   const path = url.split("?")[0] ?? "/";
   return path.replace(/\/+$/, "");
