@@ -315,13 +315,14 @@ const data = {
   }),
   /**
    * A tool call an external agent's runtime reported through loopgate's hook (Claude Code's PostToolUse
-   * or PostToolUseFailure), origin `agent_runtime`. Recorded as reported: the command, its exit code,
+   * or PostToolUseFailure) or its event stream (Codex's `item.completed` of a `command_execution` or
+   * `file_change`), origin `agent_runtime`. Recorded as reported: the command, its exit code,
    * the head and tail of its output.
    */
   agent_tool_observed: z.object({
     attempt,
-    agent: z.literal("claude-code"),
-    hook_event: z.enum(["PostToolUse", "PostToolUseFailure", "TaskCompleted"]),
+    agent: z.enum(["claude-code", "codex"]),
+    hook_event: z.enum(["PostToolUse", "PostToolUseFailure", "TaskCompleted", "item.completed"]),
     session_id: z.string().max(200),
     tool: z.string().max(200),
     /** The Bash command, or the file path of a file tool; "" when the tool has neither. */
@@ -332,7 +333,7 @@ const data = {
   /** An external agent session ended: its own result line (turns, cost, usage), origin `agent_runtime`. */
   agent_session_finished: z.object({
     attempt: z.number().int().nonnegative(),
-    agent: z.literal("claude-code"),
+    agent: z.enum(["claude-code", "codex"]),
     session_id: z.string().max(200),
     exit_code: z.number().int().nullable(),
     subtype: z.string().max(200).nullable(),
