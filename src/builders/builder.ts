@@ -58,7 +58,7 @@ export interface BuilderResult {
 /** Anything that changes the run workspace in one pass: an external agent, the oracle, or nothing. */
 export interface Builder {
   descriptor: {
-    kind: "command" | "oracle" | "noop" | "workspace" | "agent";
+    kind: "command" | "oracle" | "noop" | "workspace" | "agent" | "claude-code";
     command?: string;
     max_turns?: number;
     max_cost_usd?: number;

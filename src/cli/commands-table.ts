@@ -122,8 +122,8 @@ $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
   {
     name: "hook",
     usage: [
-      "loopgate hook stop TASK [--store DIR]        (a Claude Code Stop hook: reads its JSON on stdin)",
-      "loopgate hook post-tool TASK [--store DIR]   (PostToolUse / PostToolUseFailure)",
+      "loopgate hook stop TASK [--store DIR]",
+      "loopgate hook post-tool TASK [--store DIR]",
       "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run]",
     ],
     about: `Claude Code hooks for your own sessions. stop verifies the session's folder against TASK as

@@ -59,7 +59,8 @@ export const GateDeclaration = z.object({
 });
 
 export const BuilderDescriptor = z.object({
-  kind: z.enum(["command", "oracle", "noop", "workspace", "agent"]),
+  /** `claude-code`: `loopgate claude`, the real Claude Code gated through its Stop hook. */
+  kind: z.enum(["command", "oracle", "noop", "workspace", "agent", "claude-code"]),
   command: z.string().optional(),
   /** The built-in agent's command-line caps, kept so a resumed run enforces the same ones. */
   max_turns: z.number().int().positive().optional(),

@@ -71,7 +71,9 @@ export function exampleProblems(ex: CommandExample, cli: CliSurface): string[] {
     const known = cli.commands.includes(two) || cli.commands.includes(head);
     if (!known) problems.push(`no command "${head}" in --help`);
   }
-  for (const w of words) {
+  // Words after `--` are another program's (`loopgate claude TASK -- --allowedTools Bash`).
+  const end = words.indexOf("--");
+  for (const w of end < 0 ? words : words.slice(0, end)) {
     // Flags in a synopsis come bracketed (`[--json]`); placeholders and prose (`…`, `RUN`) are not flags.
     const flag = /^\[?(--[a-z][a-z-]*)/.exec(w)?.[1];
     if (flag && !cli.flags.includes(flag)) problems.push(`${flag} is not a flag of --help`);

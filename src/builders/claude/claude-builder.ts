@@ -55,7 +55,7 @@ export class ClaudeBuilder implements Builder {
   private owned: string[] = [];
 
   constructor(private readonly o: ClaudeBuilderOptions) {
-    this.descriptor = { kind: "command", command: ["claude", ...o.extraArgs].join(" ") };
+    this.descriptor = { kind: "claude-code", command: ["claude", ...o.extraArgs].join(" ") };
   }
 
   preflight(): string | null {

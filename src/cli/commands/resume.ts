@@ -72,6 +72,11 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
           case "noop":
           case "workspace":
             return noopBuilder();
+          case "claude-code":
+            throw new InputError(
+              "a loopgate claude run cannot be resumed yet (its Claude Code session ended with the process); start a new one: loopgate claude TASK",
+              "loopgate resume",
+            );
           default:
             throw new InputError(`cannot rebuild a builder of kind ${String(d.kind)}`);
         }
