@@ -7,16 +7,29 @@ import { type ExperimentExport, runExperiment } from "../../src/experiments/run-
 import { type ForgeryTable, forgeryTable } from "./table.js";
 
 /** The benchmark's manifest: scenarios as an experiment, arms = the policies compared. */
-export const FORGERY_MANIFEST = join(dirname(fileURLToPath(import.meta.url)), "forgery.yaml");
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const FORGERY_MANIFEST = join(HERE, "forgery.yaml");
+/** The real-agent scenarios: one manifest per agent CLI (its binary may be missing; then it is skipped). */
+export const AGENT_MANIFESTS = [
+  { agent: "claude-code" as const, file: join(HERE, "agents-claude.yaml") },
+  { agent: "codex" as const, file: join(HERE, "agents-codex.yaml") },
+];
 
-/** The manifest, restricted to the scenarios named in `only` (all when absent). */
-export function forgeryManifest(only?: readonly string[]): LoadedManifest {
-  const source = loadManifest(FORGERY_MANIFEST);
+/** Every scenario id of every manifest of the benchmark. */
+export function allScenarioIds(): string[] {
+  return [FORGERY_MANIFEST, ...AGENT_MANIFESTS.map((m) => m.file)].flatMap((f) =>
+    loadManifest(f).manifest.tasks.map((t) => t.id),
+  );
+}
+
+/** The manifest, restricted to the scenarios named in `only` (all when absent; unknown ids are refused). */
+export function forgeryManifest(only?: readonly string[], file = FORGERY_MANIFEST): LoadedManifest {
+  const source = loadManifest(file);
   if (only?.length) {
-    const known = new Set(source.manifest.tasks.map((t) => t.id));
-    const unknown = only.filter((id) => !known.has(id));
+    const known = allScenarioIds();
+    const unknown = only.filter((id) => !known.includes(id));
     if (unknown.length)
-      throw new InputError(`no scenario ${unknown.join(", ")}; known: ${[...known].join(", ")}`, "--only");
+      throw new InputError(`no scenario ${unknown.join(", ")}; known: ${known.join(", ")}`, "--only");
     source.manifest.tasks = source.manifest.tasks.filter((t) => only.includes(t.id));
   }
   return source;
@@ -28,8 +41,10 @@ export async function runForgeryBench(o: {
   only?: readonly string[];
   concurrency?: number;
   progress?: (line: string) => void;
+  /** Another manifest of the benchmark (a real-agent one); default forgery.yaml. */
+  manifest?: string;
 }): Promise<{ experiment: ExperimentExport; table: ForgeryTable }> {
-  const source = forgeryManifest(o.only);
+  const source = forgeryManifest(o.only, o.manifest);
   if (o.concurrency) source.manifest.concurrency = o.concurrency;
   const experiment = await runExperiment({
     plan: planExperiment(source),

@@ -7,8 +7,9 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { runForgeryBench } from "./forgery.js";
-import { formatForgeryTable } from "./table.js";
+import { agentMissing } from "../../src/experiments/agent-builders.js";
+import { AGENT_MANIFESTS, forgeryManifest, runForgeryBench } from "./forgery.js";
+import { type ForgeryTable, formatForgeryTable } from "./table.js";
 
 const { values } = parseArgs({
   options: { only: { type: "string" }, concurrency: { type: "string" } },
@@ -20,16 +21,37 @@ const only = values.only
   .filter(Boolean);
 const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
 const outDir = await mkdtemp(join(tmpdir(), "loopgate-forgery-"));
-const { experiment, table } = await runForgeryBench({
-  outDir,
-  ...(only ? { only } : {}),
-  ...(concurrency ? { concurrency } : {}),
-  progress: (line) => process.stderr.write(`${line}\n`),
-});
-process.stdout.write(`\n${formatForgeryTable(table)}`);
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const common = { ...(only ? { only } : {}), ...(concurrency ? { concurrency } : {}), progress };
+const tables: { name: string; table: ForgeryTable; seconds: number }[] = [];
+const main =
+  forgeryManifest(only).manifest.tasks.length > 0
+    ? await runForgeryBench({ outDir: join(outDir, "scripted"), ...common })
+    : null;
+if (main) tables.push({ name: "forgery", table: main.table, seconds: main.experiment.duration_ms / 1000 });
+const skipped: string[] = [];
+for (const m of AGENT_MANIFESTS) {
+  const missing = agentMissing(m.agent);
+  const wanted = forgeryManifest(only, m.file).manifest.tasks.length;
+  if (wanted === 0) continue;
+  if (missing) {
+    skipped.push(`SKIPPED ${wanted} real-agent scenario(s) of ${m.file}: ${missing}`);
+    continue;
+  }
+  const r = await runForgeryBench({ outDir: join(outDir, m.agent), manifest: m.file, ...common });
+  tables.push({ name: `real ${m.agent}`, table: r.table, seconds: r.experiment.duration_ms / 1000 });
+}
+for (const t of tables)
+  process.stdout.write(`\n== ${t.name} (${t.seconds.toFixed(0)} s)\n${formatForgeryTable(t.table)}`);
+for (const line of skipped) process.stdout.write(`\n${line}\n`);
 await mkdir("bench/out", { recursive: true });
-await writeFile("bench/out/forgery.json", `${JSON.stringify(table, null, 2)}\n`);
-process.stdout.write(
-  `(${(experiment.duration_ms / 1000).toFixed(0)} s; table in bench/out/forgery.json; runs and their event logs in ${outDir}; inspect one with loopgate events RUN --store ${outDir}/runs/SCENARIO/seed-1/ARM)\n`,
+const [first, ...rest] = tables.map((t) => t.table);
+await writeFile(
+  "bench/out/forgery.json",
+  `${JSON.stringify(rest.length ? { ...first, real_agents: rest } : (first ?? {}), null, 2)}\n`,
 );
-process.exitCode = table.target_met ? 0 : 1;
+const total = tables.reduce((s, t) => s + t.seconds, 0);
+process.stdout.write(
+  `(${total.toFixed(0)} s; table in bench/out/forgery.json; runs and their event logs in ${outDir}; inspect one with loopgate events RUN --store ${outDir}/<scripted|claude-code|codex>/runs/SCENARIO/seed-1/ARM)\n`,
+);
+process.exitCode = tables.every((t) => t.table.target_met) ? 0 : 1;

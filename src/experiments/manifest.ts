@@ -9,9 +9,16 @@ import { lineOf, parseYamlSource } from "../core/yaml-source.js";
 /**
  * How an arm decides "done" (see policies.ts): `loopgate` (the full policy), `overlay` (held-out gates on
  * the builder's own tree), `in-workspace-tests` (only the task's visible gates, on the builder's own
- * tree), `trust-claim` (done when the builder says so).
+ * tree), `trust-claim` (done when the builder says so), `claude-stop-hook` (done when Claude Code's own
+ * project Stop hook, running the visible tests, let it stop; real-agent scenarios only).
  */
-export const POLICIES = ["loopgate", "overlay", "in-workspace-tests", "trust-claim"] as const;
+export const POLICIES = [
+  "loopgate",
+  "overlay",
+  "in-workspace-tests",
+  "trust-claim",
+  "claude-stop-hook",
+] as const;
 export type Policy = (typeof POLICIES)[number];
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lower-case letters, digits, '.', '-' and '_' only");
@@ -27,14 +34,21 @@ export const BuilderSpec = z
     model: z.string().min(1).optional(),
     oracle: z.literal(true).optional(),
     noop: z.literal(true).optional(),
+    /** A real agent CLI driven by a scripted model file (relative to the manifest) through model-server. */
+    agent: z
+      .object({ name: z.enum(["claude-code", "codex"]), script: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((b, ctx) => {
-    const kinds = (["command", "model", "oracle", "noop"] as const).filter((k) => b[k] !== undefined);
+    const kinds = (["command", "model", "oracle", "noop", "agent"] as const).filter(
+      (k) => b[k] !== undefined,
+    );
     if (kinds.length !== 1)
       ctx.addIssue({
         code: "custom",
-        message: `a builder is exactly one of command, model, oracle: true, noop: true; found ${kinds.length ? kinds.join(", ") : "none"}`,
+        message: `a builder is exactly one of command, model, agent, oracle: true, noop: true; found ${kinds.length ? kinds.join(", ") : "none"}`,
       });
   });
 export type BuilderSpec = z.infer<typeof BuilderSpec>;

@@ -7,7 +7,8 @@ import { InputError } from "../core/errors.js";
 import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
 import type { BuilderChoice } from "../runner/builder-choice.js";
 import { type LoadedTask, loadTask } from "../runner/load-task.js";
-import type { Arm, BuilderSpec, LoadedManifest, TaskEntry } from "./manifest.js";
+import { scriptedAgentBuilder } from "./agent-builders.js";
+import type { Arm, BuilderSpec, LoadedManifest, Policy, TaskEntry } from "./manifest.js";
 
 /** One task of the experiment, loaded, with the manifest's overrides applied in memory. */
 export interface PlannedTask {
@@ -58,7 +59,11 @@ export function builderFactory(
   loaded: LoadedTask,
   dir: string,
   where: string,
+  policy: Policy = "loopgate",
 ): () => BuilderChoice {
+  if (spec.agent) return agentFactory(spec.agent, loaded, dir, where, policy);
+  if (policy === "claude-stop-hook")
+    throw new InputError("the claude-stop-hook policy runs Claude Code: give it an agent builder", where);
   if (spec.noop) return () => noopBuilder();
   if (spec.oracle) {
     const oracle = loaded.oracle;
@@ -102,7 +107,7 @@ export function planExperiment(source: LoadedManifest): ExperimentPlan {
           ? [arm.builder, ["arms", m.arms.indexOf(arm), "builder"]]
           : [entry.builder, ["tasks", i, "builder"]];
       if (!spec) throw new InputError(`no builder for arm ${arm.id}`, where(["tasks", i]));
-      builders.set(arm.id, builderFactory(spec, loaded, dir, where(path)));
+      builders.set(arm.id, builderFactory(spec, loaded, dir, where(path), arm.policy));
     }
     return {
       entry,
@@ -114,4 +119,24 @@ export function planExperiment(source: LoadedManifest): ExperimentPlan {
   const derived = m.arms.filter((a) => a.from !== undefined);
   const firstArm = m.arms[0] as Arm;
   return { source, control: m.control ?? firstArm.id, arms: [...ownArms, ...derived], tasks };
+}
+
+/** A real agent driven by its script; the claude-stop-hook policy gets Claude Code with its own Stop hook. */
+function agentFactory(
+  agent: NonNullable<BuilderSpec["agent"]>,
+  loaded: LoadedTask,
+  dir: string,
+  where: string,
+  policy: Policy,
+): () => BuilderChoice {
+  const script = resolve(dir, agent.script);
+  if (!existsSync(script)) throw new InputError(`${script} does not exist`, where);
+  if (policy !== "claude-stop-hook") return () => scriptedAgentBuilder({ name: agent.name, script });
+  if (agent.name !== "claude-code")
+    throw new InputError("the claude-stop-hook policy runs Claude Code, not codex", where);
+  const visible = loaded.task.gates.find((g) => isSubprocessGate(g) && !g.heldout);
+  if (!visible || !isSubprocessGate(visible))
+    throw new InputError("the claude-stop-hook policy needs a visible (not held-out) subprocess gate", where);
+  const argv = visible.run;
+  return () => scriptedAgentBuilder({ name: agent.name, script, ownStopHook: argv });
 }

@@ -24,11 +24,11 @@ export interface PolicySetup {
  */
 export function setupPolicy(policy: Policy, loaded: LoadedTask): PolicySetup {
   const copy = structuredClone(loaded);
-  if (policy === "in-workspace-tests")
+  if (policy === "in-workspace-tests" || policy === "claude-stop-hook")
     copy.task.gates = copy.task.gates.filter(
       (g) => !(isSubprocessGate(g) && g.heldout) && !isDifferentialGate(g),
     );
-  const asBuilt = policy === "overlay" || policy === "in-workspace-tests";
+  const asBuilt = policy === "overlay" || policy === "in-workspace-tests" || policy === "claude-stop-hook";
   return { loaded: copy, gateEnvironment: asBuilt ? asBuiltGateEnvironment : pristineGateEnvironment };
 }
 
@@ -124,6 +124,17 @@ export function judgeRun(
       };
     if (envelope.status === "TOOL_FAILURE") return { status: "TOOL_FAILURE", reason: envelope.reason };
     return { status: "ESCALATED", reason: "the builder never exited 0 with a claim of success" };
+  }
+  if (policy === "claude-stop-hook" && envelope.status !== "TOOL_FAILURE") {
+    // The builder is Claude Code with its own Stop hook; it exits 0 when that hook let it stop (agent-builders.ts).
+    const first = events.find((e) => e.type === "builder_finished" && e.data.attempt === 1);
+    const ok = first?.type === "builder_finished" && first.data.exit_code === 0 && !first.data.timed_out;
+    return ok
+      ? { status: "SUCCESS", reason: "Claude Code stopped; its own Stop hook (the visible tests) let it" }
+      : {
+          status: "ESCALATED",
+          reason: "Claude Code's own Stop hook blocked its last stop, or the session failed",
+        };
   }
   if (envelope.status === "TOOL_FAILURE" || policy === "loopgate")
     return { status: envelope.status, reason: envelope.reason };

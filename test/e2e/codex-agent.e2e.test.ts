@@ -113,6 +113,22 @@ describe.skipIf("missing" in codex)("loopgate run --agent codex (real codex, scr
     const builder = log.find((e) => e.type === "builder_finished");
     expect(String(builder?.data.output_excerpt)).toMatch(/codex: \$ .*node --test test\/.* → exit 0/);
     expect(String(builder?.data.output_excerpt)).toMatch(/codex: file update \S*src\/add\.js/);
+    // The same facts as typed agent_runtime events, and Codex's tokens in the envelope's audit.
+    const observed = log.filter((e) => e.type === "agent_tool_observed").map((e) => e.data);
+    expect(observed).toEqual([
+      expect.objectContaining({ agent: "codex", tool: "command_execution", exit_code: 0 }),
+      expect.objectContaining({ agent: "codex", tool: "file_change", exit_code: null }),
+    ]);
+    expect(String(observed[0]?.command)).toContain("node --test test/");
+    const session = log.find((e) => e.type === "agent_session_finished")?.data;
+    expect(session).toMatchObject({
+      agent: "codex",
+      num_turns: 1,
+      result_excerpt: "Fixed add(); the tests pass.",
+    });
+    const env = JSON.parse(r.stdout) as { audit: { tokens: number | null } };
+    expect(env.audit.tokens).toBe(Number(session?.input_tokens) + Number(session?.output_tokens));
+    expect(env.audit.tokens).toBeGreaterThan(0);
   });
 
   it("a run that claims done without changing anything is not SUCCESS", async () => {

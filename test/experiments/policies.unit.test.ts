@@ -195,3 +195,32 @@ gates:
     ]);
   });
 });
+
+describe("claude-stop-hook (Claude Code's own Stop hook running the visible tests)", () => {
+  // The builder exits 0 exactly when Claude ended normally and its last Stop hook did not block.
+  it("is done when attempt 1's session ended with the hook letting Claude stop, whatever the gates say", () => {
+    const env = envelope("ESCALATED", 1, [[1, "visible", false]]);
+    expect(judgeRun("claude-stop-hook", env, [builderDone(1, 0)], ["visible"]).status).toBe("SUCCESS");
+  });
+  it("is not done when the hook blocked last, the session failed or timed out", () => {
+    const env = envelope("SUCCESS", 1, [[1, "visible", true]]);
+    expect(judgeRun("claude-stop-hook", env, [builderDone(1, 1)], ["visible"]).status).toBe("ESCALATED");
+    expect(judgeRun("claude-stop-hook", env, [builderDone(1, 0, true)], ["visible"]).status).toBe(
+      "ESCALATED",
+    );
+    expect(judgeRun("claude-stop-hook", env, [], ["visible"]).status).toBe("ESCALATED");
+  });
+  it("keeps only the visible gates, run on the builder's own tree", () => {
+    const loaded = {
+      file: "/t/task.yaml",
+      dir: "/t",
+      task: parseTask(
+        'id: t\nprompt: p\nworkspace: ./repo\ngates:\n  - { id: visible, run: ["npm", "test"] }\n  - { id: heldout, run: ["node", "--test"], heldout: ./h }\n',
+        "task.yaml",
+      ),
+    } as unknown as LoadedTask;
+    const setup = setupPolicy("claude-stop-hook", loaded);
+    expect(setup.gateEnvironment).toBe("as-built");
+    expect(setup.loaded.task.gates.map((g) => g.id)).toEqual(["visible"]);
+  });
+});

@@ -18,6 +18,8 @@ export interface ClaudeBuilderOptions {
   extraArgs: readonly string[];
   /** How long one Stop may take to answer (the gates' run), in seconds. */
   stopDeadlineSeconds: number;
+  /** Provider variables for this builder only (a benchmark's own model-server per run), set after allowEnv's. */
+  providerEnv?: Readonly<Record<string, string>>;
 }
 
 type Wake = { kind: "stop"; message: string } | { kind: "exit"; result: ProcessResult };
@@ -212,7 +214,7 @@ export class ClaudeBuilder implements Builder {
           env: scrubbedEnv({
             home: this.home,
             allow: ctx.allowEnv,
-            extra: { ...CLAUDE_ENV, LOOPGATE_RUN_ID: ctx.runId },
+            extra: { ...CLAUDE_ENV, ...this.o.providerEnv, LOOPGATE_RUN_ID: ctx.runId },
           }),
           network: true,
           timeoutMs: 24 * 3600_000,

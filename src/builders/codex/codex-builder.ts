@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "../../sandbox/environment.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
-import { type CodexFacts, codexFacts, describeFacts } from "./exec-events.js";
+import { type CodexFacts, codexFacts, codexRuntimeEvents, describeFacts } from "./exec-events.js";
 
 /** How the Codex builder reaches its model. */
 export interface CodexOptions {
@@ -188,6 +188,8 @@ async function runCodex(
   const facts: CodexFacts = codexFacts(jsonl);
   await writeFile(join(attemptDir, "codex-events.jsonl"), jsonl);
   await writeFile(join(attemptDir, "codex-facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
+  // What Codex's runtime reported, as typed events of the run (its usage reaches the envelope's audit).
+  for (const event of codexRuntimeEvents(facts, ctx.attempt, r.exitCode)) await ctx.onRuntimeFact?.(event);
   const stderr = r.streams?.stderr.toString("utf8").trim() ?? "";
   const said = facts.final_message;
   return {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
 
 /**
  * What `codex exec --json` printed, turned into facts: one JSON object a line (`thread.started`,
@@ -132,4 +133,64 @@ export function describeFacts(facts: CodexFacts): string {
   for (const e of facts.errors) lines.push(`codex: error: ${e.slice(0, 500)}`);
   if (facts.turn_failed) lines.push("codex: the turn failed");
   return lines.join("\n");
+}
+
+/**
+ * The facts as the run log's typed events (origin agent_runtime): one `agent_tool_observed` per
+ * command (its exit code and output excerpt) and per file change, then one `agent_session_finished`
+ * with the usage (Codex's `input_tokens` already include the cached ones) and the final message
+ * as its result excerpt. Pure: the same facts give the same events.
+ */
+export function codexRuntimeEvents(
+  facts: CodexFacts,
+  attempt: number,
+  exitCode: number | null,
+): AgentRuntimeEventBody[] {
+  const session = (facts.thread_id ?? "").slice(0, 200);
+  const events: AgentRuntimeEventBody[] = [];
+  for (const c of facts.commands)
+    events.push({
+      type: "agent_tool_observed",
+      data: {
+        attempt,
+        agent: "codex",
+        hook_event: "item.completed",
+        session_id: session,
+        tool: "command_execution",
+        command: c.command.slice(0, 4000),
+        exit_code: c.exit_code,
+        excerpt: c.output_excerpt.slice(0, 4000),
+      },
+    });
+  for (const f of facts.file_changes)
+    events.push({
+      type: "agent_tool_observed",
+      data: {
+        attempt,
+        agent: "codex",
+        hook_event: "item.completed",
+        session_id: session,
+        tool: "file_change",
+        command: f.path.slice(0, 4000),
+        exit_code: null,
+        excerpt: `${f.kind} ${f.status}`.slice(0, 4000),
+      },
+    });
+  events.push({
+    type: "agent_session_finished",
+    data: {
+      attempt,
+      agent: "codex",
+      session_id: session,
+      exit_code: exitCode,
+      subtype: facts.turn_failed ? "turn.failed" : facts.turns_completed > 0 ? "turn.completed" : null,
+      is_error: facts.turn_failed || facts.errors.length > 0 || (exitCode !== null && exitCode !== 0),
+      num_turns: facts.turns_completed,
+      total_cost_usd: null,
+      input_tokens: facts.usage?.input_tokens ?? null,
+      output_tokens: facts.usage?.output_tokens ?? null,
+      result_excerpt: facts.final_message.slice(0, 4000),
+    },
+  });
+  return events;
 }
