@@ -1,7 +1,9 @@
 import { agentBuilder } from "../../agent/agent-builder.js";
+import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import type { EventData } from "../../core/events.js";
 import { runPhase } from "../../core/run-phase.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { openStore, readRun, storeFrom } from "../context.js";
@@ -52,30 +54,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       mounts: flags["builder-mount"] ?? [],
       signal: interrupts.signal,
       ...(reporter ? { reporter } : {}),
-      builder: (d, responses) => {
-        switch (d.kind) {
-          case "agent":
-            return agentBuilder(d.command ?? "", {
-              position: responses,
-              ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
-              ...((maxTurns ?? d.max_turns) !== undefined ? { maxTurns: maxTurns ?? d.max_turns } : {}),
-              ...((maxCostUsd ?? d.max_cost_usd) !== undefined
-                ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
-                : {}),
-              ...(d.step_checks === false ? { stepChecks: false } : {}),
-              ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
-            });
-          case "command":
-            return commandBuilder(d.command ?? "");
-          case "oracle":
-            return oracleBuilder(d.command ?? "");
-          case "noop":
-          case "workspace":
-            return noopBuilder();
-          default:
-            throw new InputError(`cannot rebuild a builder of kind ${String(d.kind)}`);
-        }
-      },
+      builder: recordedBuilder(flags, maxTurns, maxCostUsd),
     });
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(env.status);
@@ -84,4 +63,36 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     interrupts.dispose();
     await store.close();
   }
+}
+
+/** Rebuilds a run's builder from what its run_started recorded (the model cannot be stored), as resume does. */
+export function recordedBuilder(
+  flags: RunFlags,
+  maxTurns = numberFlag(flags["max-turns"], "--max-turns", true),
+  maxCostUsd = numberFlag(flags["max-cost"], "--max-cost", false),
+): (d: EventData<"run_started">["builder"], responses: number) => Builder {
+  return (d, responses) => {
+    switch (d.kind) {
+      case "agent":
+        return agentBuilder(d.command ?? "", {
+          position: responses,
+          ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
+          ...((maxTurns ?? d.max_turns) !== undefined ? { maxTurns: maxTurns ?? d.max_turns } : {}),
+          ...((maxCostUsd ?? d.max_cost_usd) !== undefined
+            ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
+            : {}),
+          ...(d.step_checks === false ? { stepChecks: false } : {}),
+          ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
+        });
+      case "command":
+        return commandBuilder(d.command ?? "");
+      case "oracle":
+        return oracleBuilder(d.command ?? "");
+      case "noop":
+      case "workspace":
+        return noopBuilder();
+      default:
+        throw new InputError(`cannot rebuild a builder of kind ${String(d.kind)}`);
+    }
+  };
 }

@@ -66,7 +66,7 @@ export function numberFlag(value: string | undefined, flag: string, integer: boo
 }
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
-export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
+export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process.cwd()): Builder {
   const chosen = [
     flags.builder !== undefined,
     Boolean(flags.oracle),
@@ -107,7 +107,7 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): Builder {
   }
   if (flags.noop) return noopBuilder();
   // Relative file paths in the command mean the caller's directory, as in a shell (see commandBuilder).
-  return commandBuilder(flags.builder as string, process.cwd());
+  return commandBuilder(flags.builder as string, cwd);
 }
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
