@@ -125,3 +125,30 @@ describe("store URLs that cannot be used", () => {
     expect(r.stderr).not.toContain("s3cret");
   });
 });
+
+describe("a run recorded in PostgreSQL and killed", () => {
+  it("is resumed from the Postgres log to SUCCESS, from another working folder", async () => {
+    const { task, dir } = exampleCopy();
+    const script = `scripted:${join(dir, "agent/honest.yaml")}`;
+    const killed = await loopgate(["run", task, "--model", script, "--store", db.url, "--json"], {
+      cwd: tempDir(),
+      env: { LOOPGATE_FAULT_KILL_AFTER_EVENTS: "8" },
+    });
+    expect(killed.signal, show(killed)).toBe("SIGKILL");
+    const runs = parseStdout<{ run_id: string; status: string }[]>(
+      await loopgate(["runs", "--store", db.url, "--json"]),
+    );
+    const runId = runs.find((r) => r.status !== "SUCCESS")?.run_id ?? "";
+    expect(runId).not.toBe("");
+    const resumed = await loopgate(["resume", runId, "--store", db.url, "--json"], { cwd: tempDir() });
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(parseStdout<Envelope>(resumed)).toMatchObject({ run_id: runId, status: "SUCCESS" });
+    const events = await loopgate(["events", runId, "--store", db.url, "--json"]);
+    const types = events.stdout
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types.filter((t) => t === "run_resumed")).toHaveLength(1);
+    expect(types.at(-1)).toBe("run_finished");
+  });
+});

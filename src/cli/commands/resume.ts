@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { agentBuilder } from "../../agent/agent-builder.js";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
@@ -17,12 +18,18 @@ import { followOutput, numberFlag, type RunFlags } from "./run.js";
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
   const where = storeFrom(flags.store, ".loopgate");
-  const dir = where.dir;
+  let dir = where.dir;
   const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
   const finished = await readRun(store, where.label, runId).then(
-    (events) => (runPhase(events) === "finished" ? projectEnvelope(runId, events) : null),
+    (events) => {
+      // Beside a Postgres log, run folders live on the machine that ran them: <folder>/runs/<run id>.
+      const started = events[0];
+      if (where.kind === "postgres" && started?.type === "run_started")
+        dir = dirname(dirname(started.data.run_dir));
+      return runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
+    },
     async (e: unknown) => {
       await store.close();
       throw e;
