@@ -1,12 +1,13 @@
 // `loopgate submit` + `loopgate worker` against a real PostgreSQL: a queued run finishes SUCCESS, and a
 // worker SIGKILLed mid-run is replaced, after its claim's lease expires, by one that resumes the run to
 // the same envelope an uninterrupted run has.
+import { spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
-import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { BIN, exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 
 let db: FreshDatabase;
 let store: PostgresEventStore;
@@ -123,5 +124,42 @@ describe.sequential("submit and worker", () => {
       .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types.filter((t) => t === "run_resumed")).toHaveLength(1);
     expect(types.filter((t) => t === "run_started")).toHaveLength(1);
+  });
+});
+
+describe("a worker that loses its database", () => {
+  it("exits 1 naming the database, while the held run's builder is still working", async () => {
+    const own = await freshDatabase();
+    try {
+      const task = exampleCopy();
+      const sub = await loopgate(["submit", task, "--builder", "sleep 60", "--store", own.url]);
+      expect(sub.code, show(sub)).toBe(0);
+      const child = spawn(
+        process.execPath,
+        [BIN, "worker", "--store", own.url, "--lease", "2s", "--id", "w-lost"],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stderr = "";
+      const claimed = new Promise<void>((resolveClaimed) => {
+        child.stderr.setEncoding("utf8").on("data", (d: string) => {
+          stderr += d;
+          if (stderr.includes("claimed job-")) resolveClaimed();
+        });
+      });
+      const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+      await claimed;
+      await own.drop(); // DROP DATABASE … WITH (FORCE): every session of the worker is cut
+      const code = await Promise.race([
+        exited,
+        new Promise<"hung">((r) => setTimeout(() => r("hung"), 50_000)),
+      ]);
+      if (code === "hung") child.kill("SIGKILL");
+      expect(code, stderr).toBe(1);
+      expect(stderr).toContain(`lost the database ${own.url.replace(/\/$/, "")}`);
+    } finally {
+      await own.drop();
+    }
   });
 });

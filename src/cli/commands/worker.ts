@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseDuration } from "../../core/duration.js";
 import type { Envelope } from "../../core/envelope.js";
@@ -228,11 +229,13 @@ async function runJob(
   const finished =
     events.length > 0 && runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
   if (finished) return finished;
-  if (events.length > 0)
+  // As `loopgate resume` does beside a Postgres log: the run folder is where run_started says it is.
+  const started = events[0];
+  if (started?.type === "run_started")
     return resumeRun({
       runId,
       store,
-      storeDir: s.storeDir,
+      storeDir: dirname(dirname(started.data.run_dir)),
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
       signal,
