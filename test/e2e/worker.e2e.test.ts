@@ -163,3 +163,73 @@ describe("a worker that loses its database", () => {
     }
   });
 });
+
+/** Starts a worker on `url`; resolves `claimed` once it says it claimed a job. */
+function startWorker(url: string, id: string) {
+  const child = spawn(process.execPath, [BIN, "worker", "--store", url, "--lease", "5s", "--id", id], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const claimed = new Promise<void>((resolveClaimed) => {
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      if (stderr.includes("claimed job-")) resolveClaimed();
+    });
+  });
+  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  return { child, claimed, exited: exited.finally(() => clearTimeout(timer)), stderr: () => stderr };
+}
+
+describe.sequential("SIGTERM", () => {
+  it("once: the worker claims nothing more, finishes the held run and exits 0", async () => {
+    const task = exampleCopy();
+    const sub = await loopgate(["submit", task, "--builder", "sleep 4", "--store", db.url, "--json"]);
+    const { job_id } = parseStdout<{ job_id: string }>(sub);
+    const second = await loopgate(["submit", task, "--oracle", "--store", db.url, "--json"]);
+    const other = parseStdout<{ job_id: string }>(second).job_id;
+    const w = startWorker(db.url, "w-term-1");
+    await w.claimed;
+    const listed = await loopgate(["workers", "--store", db.url, "--json"]);
+    const view = parseStdout<{ workers: { worker: { workerId: string }; holds: { jobId: string }[] }[] }>(
+      listed,
+    );
+    expect(view.workers.map((x) => [x.worker.workerId, x.holds.map((j) => j.jobId)])).toEqual([
+      ["w-term-1", [job_id]],
+    ]);
+    w.child.kill("SIGTERM");
+    expect(await w.exited, w.stderr()).toBe(0);
+    const all = await jobs();
+    expect(all.find((j) => j.jobId === job_id)).toMatchObject({ state: "finished", status: "ESCALATED" });
+    expect(all.find((j) => j.jobId === other)).toMatchObject({ state: "queued", attempts: 0 });
+  });
+
+  it("twice: the held run is interrupted and its job handed back to the queue with its run id", async () => {
+    const own = await freshDatabase();
+    const ownStore = await PostgresEventStore.open(own.url);
+    try {
+      const task = exampleCopy();
+      const sub = await loopgate(["submit", task, "--builder", "sleep 60", "--store", own.url, "--json"]);
+      const { job_id } = parseStdout<{ job_id: string }>(sub);
+      const w = startWorker(own.url, "w-term-2");
+      await w.claimed;
+      w.child.kill("SIGTERM");
+      await new Promise((r) => setTimeout(r, 1500));
+      w.child.kill("SIGTERM");
+      expect(await w.exited, w.stderr()).toBe(0);
+      expect(w.stderr()).toContain(`handed ${job_id} back to the queue`);
+      const [job] = await ownStore.queue().list();
+      expect(job).toMatchObject({
+        jobId: job_id,
+        state: "queued",
+        claimedBy: null,
+        lockedUntil: null,
+        attempts: 1,
+      });
+      expect(job?.runId).toMatch(/^\d{8}-/);
+    } finally {
+      await ownStore.close();
+      await own.drop();
+    }
+  });
+});
