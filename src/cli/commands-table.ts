@@ -154,6 +154,50 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
     },
   },
   {
+    name: "submit",
+    usage: [
+      "loopgate submit TASK (--builder CMD | --oracle | --noop | --model SPEC) [run options] --store postgres://… [--json]",
+    ],
+    about: `Enqueue a run of TASK in the PostgreSQL store's run queue; prints the job id. A worker runs it.
+The task file's path and digest are recorded: every worker must see the task at the same path
+(a shared checkout), and a worker refuses a task file that changed since it was submitted.`,
+    flags: [...SANDBOX_FLAGS, ...AGENT_FLAGS, "builder", "oracle", "noop", "model", "max-attempts"],
+    maxArgs: 1,
+    exit: "Exit codes: 0 queued, 2 bad input or the store cannot be reached.",
+    run: async (io, args, flags) => {
+      const { submitCommand } = await import("./commands/submit.js");
+      return submitCommand(io, need("submit", args, 0, "TASK"), flags);
+    },
+  },
+  {
+    name: "worker",
+    usage: [
+      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--once | --until-idle]",
+    ],
+    about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
+\`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
+SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
+    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database, 2 bad input.",
+    run: async (io, _args, flags) => {
+      const { workerCommand } = await import("./commands/worker.js");
+      return workerCommand(io, flags);
+    },
+  },
+  {
+    name: "workers",
+    usage: ["loopgate workers --store postgres://… [--json]"],
+    about: "List the live workers of a PostgreSQL store, the jobs each holds and until when, and the queue.",
+    flags: ["store", "json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0, 2 bad input or the store cannot be reached.",
+    run: async (io, _args, flags) => {
+      const { workersCommand } = await import("./commands/submit.js");
+      return workersCommand(io, flags);
+    },
+  },
+  {
     name: "verify",
     usage: ["loopgate verify TASK --workspace DIR [--store DIR] [--json] [--junit FILE] [--markdown FILE]"],
     about: "Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.",

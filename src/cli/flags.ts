@@ -160,6 +160,19 @@ export const FLAGS = {
     multiple: true,
     help: "todo add / supersede: a todo this one waits for (repeatable)",
   },
+  concurrency: { value: "N", check: "positive-int", help: "worker: runs held at once (default 1)" },
+  id: {
+    value: "NAME",
+    help: "worker: its name in `loopgate workers` (default HOST-PID); one live worker per name",
+  },
+  once: { help: "worker: claim at most one job, run it, exit" },
+  "until-idle": {
+    help: "worker: exit once it holds nothing and the queue has no unfinished job (queued or claimed by anyone)",
+  },
+  lease: {
+    value: "DURATION",
+    help: "worker: how long a claim holds without a heartbeat (default 30s; heartbeat every third of it)",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;

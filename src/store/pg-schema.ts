@@ -62,6 +62,37 @@ const MIGRATIONS: readonly Migration[] = [
         stored_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    version: 3,
+    name: "the run queue and its workers",
+    sql: (s) => `
+      CREATE TABLE ${s}.run_queue (
+        job_id text PRIMARY KEY,
+        task_path text NOT NULL,
+        task_digest text NOT NULL,
+        options text NOT NULL,
+        state text NOT NULL CHECK (state IN ('queued', 'claimed', 'finished')),
+        claimed_by text,
+        lease_token text,
+        locked_until timestamptz,
+        attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+        run_id text,
+        status text,
+        submitted_at timestamptz NOT NULL DEFAULT now(),
+        claimed_at timestamptz,
+        finished_at timestamptz,
+        CHECK ((state = 'claimed') = (lease_token IS NOT NULL AND locked_until IS NOT NULL AND claimed_by IS NOT NULL))
+      );
+      CREATE INDEX run_queue_claimable ON ${s}.run_queue (submitted_at, job_id) WHERE state <> 'finished';
+      CREATE TABLE ${s}.workers (
+        worker_id text PRIMARY KEY,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        concurrency integer NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        seen_until timestamptz NOT NULL
+      );`,
+  },
 ];
 
 /** The newest schema version this code writes. */

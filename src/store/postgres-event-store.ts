@@ -17,6 +17,7 @@ import { checkNotNewer, checkSchemaName, migrate, PG_SCHEMA_VERSION, schemaVersi
 import { type PostgresUrl, parsePostgresUrl, storeErrorFromPg } from "./pg-url.js";
 import { PostgresContentStore } from "./postgres-content-store.js";
 import { asRetry } from "./retry-check.js";
+import { PostgresRunQueue } from "./run-queue.js";
 import { DuplicateEventIdError } from "./store-errors.js";
 
 /** Options for `PostgresEventStore.open`. */
@@ -124,6 +125,11 @@ export class PostgresEventStore implements EventStore {
       pgSchema: this.pgSchema,
       display: this.target.display,
     });
+  }
+
+  /** The run queue in the same database, through this store's pool (see run-queue.ts). */
+  queue(): PostgresRunQueue {
+    return new PostgresRunQueue({ withClient: (work) => this.withClient(work), pgSchema: this.pgSchema });
   }
 
   /** The schema version recorded in the database. */

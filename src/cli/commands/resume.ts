@@ -4,7 +4,9 @@ import { codexFromDescriptor } from "../../builders/codex/codex-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import type { EventData } from "../../core/events.js";
 import { runPhase } from "../../core/run-phase.js";
+import type { BuilderChoice } from "../../runner/builder-choice.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
@@ -59,35 +61,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       mounts: flags["builder-mount"] ?? [],
       signal: interrupts.signal,
       ...(reporter ? { reporter } : {}),
-      builder: (d, responses) => {
-        switch (d.kind) {
-          case "agent":
-            return agentBuilder(d.command ?? "", {
-              position: responses,
-              ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
-              ...((maxTurns ?? d.max_turns) !== undefined ? { maxTurns: maxTurns ?? d.max_turns } : {}),
-              ...((maxCostUsd ?? d.max_cost_usd) !== undefined
-                ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
-                : {}),
-              ...(d.step_checks === false ? { stepChecks: false } : {}),
-              ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
-            });
-          case "command":
-            return codexFromDescriptor(d.command) ?? commandBuilder(d.command ?? "");
-          case "oracle":
-            return oracleBuilder(d.command ?? "");
-          case "noop":
-          case "workspace":
-            return noopBuilder();
-          case "claude-code":
-            throw new InputError(
-              "a loopgate claude run cannot be resumed yet (its Claude Code session ended with the process); start a new one: loopgate claude TASK",
-              "loopgate resume",
-            );
-          default:
-            throw new InputError(`cannot rebuild a builder of kind ${String(d.kind)}`);
-        }
-      },
+      builder: recordedBuilder(flags, maxTurns, maxCostUsd),
     });
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(env.status);
@@ -96,4 +70,41 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     interrupts.dispose();
     await store.close();
   }
+}
+
+/** Rebuilds a run's builder from what its run_started recorded (the model cannot be stored), as resume does. */
+export function recordedBuilder(
+  flags: RunFlags,
+  maxTurns: number | undefined = flags["max-turns"],
+  maxCostUsd: number | undefined = flags["max-cost"],
+): (d: EventData<"run_started">["builder"], responses: number) => BuilderChoice {
+  return (d, responses) => {
+    switch (d.kind) {
+      case "agent":
+        return agentBuilder(d.command ?? "", {
+          position: responses,
+          ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
+          ...((maxTurns ?? d.max_turns) !== undefined ? { maxTurns: maxTurns ?? d.max_turns } : {}),
+          ...((maxCostUsd ?? d.max_cost_usd) !== undefined
+            ? { maxCostUsd: maxCostUsd ?? d.max_cost_usd }
+            : {}),
+          ...(d.step_checks === false ? { stepChecks: false } : {}),
+          ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
+        });
+      case "command":
+        return codexFromDescriptor(d.command) ?? commandBuilder(d.command ?? "");
+      case "oracle":
+        return oracleBuilder(d.command ?? "");
+      case "noop":
+      case "workspace":
+        return noopBuilder();
+      case "claude-code":
+        throw new InputError(
+          "a loopgate claude run cannot be resumed yet (its Claude Code session ended with the process); start a new one: loopgate claude TASK",
+          "loopgate resume",
+        );
+      default:
+        throw new InputError(`cannot rebuild a builder of kind ${String(d.kind)}`);
+    }
+  };
 }

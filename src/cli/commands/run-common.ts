@@ -55,7 +55,7 @@ export interface RunFlags {
 export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
 
 /** Picks the builder from exactly one of --builder, --oracle, --noop. */
-export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): BuilderChoice {
+export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process.cwd()): BuilderChoice {
   const chosen = [
     flags.builder !== undefined,
     Boolean(flags.oracle),
@@ -98,7 +98,7 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags): BuilderChoic
   }
   if (flags.noop) return noopBuilder();
   // Relative file paths in the command mean the caller's directory, as in a shell (see commandBuilder).
-  return commandBuilder(flags.builder as string, process.cwd());
+  return commandBuilder(flags.builder as string, cwd);
 }
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */

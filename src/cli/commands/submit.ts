@@ -1,0 +1,107 @@
+import { InputError } from "../../core/errors.js";
+import { loadTask } from "../../runner/load-task.js";
+import type { StoreLocation } from "../../store/open-store.js";
+import { PostgresEventStore } from "../../store/postgres-event-store.js";
+import type { JobOptions } from "../../store/run-queue.js";
+import { StoreError } from "../../store/store-errors.js";
+import { storeFrom } from "../context.js";
+import type { CommandIO } from "../io.js";
+import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
+
+/** The `loopgate run` flags a job carries to the worker that runs it. */
+const CARRIED = [
+  "builder",
+  "oracle",
+  "noop",
+  "model",
+  "builder-env",
+  "builder-mount",
+  "network",
+  "max-attempts",
+  "unsafe-no-sandbox",
+  "judge-model",
+  "max-turns",
+  "max-cost",
+  "base-url",
+  "no-step-checks",
+  "step-escalation",
+] as const;
+
+/** True for an error that means the database cannot be reached (not a refusal of one statement). */
+export function isStoreUnreachable(e: unknown): boolean {
+  return e instanceof StoreError;
+}
+
+/** The Postgres store of `--store`/$LOOPGATE_STORE (a queue needs one database that every worker shares). */
+export async function postgresStoreFrom(
+  flag: string | undefined,
+  command: string,
+): Promise<{ where: Extract<StoreLocation, { kind: "postgres" }>; store: PostgresEventStore }> {
+  const where = storeFrom(flag, ".loopgate");
+  if (where.kind !== "postgres")
+    throw new InputError(
+      "the run queue lives in PostgreSQL: give --store postgres://USER@HOST[:PORT]/DATABASE (or set LOOPGATE_STORE)",
+      command,
+    );
+  return { where, store: await PostgresEventStore.open(where.url) };
+}
+
+/** `loopgate submit TASK (builder) [run options] --store postgres://…`: enqueues a run; prints the job id. */
+export async function submitCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
+  const loaded = loadTask(taskPath);
+  // The same checks as `loopgate run`, here, so a bad job is refused at once rather than by a worker.
+  chooseBuilder(loaded, flags);
+  runSettings(loaded, flags);
+  judgeModelFor(loaded, flags);
+  const options: JobOptions = { cwd: process.cwd() };
+  for (const name of CARRIED) {
+    const v = flags[name];
+    if (v !== undefined) options[name] = v;
+  }
+  const { where, store } = await postgresStoreFrom(flags.store, "loopgate submit");
+  try {
+    const job = await store.queue().submit({ taskPath: loaded.file, taskDigest: loaded.digest, options });
+    if (flags.json)
+      io.out(
+        `${JSON.stringify({ job_id: job.jobId, task_path: job.taskPath, task_digest: job.taskDigest, state: job.state, store: where.label }, null, 2)}\n`,
+      );
+    else io.out(`${job.jobId}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `loopgate workers --store postgres://…`: live workers and the jobs they hold, then the unfinished queue. */
+export async function workersCommand(
+  io: CommandIO,
+  flags: { store?: string; json?: boolean },
+): Promise<number> {
+  const { store } = await postgresStoreFrom(flags.store, "loopgate workers");
+  try {
+    const queue = store.queue();
+    const [live, jobs] = await Promise.all([queue.liveWorkers(), queue.list({ unfinished: true })]);
+    if (flags.json) {
+      io.out(`${JSON.stringify({ workers: live, unfinished: jobs }, null, 2)}\n`);
+      return 0;
+    }
+    if (live.length === 0) io.out("no live workers\n");
+    for (const { worker: w, holds } of live) {
+      io.out(
+        `${w.workerId}  pid ${w.pid} on ${w.host}  concurrency ${w.concurrency}  seen until ${w.seenUntil}\n`,
+      );
+      for (const j of holds)
+        io.out(
+          `  holds ${j.jobId}  run ${j.runId ?? "(not started)"}  lease until ${j.lockedUntil}  ${j.taskPath}\n`,
+        );
+    }
+    const queued = jobs.filter((j) => j.state === "queued").length;
+    const expired = jobs.filter(
+      (j) => j.state === "claimed" && Date.parse(j.lockedUntil ?? "") <= Date.now(),
+    ).length;
+    io.out(`queue: ${queued} queued, ${jobs.length - queued} claimed (${expired} with an expired lease)\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

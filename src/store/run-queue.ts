@@ -1,0 +1,264 @@
+import { randomBytes } from "node:crypto";
+import type pg from "pg";
+import { z } from "zod";
+import { InputError, LoopgateError } from "../core/errors.js";
+
+/**
+ * The run queue in PostgreSQL (migration 3): jobs that workers claim with `FOR UPDATE SKIP LOCKED` and
+ * hold by a lease (`locked_until`, the database's clock) that they extend while they run.
+ *
+ * Every right is the claim's: a claim gets a fresh random token, and heartbeat, setRunId, finish and
+ * release succeed only for that token while its lease is live (checked in the same UPDATE). A holder whose
+ * lease expired has lost the job even when nobody took it yet; whoever claims it next gets a new token.
+ * Delivery is at least once: a job may be claimed again after a holder died; the run log (event ids, the
+ * intent/result journal, the run's own lease) is what keeps a resumed run from doing anything twice.
+ */
+
+/** The run options a job carries (the `loopgate run` flags, by name). */
+export const JobOptions = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]),
+);
+export type JobOptions = z.infer<typeof JobOptions>;
+
+export type JobState = "queued" | "claimed" | "finished";
+
+/** One row of the queue as read back. */
+export interface QueuedJob {
+  jobId: string;
+  taskPath: string;
+  taskDigest: string;
+  options: JobOptions;
+  state: JobState;
+  claimedBy: string | null;
+  lockedUntil: string | null;
+  attempts: number;
+  runId: string | null;
+  status: string | null;
+  submittedAt: string;
+}
+
+/** A job this caller holds: `token` proves it, until `lockedUntil` unless renewed. */
+export interface Claim {
+  job: QueuedJob;
+  token: string;
+  lockedUntil: string;
+}
+
+/** A worker as it announced itself; `seenUntil` is when it counts as gone without a new heartbeat. */
+export interface WorkerRow {
+  workerId: string;
+  host: string;
+  pid: number;
+  concurrency: number;
+  startedAt: string;
+  seenUntil: string;
+}
+
+type WithClient = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+
+const JOB_COLUMNS = `job_id, task_path, task_digest, options, state, claimed_by, locked_until, attempts,
+  run_id, status, submitted_at`;
+
+/** Lease lengths are whole milliseconds from 100 ms to a day. */
+function checkLeaseMs(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 100 || ms > 86_400_000)
+    throw new InputError(`a lease must be 100 ms to 24 h, got ${ms} ms`, "run queue");
+  return ms;
+}
+
+const iso = (v: unknown): string | null =>
+  v === null || v === undefined ? null : new Date(String(v)).toISOString();
+
+function jobOf(r: Record<string, unknown>): QueuedJob {
+  const options = JobOptions.safeParse(JSON.parse(String(r.options)));
+  if (!options.success)
+    throw new LoopgateError(
+      "store_corrupt",
+      `run_queue job ${String(r.job_id)}: options are not valid: ${options.error.message}`,
+    );
+  return {
+    jobId: String(r.job_id),
+    taskPath: String(r.task_path),
+    taskDigest: String(r.task_digest),
+    options: options.data,
+    state: r.state as JobState,
+    claimedBy: r.claimed_by === null ? null : String(r.claimed_by),
+    lockedUntil: iso(r.locked_until),
+    attempts: Number(r.attempts),
+    runId: r.run_id === null ? null : String(r.run_id),
+    status: r.status === null ? null : String(r.status),
+    submittedAt: iso(r.submitted_at) ?? "",
+  };
+}
+
+export class PostgresRunQueue {
+  private readonly withClient: WithClient;
+  private readonly s: string;
+
+  constructor(deps: { withClient: WithClient; pgSchema: string }) {
+    this.withClient = deps.withClient;
+    this.s = deps.pgSchema;
+  }
+
+  private async query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    return (await this.withClient((c) => c.query(sql, params))).rows;
+  }
+
+  /** Enqueues a run of the task at `taskPath` (its digest as submitted); returns the queued job. */
+  async submit(job: { taskPath: string; taskDigest: string; options: JobOptions }): Promise<QueuedJob> {
+    const options = JobOptions.parse(job.options);
+    const jobId = `job-${new Date()
+      .toISOString()
+      .replace(/[-:.TZ]/g, "")
+      .slice(0, 14)}-${randomBytes(4).toString("hex")}`;
+    const rows = await this.query(
+      `INSERT INTO ${this.s}.run_queue (job_id, task_path, task_digest, options, state)
+       VALUES ($1, $2, $3, $4, 'queued') RETURNING ${JOB_COLUMNS}`,
+      [jobId, job.taskPath, job.taskDigest, JSON.stringify(options)],
+    );
+    return jobOf(rows[0] as Record<string, unknown>);
+  }
+
+  /**
+   * Claims the oldest job that is queued or whose holder's lease expired, in one statement: the inner
+   * SELECT … FOR UPDATE SKIP LOCKED passes over rows another claim is locking right now (and re-checks
+   * its WHERE on a row changed meanwhile), so two claimers never get the same job. Null when none is free.
+   */
+  async claim(workerId: string, leaseMs: number): Promise<Claim | null> {
+    const token = randomBytes(16).toString("hex");
+    const rows = await this.query(
+      `UPDATE ${this.s}.run_queue SET state = 'claimed', claimed_by = $1, lease_token = $2,
+         locked_until = now() + make_interval(secs => $3::double precision / 1000),
+         attempts = attempts + 1, claimed_at = now()
+       WHERE job_id = (
+         SELECT job_id FROM ${this.s}.run_queue
+         WHERE state = 'queued' OR (state = 'claimed' AND locked_until <= now())
+         ORDER BY submitted_at, job_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${JOB_COLUMNS}`,
+      [workerId, token, checkLeaseMs(leaseMs)],
+    );
+    if (rows.length === 0) return null;
+    const job = jobOf(rows[0] as Record<string, unknown>);
+    return { job, token, lockedUntil: job.lockedUntil ?? "" };
+  }
+
+  /** Extends a live lease by `leaseMs` from now; null when the token no longer holds the job. */
+  async heartbeat(jobId: string, token: string, leaseMs: number): Promise<string | null> {
+    const rows = await this.query(
+      `UPDATE ${this.s}.run_queue SET locked_until = now() + make_interval(secs => $3::double precision / 1000)
+       WHERE job_id = $1 AND lease_token = $2 AND state = 'claimed' AND locked_until > now()
+       RETURNING locked_until`,
+      [jobId, token, checkLeaseMs(leaseMs)],
+    );
+    return rows.length ? iso(rows[0]?.locked_until) : null;
+  }
+
+  /** Records the run a job drives (once); false when the token no longer holds it or a run is recorded. */
+  async setRunId(jobId: string, token: string, runId: string): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE ${this.s}.run_queue SET run_id = $3
+       WHERE job_id = $1 AND lease_token = $2 AND state = 'claimed' AND locked_until > now() AND run_id IS NULL
+       RETURNING job_id`,
+      [jobId, token, runId],
+    );
+    return rows.length === 1;
+  }
+
+  /** Marks the job finished with the run's status; false (nothing changed) unless the token holds it live. */
+  async finish(jobId: string, token: string, status: string): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE ${this.s}.run_queue SET state = 'finished', status = $3, finished_at = now(),
+         lease_token = NULL, locked_until = NULL, claimed_by = NULL
+       WHERE job_id = $1 AND lease_token = $2 AND state = 'claimed' AND locked_until > now()
+       RETURNING job_id`,
+      [jobId, token, status],
+    );
+    return rows.length === 1;
+  }
+
+  /** Hands a held job back to the queue (its run id stays, so the next claimer resumes it). */
+  async release(jobId: string, token: string): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE ${this.s}.run_queue SET state = 'queued', lease_token = NULL, locked_until = NULL, claimed_by = NULL
+       WHERE job_id = $1 AND lease_token = $2 AND state = 'claimed' AND locked_until > now()
+       RETURNING job_id`,
+      [jobId, token],
+    );
+    return rows.length === 1;
+  }
+
+  /** Every job, oldest first (or only those not finished). */
+  async list(options: { unfinished?: boolean } = {}): Promise<QueuedJob[]> {
+    const rows = await this.query(
+      `SELECT ${JOB_COLUMNS} FROM ${this.s}.run_queue ${options.unfinished ? "WHERE state <> 'finished'" : ""}
+       ORDER BY submitted_at, job_id`,
+      [],
+    );
+    return rows.map(jobOf);
+  }
+
+  /** How many jobs are not finished (queued, or claimed live or expired). */
+  async unfinished(): Promise<number> {
+    const rows = await this.query(
+      `SELECT count(*) AS n FROM ${this.s}.run_queue WHERE state <> 'finished'`,
+      [],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Announces (or re-announces) a worker until `now + ttlMs`; refuses an id a live other process uses. */
+  async announceWorker(
+    w: { workerId: string; host: string; pid: number; concurrency: number },
+    ttlMs: number,
+  ): Promise<void> {
+    const rows = await this.query(
+      `INSERT INTO ${this.s}.workers (worker_id, host, pid, concurrency, seen_until)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))
+       ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid,
+         concurrency = EXCLUDED.concurrency, seen_until = EXCLUDED.seen_until,
+         started_at = CASE WHEN ${this.s}.workers.pid = EXCLUDED.pid AND ${this.s}.workers.host = EXCLUDED.host
+                           THEN ${this.s}.workers.started_at ELSE now() END
+       WHERE (${this.s}.workers.pid = EXCLUDED.pid AND ${this.s}.workers.host = EXCLUDED.host)
+          OR ${this.s}.workers.seen_until <= now()
+       RETURNING worker_id`,
+      [w.workerId, w.host, w.pid, w.concurrency, checkLeaseMs(ttlMs)],
+    );
+    if (rows.length === 0)
+      throw new InputError(
+        `worker id ${JSON.stringify(w.workerId)} is in use by a live worker; give another --id or stop that one`,
+        "--id",
+      );
+  }
+
+  /** Removes a worker's row (a clean exit). */
+  async retireWorker(workerId: string, pid: number): Promise<void> {
+    await this.query(`DELETE FROM ${this.s}.workers WHERE worker_id = $1 AND pid = $2`, [workerId, pid]);
+  }
+
+  /** Workers whose last heartbeat is still live, with the jobs they hold live. */
+  async liveWorkers(): Promise<{ worker: WorkerRow; holds: QueuedJob[] }[]> {
+    const workers = await this.query(
+      `SELECT worker_id, host, pid, concurrency, started_at, seen_until FROM ${this.s}.workers
+       WHERE seen_until > now() ORDER BY worker_id`,
+      [],
+    );
+    const held = await this.query(
+      `SELECT ${JOB_COLUMNS} FROM ${this.s}.run_queue WHERE state = 'claimed' AND locked_until > now()
+       ORDER BY submitted_at, job_id`,
+      [],
+    );
+    const jobs = held.map(jobOf);
+    return workers.map((r) => ({
+      worker: {
+        workerId: String(r.worker_id),
+        host: String(r.host),
+        pid: Number(r.pid),
+        concurrency: Number(r.concurrency),
+        startedAt: iso(r.started_at) ?? "",
+        seenUntil: iso(r.seen_until) ?? "",
+      },
+      holds: jobs.filter((j) => j.claimedBy === String(r.worker_id)),
+    }));
+  }
+}
