@@ -220,7 +220,7 @@ describe("claude-stop-hook (Claude Code's own Stop hook running the visible test
       ),
     } as unknown as LoadedTask;
     const setup = setupPolicy("claude-stop-hook", loaded);
-    expect(setup.gateEnvironment).toBe("as-built");
+    expect(setup.gateEnvironment.name).toBe("as-built");
     expect(setup.loaded.task.gates.map((g) => g.id)).toEqual(["visible"]);
   });
 });

@@ -14,7 +14,7 @@ import type { PostgresEventStore } from "../../store/postgres-event-store.js";
 import type { Claim, PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
 import { recordedBuilder } from "./resume.js";
-import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
+import { chooseBuilder, faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
 import { isStoreUnreachable, postgresStoreFrom } from "./submit.js";
 
 export interface WorkerFlags {
@@ -233,6 +233,7 @@ async function runJob(
   const started = events[0];
   if (started?.type === "run_started")
     return resumeRun({
+      ...faultInjection(),
       runId,
       store,
       storeDir: dirname(dirname(started.data.run_dir)),
@@ -242,6 +243,7 @@ async function runJob(
       builder: recordedBuilder(flags),
     });
   return runTask({
+    ...faultInjection(),
     runId,
     signal,
     loaded,
