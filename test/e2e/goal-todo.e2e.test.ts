@@ -102,6 +102,17 @@ describe.concurrent("todo run and todo done: done only on evidence", () => {
       /todo_crlf is blocked: only an open todo is run/,
     );
   });
+
+  it("refuses to run a todo of a stopped goal, and runs nothing", async () => {
+    const store = await newGoal();
+    expect((await lg(store, "goal", "stop", GOAL)).code).toBe(0);
+    await refused(
+      store,
+      await lg(store, "todo", "run", GOAL, "todo_crlf", "--noop"),
+      /goal .* is stopped \(runtime state paused\): a stopped goal runs no work; resume it first/,
+    );
+    expect((await lg(store, "runs", "--json")).stdout.trim()).toBe("[]");
+  });
 });
 
 describe.concurrent("todo lifecycle commands", () => {

@@ -29,6 +29,10 @@ export async function todoRunCommand(
     const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
     const todo = view.todos.find((t) => t.id === todoId);
     if (!todo) throw new DomainError(`goal ${goalId} has no todo ${todoId}`);
+    if (view.activation === "stopped")
+      throw new DomainError(
+        `goal ${goalId} is stopped (runtime state paused): a stopped goal runs no work; resume it first (${cliName()} goal resume ${goalId})`,
+      );
     if (todo.class !== "advancement_task" || !todo.task)
       throw new DomainError(`${todoId} is a ${todo.class}: only an advancement_task has a task to run`);
     if (todo.status !== "open")
