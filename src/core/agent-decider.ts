@@ -179,6 +179,8 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     case "task_checked":
     case "agent_tool_observed":
     case "agent_session_finished":
+    case "agent_step_appraised":
+    case "agent_goal_evaluated":
     case "hook_failed":
       return s;
     default:
@@ -277,6 +279,8 @@ function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentS
     case "task_checked":
     case "agent_tool_observed":
     case "agent_session_finished":
+    case "agent_step_appraised":
+    case "agent_goal_evaluated":
     case "hook_failed":
       return t;
     default:

@@ -1,10 +1,13 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { EventData } from "../../core/events.js";
 import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
+import type { GoalPredicate } from "../../core/task.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
+import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
 import { writeHookFiles } from "./claude-settings.js";
 import { type HookInput, type HookReply, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
@@ -20,6 +23,10 @@ export interface ClaudeBuilderOptions {
   stopDeadlineSeconds: number;
   /** Provider variables for this builder only (a benchmark's own model-server per run), set after allowEnv's. */
   providerEnv?: Readonly<Record<string, string>>;
+  /** The task's goal predicates, judged at each Stop over the session's runtime facts (claude-gates.ts). */
+  goal?: readonly GoalPredicate[];
+  /** How many Stops the goal may block in the whole session (so that Claude's own block cap comes last). */
+  goalBlocks?: number;
 }
 
 type Wake = { kind: "stop"; message: string } | { kind: "exit"; result: ProcessResult };
@@ -55,6 +62,11 @@ export class ClaudeBuilder implements Builder {
   private waiter: ((w: Wake) => void) | null = null;
   private unrecorded: AgentRuntimeEventBody[] = [];
   private owned: string[] = [];
+  /** What Claude's runtime reported in this run, in order: the goal's and the task appraisals' evidence. */
+  private facts: EventData<"agent_tool_observed">[] = [];
+  private stops = 0;
+  private goalBlocksUsed = 0;
+  private taskBlocks = new Map<string, number>();
 
   constructor(private readonly o: ClaudeBuilderOptions) {
     this.descriptor = { kind: "claude-code", command: ["claude", ...o.extraArgs].join(" ") };
@@ -282,6 +294,8 @@ export class ClaudeBuilder implements Builder {
     if (input.hook_event_name === "Stop") {
       // A Stop whose earlier answer nobody waits for any more (its forwarder gave up) is superseded.
       this.answer({ exit_code: 2, stdout: "", stderr: "loopgate: superseded by a newer Stop" });
+      const goal = await this.goalGate(input.session_id);
+      if (goal) return goal;
       return new Promise<HookReply>((resolve) => {
         this.pending = resolve;
         this.wake({ kind: "stop", message: input.last_assistant_message ?? "" });
@@ -289,23 +303,35 @@ export class ClaudeBuilder implements Builder {
     }
     if (!ctx) return ok;
     if (input.hook_event_name === "TaskCompleted") {
-      await ctx.onRuntimeFact?.({
-        type: "agent_tool_observed",
-        data: {
-          attempt: ctx.attempt,
-          agent: "claude-code",
-          hook_event: "TaskCompleted",
-          session_id: input.session_id,
-          tool: "TaskCompleted",
-          command: (input.task_subject ?? "").slice(0, 4000),
-          exit_code: null,
-          excerpt: (input.task_description ?? "").slice(0, 4000),
-        },
+      const seen: EventData<"agent_tool_observed"> = {
+        attempt: ctx.attempt,
+        agent: "claude-code",
+        hook_event: "TaskCompleted",
+        session_id: input.session_id,
+        tool: "TaskCompleted",
+        command: (input.task_subject ?? "").slice(0, 4000),
+        exit_code: null,
+        excerpt: (input.task_description ?? "").slice(0, 4000),
+      };
+      await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: seen });
+      const id = input.task_id ?? "";
+      const prior = this.taskBlocks.get(id) ?? 0;
+      const r = await taskCompleted({
+        facts: this.facts,
+        attempt: ctx.attempt,
+        sessionId: input.session_id,
+        task: { id, subject: input.task_subject ?? "", description: input.task_description ?? "" },
+        priorBlocks: prior,
+        run: (command) => runFrozenCheck(command, { workspace: ctx.workspace, sandbox: ctx.sandbox }),
       });
-      return ok;
+      if (r.fact.blocked) this.taskBlocks.set(id, prior + 1);
+      await ctx.onRuntimeFact?.({ type: "agent_step_appraised", data: r.fact });
+      return r.reply;
     }
     await this.flush(ctx);
-    await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: toolFact(input, ctx.attempt) });
+    const fact = toolFact(input, ctx.attempt);
+    this.facts.push(fact);
+    await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: fact });
     const owned = touchesOwnedPath(input, this.owned);
     if (owned)
       await ctx
@@ -317,6 +343,26 @@ export class ClaudeBuilder implements Builder {
         })
         .catch(() => undefined);
     return ok;
+  }
+
+  /** The goal gate at this Stop: a block with the unmet predicates, or null to go on to the held-out gates. */
+  private async goalGate(sessionId: string): Promise<HookReply | null> {
+    const ctx = this.ctx;
+    const predicates = stopPredicates(this.o.goal ?? []);
+    if (!ctx || predicates.length === 0) return null;
+    this.stops += 1;
+    const g = goalAtStop({
+      predicates,
+      facts: this.facts,
+      workspace: ctx.workspace,
+      attempt: ctx.attempt,
+      sessionId,
+      stop: this.stops,
+      blocksLeft: (this.o.goalBlocks ?? 0) - this.goalBlocksUsed,
+    });
+    await ctx.onRuntimeFact?.({ type: "agent_goal_evaluated", data: g.fact });
+    if (g.reply) this.goalBlocksUsed += 1;
+    return g.reply;
   }
 
   /** Records the session facts of Claude processes that ended while an attempt was running. */

@@ -66,7 +66,14 @@ export async function claudeCommand(
     0,
   );
   const stopDeadlineSeconds = Math.max(120, Math.ceil((2 * gateMs) / 1000) + 60);
-  const builder = new ClaudeBuilder({ program, extraArgs: claudeArgs, stopDeadlineSeconds });
+  // The goal may block Stops too: together with the attempts' blocks they stay below Claude's own cap.
+  const builder = new ClaudeBuilder({
+    program,
+    extraArgs: claudeArgs,
+    stopDeadlineSeconds,
+    goal: loaded.task.goal?.all ?? [],
+    goalBlocks: CLAUDE_BLOCK_CAP - maxAttempts,
+  });
   const allow = [
     ...new Set([...(flags["builder-env"] ?? []), ...CLAUDE_PROVIDER_ENV.filter((n) => process.env[n])]),
   ];
