@@ -49,6 +49,10 @@ export const HookInput = z.discriminatedUnion("hook_event_name", [
 ]);
 export type HookInput = z.infer<typeof HookInput>;
 
+/** The store stream of a user's own Claude Code session (what `loopgate hook post-tool` appends to). */
+export const sessionStream = (sessionId: string) =>
+  `claude-session-${sessionId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`;
+
 /** What a hook answers: its exit code, and what it prints on stdout and stderr. */
 export interface HookReply {
   exit_code: number;

@@ -4,6 +4,7 @@ import {
   type HookReply,
   parseHookInput,
   type StopInput,
+  sessionStream,
   toolFact,
 } from "../../builders/claude/hook-input.js";
 import { noopBuilder } from "../../builders/command-builder.js";
@@ -155,7 +156,7 @@ export async function localPostTool(
   const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
   const store = await openStore(storeDir, true);
   try {
-    const stream = `claude-session-${input.session_id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`;
+    const stream = sessionStream(input.session_id);
     const data = toolFact(input, 1);
     const { randomUUID } = await import("node:crypto");
     await store.append(
