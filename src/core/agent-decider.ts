@@ -180,6 +180,7 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     case "agent_tool_observed":
     case "agent_session_finished":
     case "hook_failed":
+    case "stop_hook_answered":
       return s;
     default:
       return unreachable(e);
@@ -278,6 +279,7 @@ function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentS
     case "agent_tool_observed":
     case "agent_session_finished":
     case "hook_failed":
+    case "stop_hook_answered":
       return t;
     default:
       return unreachable(e);

@@ -199,6 +199,7 @@ export function evolve(state: RunState, event: Body): RunState {
     case "agent_tool_observed": // agent_runtime facts: evidence for goals and steps, never for the verdict
     case "agent_session_finished":
     case "hook_failed":
+    case "stop_hook_answered":
       return state;
     default: {
       const never: never = event;
