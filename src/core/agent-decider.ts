@@ -182,6 +182,7 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     case "agent_step_appraised":
     case "agent_goal_evaluated":
     case "hook_failed":
+    case "stop_hook_answered":
       return s;
     default:
       return unreachable(e);
@@ -282,6 +283,7 @@ function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentS
     case "agent_step_appraised":
     case "agent_goal_evaluated":
     case "hook_failed":
+    case "stop_hook_answered":
       return t;
     default:
       return unreachable(e);

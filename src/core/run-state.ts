@@ -201,6 +201,7 @@ export function evolve(state: RunState, event: Body): RunState {
     case "agent_step_appraised":
     case "agent_goal_evaluated":
     case "hook_failed":
+    case "stop_hook_answered":
       return state;
     default: {
       const never: never = event;

@@ -7,9 +7,10 @@ import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
+import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
 import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
 import { writeHookFiles } from "./claude-settings.js";
-import { type HookInput, type HookReply, toolFact, touchesOwnedPath } from "./hook-input.js";
+import { type HookInput, type HookReply, type StopInput, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
 import { StreamJsonReader, sessionFact } from "./stream-json.js";
 
@@ -28,8 +29,6 @@ export interface ClaudeBuilderOptions {
   /** How many Stops the goal may block in the whole session (so that Claude's own block cap comes last). */
   goalBlocks?: number;
 }
-
-type Wake = { kind: "stop"; message: string } | { kind: "exit"; result: ProcessResult };
 
 /** Claude Code's own environment switches: no telemetry or update checks; only the provider is reached. */
 const CLAUDE_ENV = {
@@ -57,9 +56,8 @@ export class ClaudeBuilder implements Builder {
   private kill: AbortController | null = null;
   private reader = new StreamJsonReader();
   private sessionId: string | null = null;
-  private pending: ((r: HookReply) => void) | null = null;
-  private queued: Wake | null = null;
-  private waiter: ((w: Wake) => void) | null = null;
+  private stop = new HeldStop<ProcessResult>();
+  private lastStop: StopInput | null = null;
   private unrecorded: AgentRuntimeEventBody[] = [];
   private owned: string[] = [];
   /** What Claude's runtime reported in this run, in order: the goal's and the task appraisals' evidence. */
@@ -82,7 +80,7 @@ export class ClaudeBuilder implements Builder {
     if (!this.server) await this.setUp(ctx);
     const next = this.next();
     if (!this.running && this.sessionId === null) this.spawn(ctx, ctx.prompt, null);
-    else if (this.pending) this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) });
+    else if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
     else if (!this.running) this.spawn(ctx, fixMessage(ctx), this.sessionId);
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ctx.timeoutMs).unref());
     const wake = await Promise.race([next, timer]);
@@ -104,7 +102,7 @@ export class ClaudeBuilder implements Builder {
         signal: null,
         timedOut: false,
         durationMs,
-        output: wake.message,
+        output: wake.input.last_assistant_message ?? "",
         infrastructure: null,
       };
     const r = wake.result;
@@ -121,12 +119,9 @@ export class ClaudeBuilder implements Builder {
   }
 
   async windDown(v: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]> {
-    const last =
-      v.status === "SUCCESS"
-        ? `loopgate: SUCCESS: ${v.reason}. The task is verified; you may stop.`
-        : `loopgate: ${v.status}: ${v.reason}. The run is over and was not verified; stop now.`;
-    if (this.pending)
-      this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
+    const last = verdictMessage(v);
+    if (this.stop.holding)
+      await this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
     if (this.running) {
       const ended = await Promise.race([
         this.running.then(() => true),
@@ -253,7 +248,7 @@ export class ClaudeBuilder implements Builder {
       if (this.reader.report.sessionId) this.sessionId = this.reader.report.sessionId;
       this.running = null;
       // Its hook can no longer be answered: the process is gone.
-      this.pending = null;
+      this.stop.drop();
       const fact: AgentRuntimeEventBody = {
         type: "agent_session_finished",
         data: sessionFact(this.reader.report, Math.max(this.ctx?.attempt ?? attempt, 0), r.exitCode),
@@ -263,28 +258,26 @@ export class ClaudeBuilder implements Builder {
     });
   }
 
-  private next(): Promise<Wake> {
-    return new Promise((resolve) => {
-      if (this.queued) {
-        const q = this.queued;
-        this.queued = null;
-        resolve(q);
-      } else this.waiter = resolve;
-    });
+  private next(): Promise<Wake<ProcessResult>> {
+    return this.stop.next();
   }
 
-  private wake(w: Wake): void {
-    const waiter = this.waiter;
-    if (waiter) {
-      this.waiter = null;
-      waiter(w);
-    } else this.queued = w;
+  private wake(w: Wake<ProcessResult>): void {
+    this.stop.wake(w);
   }
 
-  private answer(r: HookReply): void {
-    const p = this.pending;
-    this.pending = null;
-    p?.(r);
+  /**
+   * Answers the held Stop; the answer is a fact of the run (recorded in the attempt, or at wind-down
+   * with the session's facts). A block is given even when its recording fails.
+   */
+  private async answer(r: HookReply, ctx?: BuilderContext): Promise<void> {
+    const fact = this.lastStop
+      ? stopAnswered("claude-code", Math.max(this.ctx?.attempt ?? 0, 0), this.lastStop, r)
+      : null;
+    this.stop.answer(r);
+    if (!fact) return;
+    if (ctx?.onRuntimeFact) await ctx.onRuntimeFact(fact);
+    else this.unrecorded.push(fact);
   }
 
   private async onHook(input: HookInput): Promise<HookReply> {
@@ -292,14 +285,11 @@ export class ClaudeBuilder implements Builder {
     if (input.session_id) this.sessionId = input.session_id;
     const ctx = this.ctx;
     if (input.hook_event_name === "Stop") {
-      // A Stop whose earlier answer nobody waits for any more (its forwarder gave up) is superseded.
-      this.answer({ exit_code: 2, stdout: "", stderr: "loopgate: superseded by a newer Stop" });
+      // The goal gate first: while it is unmet the Stop is blocked here, and the held-out gates do not run.
       const goal = await this.goalGate(input.session_id);
       if (goal) return goal;
-      return new Promise<HookReply>((resolve) => {
-        this.pending = resolve;
-        this.wake({ kind: "stop", message: input.last_assistant_message ?? "" });
-      });
+      this.lastStop = input;
+      return this.stop.hold(input);
     }
     if (!ctx) return ok;
     if (input.hook_event_name === "TaskCompleted") {
@@ -371,10 +361,4 @@ export class ClaudeBuilder implements Builder {
     this.unrecorded = [];
     for (const f of facts) await ctx.onRuntimeFact?.(f);
   }
-}
-
-/** What Claude is told when its Stop is blocked: the templated required fix of the failed attempt. */
-function fixMessage(ctx: BuilderContext): string {
-  const fix = ctx.requiredFix ?? "loopgate's held-out checks did not pass.";
-  return `loopgate checked your work with held-out gates and it is not done yet (attempt ${ctx.attempt - 1} failed). Required fix:\n\n${fix}\n\nFix this, then finish again.`;
 }

@@ -104,6 +104,22 @@ export const agentRuntimeEvents = {
       result_excerpt: z.string().max(4000),
     }),
   },
+  /**
+   * loopgate's answer to an external agent's Stop hook (its own decision, origin runtime): `block` (exit 2,
+   * the required fix or the failure as the reason), `allow` (exit 0, the run's verdict as the message).
+   */
+  stop_hook_answered: {
+    origin: ["runtime"],
+    schema: z.object({
+      attempt: z.number().int().nonnegative(),
+      agent: ExternalAgent,
+      session_id: z.string().max(200),
+      decision: z.enum(["block", "allow"]),
+      /** The Stop carried `stop_hook_active` (the agent was already continuing after a block). */
+      stop_hook_active: z.boolean(),
+      reason: z.string().max(LIMITS.reason),
+    }),
+  },
   /** A hook loopgate owns could not do its work (it then blocked, never let the agent stop unchecked). */
   hook_failed: {
     origin: ["runtime"],
