@@ -102,6 +102,7 @@ $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
     usage: [
       "loopgate hook stop TASK [--store DIR]",
       "loopgate hook post-tool TASK [--store DIR]",
+      "loopgate hook task-completed TASK [--store DIR]",
       "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run]",
     ],
     about: `Claude Code hooks for your own sessions. stop verifies the session's folder against TASK as
@@ -109,10 +110,13 @@ loopgate verify does (a recorded run; held-out gates in a fresh environment) and
 required fix until the gates pass or loopgate's cap (budget.attempts, at most 8) is reached; an error,
 a store it cannot open or a check past 570 s blocks too, never lets Claude stop unchecked. post-tool
 records the tool call (command, exit code, excerpt) in the stream claude-session-ID, origin
-agent_runtime. install writes both into .claude/settings.json (or ~/.claude with --user).`,
+agent_runtime. task-completed runs a completed task's frozen check (a \`check: CMD\` line in its
+description) in loopgate's sandbox and exits 2 with the finding when it fails. With a goal, stop first
+judges its command and file predicates over the recorded calls. install writes all of them into
+.claude/settings.json (or ~/.claude with --user).`,
     flags: ["store", "project", "user", "dry-run"],
     maxArgs: 2,
-    exit: "Exit codes: stop 0 (may stop) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
+    exit: "Exit codes: stop and task-completed 0 (allowed) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
     run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, flags),
   },
   {
