@@ -36,6 +36,15 @@ export async function recordedCalls(
   return calls;
 }
 
+/**
+ * The store stream where `loopgate mcp` keeps its plan (each todo_write's `todo_written`, origin
+ * runtime), so that a TaskCompleted hook of the same session can find an MCP step's frozen check.
+ */
+export const mcpPlanStream = (o: { sessionId?: string | undefined; taskId: string }) =>
+  o.sessionId
+    ? `mcp-plan-${o.sessionId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`
+    : `mcp-plan-task-${o.taskId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`;
+
 /** What loopgate sees now of the artifacts a submission cites (workspace files only; others are absent). */
 export function observeCited(workspace: string, check: SelfCheckSubmission): Map<string, ObservedFile> {
   const seen = new Map<string, ObservedFile>();

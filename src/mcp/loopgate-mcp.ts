@@ -16,7 +16,7 @@ import { runTask } from "../runner/run-task.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
 import type { EventStore } from "../store/event-store.js";
-import { observeCited, recordedCalls } from "./evidence.js";
+import { mcpPlanStream, observeCited, recordedCalls } from "./evidence.js";
 
 /** The built-in agent's plan tool, for its description and argument schema (MCP runs its own write path). */
 const todoTool = createTodoTool({ attempt: 1, events: () => [], checks: false });
@@ -46,8 +46,18 @@ const text = (t: string, isError = false) => ({ content: [{ type: "text" as cons
 export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
   const server = new McpServer({ name: "loopgate", version: "0.1.0" });
   const events: LoopgateEvent[] = [];
-  const record = (type: "todo_written", data: EventData<"todo_written">) =>
-    events.push({ id: randomUUID(), type, data, meta: { at: new Date().toISOString(), origin: "runtime" } });
+  const session = () => o.sessionId ?? process.env.CLAUDE_CODE_SESSION_ID;
+  /** Each plan write, kept here and in the store (a TaskCompleted hook maps Claude's task to its step). */
+  const record = async (type: "todo_written", data: EventData<"todo_written">) => {
+    const e = {
+      id: randomUUID(),
+      type,
+      data,
+      meta: { at: new Date().toISOString(), origin: "runtime" as const },
+    };
+    events.push(e);
+    await o.store.append(mcpPlanStream({ sessionId: session(), taskId: o.loaded.task.id }), [e], "any");
+  };
   let plan: unknown = null;
   /** The frozen checks this server ran, by the call id it gave them: citable self-check evidence. */
   const ownCalls = new Map<string, RecordedCall>();
@@ -64,7 +74,7 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
     { description: todoTool.description, inputSchema: todoTool.schema },
     async (args) => {
       const w = applyTodoWrite(currentPlan(events), args.items);
-      record("todo_written", { attempt: 1, call_id: randomUUID(), ...w });
+      await record("todo_written", { attempt: 1, call_id: randomUUID(), ...w });
       const lines = [renderPlan(w, true)];
       for (const step of w.completed) {
         const item = w.items.find((i) => i.content === step);
@@ -114,7 +124,7 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
         return text(`Source Guard rejected the self-check: ${g.publicReason}`, true);
       // Evidence must be what loopgate recorded: a cited call it has no record of, or whose recorded
       // command, exit code or output differs from the claim, refuses the submission.
-      const calls = await recordedCalls(o.store, ownCalls, o.sessionId ?? process.env.CLAUDE_CODE_SESSION_ID);
+      const calls = await recordedCalls(o.store, ownCalls, session());
       const v = verifyEvidence(args, calls, observeCited(o.workspace, args));
       if (v.findings.length > 0)
         return text(

@@ -3,7 +3,11 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, cpSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, describe, expect, it } from "vitest";
+import { createLoopgateMcp } from "../../src/mcp/loopgate-mcp.js";
+import { loadTask } from "../../src/runner/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
 import { addTask } from "./claude-support.js";
 import { BIN, removeTemps, tempDir } from "./cli.js";
@@ -101,5 +105,54 @@ describe("loopgate hook task-completed and the goal at stop (a user's own sessio
       "continuing",
       "completed",
     ]);
+  });
+
+  it("a step declared through loopgate mcp's todo_write gives Claude's task of the same words its frozen check", async () => {
+    const { task, work, store } = setUp();
+    const db = SqliteEventStore.open(join(store, "events.db"));
+    const server = createLoopgateMcp({
+      loaded: loadTask(task),
+      workspace: work,
+      store: db,
+      storeDir: store,
+      sandbox: "bubblewrap",
+      sessionId: "sess-m",
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(b);
+    const check = "node -e \"process.exit(require('./add.js')(2,3)===5?0:1)\"";
+    await client.callTool({
+      name: "todo_write",
+      arguments: { items: [{ content: "Make add.js add", status: "in_progress", check }] },
+    });
+    await client.close();
+    await db.close();
+    const completed = {
+      session_id: "sess-m",
+      hook_event_name: "TaskCompleted",
+      cwd: work,
+      task_id: "7",
+      task_subject: "Make add.js add",
+      task_description: "no check line here",
+    };
+    const bad = await hook(["task-completed", task, "--store", store], completed);
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain("require('./add.js')(2,3)===5");
+    writeFileSync(join(work, "add.js"), "module.exports = (a, b) => a + b;\n");
+    const good = await hook(["task-completed", task, "--store", store], completed);
+    expect(good.code, good.stderr).toBe(0);
+    const other = await hook(["task-completed", task, "--store", store], {
+      ...completed,
+      task_subject: "Other",
+    });
+    expect(other.code, other.stderr).toBe(0);
+    const ev = await streamEvents(store, "claude-session-sess-m");
+    expect(
+      ev
+        .filter((e) => e.type === "agent_step_appraised")
+        .map((e) => (e.data.check as { status: string } | null)?.status ?? null),
+    ).toEqual(["failed", "passed", null]);
   });
 });

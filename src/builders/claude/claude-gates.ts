@@ -74,8 +74,10 @@ export async function taskCompleted(a: {
   task: { id: string; subject: string; description: string };
   priorBlocks: number;
   run: (command: string) => Promise<RuntimeCheck>;
+  /** The frozen check of the same step declared through loopgate's MCP todo_write (it wins), if any. */
+  declared?: string | null;
 }): Promise<{ reply: HookReply; fact: EventData<"agent_step_appraised"> }> {
-  const command = frozenCheck(a.facts, a.task.id, a.task.description);
+  const command = a.declared ?? frozenCheck(a.facts, a.task.id, a.task.description);
   const check = command === null ? null : await a.run(command);
   const step = a.task.subject || `task #${a.task.id}`;
   const r = appraiseRuntimeTask({

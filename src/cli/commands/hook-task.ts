@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
+import { currentPlan } from "../../agent/todo/plan.js";
 import {
   goalAtStop,
   runFrozenCheck,
@@ -9,6 +10,7 @@ import {
 import { type HookReply, parseHookInput, sessionStream } from "../../builders/claude/hook-input.js";
 import type { EventData } from "../../core/events.js";
 import type { GoalPredicate } from "../../core/task.js";
+import { mcpPlanStream } from "../../mcp/evidence.js";
 import { loadTask } from "../../runner/load-task.js";
 import type { EventStore } from "../../store/event-store.js";
 import { openStore, storeDirFrom } from "../context.js";
@@ -56,12 +58,23 @@ export async function localTaskCompleted(
   try {
     const s = await sessionFacts(store, input.session_id);
     const id = input.task_id ?? "";
+    // A step of the same words declared through `loopgate mcp`'s todo_write: its frozen check wins.
+    let declared: string | null = null;
+    for (const sessionId of [input.session_id, undefined]) {
+      const plan = currentPlan(await store.readStream(mcpPlanStream({ sessionId, taskId: loaded.task.id })));
+      const step = plan.find((p) => p.content === (input.task_subject ?? "") && p.check);
+      if (step?.check) {
+        declared = step.check;
+        break;
+      }
+    }
     const r = await taskCompleted({
       facts: s.facts,
       attempt: 1,
       sessionId: input.session_id,
       task: { id, subject: input.task_subject ?? "", description: input.task_description ?? "" },
       priorBlocks: s.appraised.filter((a) => a.task_id === id && a.blocked).length,
+      declared,
       run: (command) =>
         runFrozenCheck(command, { workspace: resolve(input.cwd ?? process.cwd()), sandbox: "bubblewrap" }),
     });
