@@ -81,7 +81,10 @@ private HOME writable; the host network shared so it reaches its provider: the e
 loopgate's hooks come from a settings file it owns outside the workspace, mounted read-only
 (--settings; project and local settings are not read). Each Stop runs the held-out gates in a fresh
 environment: a failure blocks the stop with the required fix; SUCCESS or loopgate's attempt cap
-(at most 8, below Claude's own block cap) ends the session. ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+(at most 8, below Claude's own block cap) ends the session. With a goal, a Stop is first blocked
+while its command or file predicates are unmet on Claude's reported tool calls. A task of Claude's
+task list with a \`check: CMD\` line is refused completion (TaskCompleted) while that check fails.
+ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 ANTHROPIC_AUTH_TOKEN, ANTHROPIC_MODEL pass by name when set (values redacted). The binary:
 $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
     flags: [
