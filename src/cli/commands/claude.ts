@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ClaudeBuilder } from "../../builders/claude/claude-builder.js";
-import { parseDuration } from "../../core/duration.js";
+import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import { resolveProgram } from "../../sandbox/environment.js";
@@ -61,12 +61,11 @@ export async function claudeCommand(
     io.err(
       `loopgate: note: attempts capped at ${maxAttempts}: Claude Code stops by itself after ${CLAUDE_BLOCK_CAP} consecutive Stop-hook blocks, and loopgate's cap must come first\n`,
     );
-  const gateMs = loaded.task.gates.reduce(
-    (sum, g) => sum + (("timeout" in g && g.timeout ? parseDuration(g.timeout) : null) ?? 60_000),
-    0,
-  );
-  const stopDeadlineSeconds = Math.max(120, Math.ceil((2 * gateMs) / 1000) + 60);
-  const builder = new ClaudeBuilder({ program, extraArgs: claudeArgs, stopDeadlineSeconds });
+  const builder = new ClaudeBuilder({
+    program,
+    extraArgs: claudeArgs,
+    stopDeadlineSeconds: stopDeadlineSeconds(loaded.task.gates),
+  });
   const allow = [
     ...new Set([...(flags["builder-env"] ?? []), ...CLAUDE_PROVIDER_ENV.filter((n) => process.env[n])]),
   ];
