@@ -28,7 +28,7 @@ const OPENAI = "https://api.openai.com/v1";
  * facts (commands with exit codes, file changes, usage; origin agent_runtime) saved beside the prompt
  * as `codex-facts.json` and summarised in the builder's output; the final message is the claim.
  */
-export function codexBuilder(options: CodexOptions = {}): Builder {
+export function codexBuilder(options: CodexOptions = {}): CodexBuilder {
   const baseUrl = (options.baseUrl ?? OPENAI).replace(/\/+$/, "");
   const model = options.model ?? "gpt-5-codex";
   return new CodexBuilder({

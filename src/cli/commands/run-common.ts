@@ -8,7 +8,7 @@ import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/comma
 import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
-import type { BuilderChoice } from "../../runner/builder-choice.js";
+import { type BuilderChoice, isAgentChoice } from "../../runner/builder-choice.js";
 import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import type { LoadedTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
@@ -164,6 +164,8 @@ export async function executeRun(
       ...judgeModelFor(loaded, flags),
     });
   } finally {
+    // A builder that outlives its attempts (an agent waiting on its Stop hook) never outlives the run.
+    if (!isAgentChoice(builder)) await builder.dispose?.().catch(() => undefined);
     reporter?.close();
     interrupts.dispose();
     await store.close();
