@@ -23,21 +23,18 @@ export const CLAUDE_PROVIDER_ENV = [
   "ANTHROPIC_SMALL_FAST_MODEL",
 ];
 
-/** The claude binary: $LOOPGATE_CLAUDE_BIN, else `claude` on PATH, else the one installed beside loopgate. */
+/**
+ * The claude binary: $LOOPGATE_CLAUDE_BIN, else `claude` on PATH, else the one installed beside loopgate.
+ * A binary that is not there is returned as named: the builder's preflight then ends the run as a
+ * TOOL_FAILURE whose reason names it and how to install it (a builder that cannot start, README).
+ */
 export function findClaude(): string {
   const given = process.env.LOOPGATE_CLAUDE_BIN;
-  if (given) {
-    if (!existsSync(given)) throw new InputError(`${given} does not exist`, "LOOPGATE_CLAUDE_BIN");
-    return realpathSync(given);
-  }
+  if (given) return existsSync(given) ? realpathSync(given) : given;
   const onPath = resolveProgram("claude", process.cwd(), process.env.PATH ?? "");
   if (onPath) return realpathSync(onPath);
   const beside = fileURLToPath(new URL("../../../node_modules/.bin/claude", import.meta.url));
-  if (existsSync(beside)) return realpathSync(beside);
-  throw new InputError(
-    "Claude Code is not installed: npm install @anthropic-ai/claude-code, or set LOOPGATE_CLAUDE_BIN to its binary",
-    "loopgate claude",
-  );
+  return existsSync(beside) ? realpathSync(beside) : beside;
 }
 
 /**
