@@ -9,6 +9,7 @@ import type { ProcessResult } from "../../sandbox/process.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
 import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
+import { claudePreflight } from "./claude-preflight.js";
 import { writeHookFiles } from "./claude-settings.js";
 import { type HookInput, type HookReply, type StopInput, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
@@ -71,7 +72,7 @@ export class ClaudeBuilder implements Builder {
   }
 
   preflight(): string | null {
-    return null;
+    return claudePreflight(this.o.program);
   }
 
   async run(ctx: BuilderContext): Promise<BuilderResult> {
