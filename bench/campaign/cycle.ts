@@ -112,7 +112,7 @@ export async function runCycle(
     jobs.push(await submit(ctx, cell, store.flag));
     victim = worker("a", ["--once"], env);
   } else {
-    jobs.push(await submit(ctx, cell, store.flag), await submit(ctx, cell, store.flag));
+    jobs.push(...(await Promise.all([submit(ctx, cell, store.flag), submit(ctx, cell, store.flag)])));
     victim = worker("a", ["--until-idle", ...(variant === "concurrency" ? ["--concurrency", "2"] : [])], env);
   }
   const poll = poller(store, (before.at(-1)?.position ?? 0) + 1, known, victim);

@@ -10,6 +10,8 @@ import {
   openMutatingCalls,
   shortOfCount,
 } from "../../bench/campaign/log-checks.js";
+import { prng } from "../../bench/campaign/prng.js";
+import { clean, emptyTally } from "../../bench/campaign/report.js";
 
 let position = 0;
 /** Events of one stream, revisions as given, positions increasing across calls. */
@@ -143,5 +145,25 @@ describe("blindReruns", () => {
     expect(blindReruns(stream("run-a", [write("c1"), finished("c1"), finished("c1")]))).toEqual([
       "run-a: mutating call c1 (write_file) finished twice",
     ]);
+  });
+});
+
+describe("the campaign's seed and verdict", () => {
+  it("the same seed draws the same kill points; another seed others", () => {
+    const draw = (seed: number) => {
+      const r = prng(seed);
+      return Array.from({ length: 20 }, () => r.int(1, 36));
+    };
+    expect(draw(42)).toEqual(draw(42));
+    expect(draw(42)).not.toEqual(draw(43));
+    expect(draw(42).every((k) => k >= 1 && k <= 36)).toBe(true);
+  });
+
+  it("is clean only when every must-be-zero column is 0 and every resumed envelope matched", () => {
+    const ok = { ...emptyTally(), kills: 3, resumed: 3, equal: 3 };
+    expect(clean(ok)).toBe(true);
+    for (const column of ["corrupted", "lost", "blind", "notResumable"] as const)
+      expect(clean({ ...ok, [column]: 1 }), column).toBe(false);
+    expect(clean({ ...ok, equal: 2 })).toBe(false);
   });
 });
