@@ -24,6 +24,18 @@ export interface Proc {
   exited(): boolean;
 }
 
+/** Process groups still alive, so an interrupted campaign can take them down with it. */
+const live = new Set<number>();
+
+/** SIGKILLs every process group this module started that is still alive. */
+export function killAll(): void {
+  for (const pid of live)
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {}
+  live.clear();
+}
+
 export function loopgate(
   args: readonly string[],
   env: Record<string, string> = {},
@@ -37,6 +49,7 @@ export function loopgate(
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
+  if (child.pid !== undefined) live.add(child.pid);
   let stdout = "";
   let stderr = "";
   let closed = false;
@@ -65,6 +78,7 @@ export function loopgate(
     child.on("close", (code, signal) => {
       closed = true;
       clearTimeout(timer);
+      if (child.pid !== undefined) live.delete(child.pid);
       // Whatever the dead process left behind in its group (a builder, a gate) goes with it.
       if (child.pid !== undefined)
         try {
