@@ -71,6 +71,8 @@ export function table(rows: readonly [string, Tally][]): string {
     `${t.equal}/${t.resumed}`,
   ];
   const body = [...rows.map(([n, t]) => line(n, t)), line("**total**", total)];
-  const md = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [md(head), md(head.map(() => "---")), ...body.map(md)].join("\n");
+  // Columns padded to one width, as the repository's Markdown formatter lays tables out.
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const md = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  return [md(head), md(widths.map((w) => "-".repeat(w))), ...body.map(md)].join("\n");
 }
