@@ -32,7 +32,7 @@ describe("kill campaign", () => {
     expect(kills).toHaveLength(3);
     for (const l of kills) expect(l).toMatch(/LOOPGATE_FAULT_KILL_AFTER_EVENTS=\d+|SIGKILL \d+ ms after/);
     // kills | in doubt | corrupted | lost | blind | not resumable | equal/resumed
-    const total = r.out.split("\n").find((l) => l.startsWith("| **total** |")) ?? "";
+    const total = r.out.split("\n").find((l) => l.startsWith("| **total** ")) ?? "";
     const cells = total.split("|").map((c) => c.trim());
     expect(cells[2], total).toMatch(/^3 \(\d\/\d\)$/);
     expect(cells.slice(4, 8), total).toEqual(["0", "0", "0", "0"]);
