@@ -172,12 +172,13 @@ The task file's path and digest are recorded: every worker must see the task at 
   {
     name: "worker",
     usage: [
-      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--once | --until-idle]",
+      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--work-dir DIR] [--once | --until-idle]",
     ],
     about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
+A run another machine drove is rebuilt in this one's folder from the observations the store keeps.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
-    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease"],
+    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,
     exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database, 2 bad input.",
     run: async (io, _args, flags) => {
