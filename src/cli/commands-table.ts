@@ -234,8 +234,9 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
   },
   {
     name: "status",
-    usage: ["loopgate status RUN [--store DIR] [--json]"],
-    about: "One run's envelope, rebuilt from its events; exits with the run's exit code.",
+    usage: ["loopgate status RUN|JOB [--store DIR] [--json]"],
+    about:
+      "One run's envelope, rebuilt from its events; exits with the run's exit code. Beside a PostgreSQL store, a queued job's state (queued, claimed, running on which worker, lease expiry), or JOB's run.",
     flags: ["store", "json"],
     maxArgs: 1,
     exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",
