@@ -18,11 +18,11 @@ import type { BenchResult } from "./bench-result.js";
 const ADMIN_URL = process.env.LOOPGATE_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const BIN = resolve("bin/loopgate.js");
 /** Runs per measurement, repetitions (the median is reported), worker counts. */
-const RUNS = 8;
+const RUNS = 6;
 const REPEATS = 3;
 const WORKERS = [1, 2, 4];
 /** Claim latency: jobs submitted one at a time to idle workers, this far apart. */
-const LATENCY_JOBS = 16;
+const LATENCY_JOBS = 12;
 const LATENCY_GAP_MS = 350;
 /** An idle worker polls every min(1 s, lease / 3): with the default 30 s lease, every second. */
 const POLL_MS = 1000;
