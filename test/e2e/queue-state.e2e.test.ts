@@ -93,6 +93,9 @@ describe("queue state in runs and status", () => {
       });
       const listed = await loopgate(["runs", "--store", db.url]);
       expect(listed.stdout).toContain(`running on w-q, lease until`);
+      const workers = await loopgate(["workers", "--store", db.url]);
+      expect(workers.stdout).toMatch(/^w-q {2}pid \d+ on /m);
+      expect(workers.stdout).toContain(`  holds ${job}  running  run ${runId}  lease until`);
     } finally {
       w.kill("SIGKILL");
       await exited;
