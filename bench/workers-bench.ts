@@ -228,7 +228,7 @@ export async function benchWorkers(): Promise<BenchResult[]> {
         note:
           n === WORKERS.at(-1)
             ? `limited by ${limit}`
-            : `${RUNS} runs × ${REPEATS}, median; workers started, warmed and idle before the submit`,
+            : `${RUNS} runs × ${REPEATS}, median; warm idle workers; includes the first claim's idle poll (≤ ${POLL_MS} ms)`,
       };
     });
     const latencies = await claimLatency(store, url, task);
