@@ -179,12 +179,13 @@ The task file's path and digest are recorded: every worker must see the task at 
   {
     name: "worker",
     usage: [
-      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--once | --until-idle]",
+      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--work-dir DIR] [--once | --until-idle]",
     ],
     about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
+A run another machine drove is rebuilt in this one's folder from the observations the store keeps.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
-    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease"],
+    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,
     exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database, 2 bad input.",
     run: async (io, _args, flags) => {
@@ -240,8 +241,9 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
   },
   {
     name: "status",
-    usage: ["loopgate status RUN [--store DIR] [--json]"],
-    about: "One run's envelope, rebuilt from its events; exits with the run's exit code.",
+    usage: ["loopgate status RUN|JOB [--store DIR] [--json]"],
+    about:
+      "One run's envelope, rebuilt from its events; exits with the run's exit code. Beside a PostgreSQL store, a queued job's state (queued, claimed, running on which worker, lease expiry), or JOB's run.",
     flags: ["store", "json"],
     maxArgs: 1,
     exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",

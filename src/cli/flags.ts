@@ -173,6 +173,10 @@ export const FLAGS = {
     value: "DURATION",
     help: "worker: how long a claim holds without a heartbeat (default 30s; heartbeat every third of it)",
   },
+  "work-dir": {
+    value: "DIR",
+    help: "worker: this machine's folder for run folders (DIR/runs/RUN; default .loopgate beside each task file)",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;
