@@ -86,8 +86,10 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
           wake: retryNow("interrupted"),
         };
       // One turn per tick: the turn this tick settled is reported once it is done.
-      if (current && nextTurnPhase(turnOf(j.state, current)).kind === "done")
-        return await advance(ctx, current);
+      if (current && nextTurnPhase(turnOf(j.state, current)).kind === "done") {
+        const done = await advance(ctx, current);
+        if (done) return done;
+      }
       current = unsettledTurn(ctx);
       if (!current) {
         const out = await selectOrBind(ctx);
