@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/cli/context.js";
@@ -6,7 +7,7 @@ import type { RecordedEvent } from "../../src/core/events.js";
 import type { GoalState } from "../../src/core/goal/index.js";
 import { goalState } from "../../src/runner/goal/goal-engine.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
-import { type CliResult, removeTemps, show } from "./cli.js";
+import { type CliResult, removeTemps, show, tempDir } from "./cli.js";
 import { GOAL, lg, newGoal } from "./goal-support.js";
 
 // The kill-point e2e of issue 13: `goal tick` SIGKILLed after every durable append of the turn (goal
@@ -87,6 +88,14 @@ const tick = (store: string, env: Record<string, string> = {}): Promise<CliResul
     loopgate(["goal", "tick", GOAL, "--store", store, "--json"], { env }),
   );
 
+/** A freshly created example goal, made once; each kill point starts from a copy of it. */
+let template = "";
+function freshGoal(): string {
+  const store = join(tempDir("loopgate-tick-kill-"), "store");
+  cpSync(template, store, { recursive: true, verbatimSymlinks: true });
+  return store;
+}
+
 let reference: ReturnType<typeof settled>;
 let initialEvents = 0;
 /** Goal-stream sizes right after each append of an uninterrupted tick (heartbeats not counted). */
@@ -95,7 +104,8 @@ let goalPoints: number[] = [];
 let runPoints: number[] = [];
 
 beforeAll(async () => {
-  const store = await newGoal();
+  template = await newGoal();
+  const store = freshGoal();
   initialEvents = (await goalEvents(store)).length;
   const r = await tick(store);
   expect(r.code, show(r)).toBe(0);
@@ -131,7 +141,7 @@ describe.concurrent("goal tick survives a SIGKILL at every kill point of a turn"
 
   /** Kills the tick where `env` says, ticks again (once more after a second kill), and compares. */
   async function crashAndResume(envs: Record<string, string>[]): Promise<void> {
-    const store = await newGoal();
+    const store = freshGoal();
     for (const env of envs) {
       const k = await tick(store, env);
       expect(k.signal, `expected a kill at ${JSON.stringify(env)}\n${show(k)}`).toBe("SIGKILL");
