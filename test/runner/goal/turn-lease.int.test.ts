@@ -106,6 +106,11 @@ for (const [name, open] of stores)
       for (let i = 0; i < 200 && lost.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       again.stop();
       expect(String(lost[0])).toMatch(/no longer holds the turn lease \(agent-b/);
+      // A tick that lost its lease writes no turn fact, though the re-read alone would let it through.
+      a.requireLease("tok-a");
+      await expect(a.append(() => created(spec()).slice(1, 1))).rejects.toThrow(
+        /no longer holds the turn lease/,
+      );
       await store.close();
     });
   });
