@@ -177,6 +177,10 @@ export const FLAGS = {
     value: "DIR",
     help: "worker: this machine's folder for run folders (DIR/runs/RUN; default .loopgate beside each task file)",
   },
+  "agent-id": {
+    value: "NAME",
+    help: "goal tick: the agent a governed turn runs as (its identity goal/agent/turn; default: the goal's agent)",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;

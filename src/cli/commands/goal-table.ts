@@ -63,6 +63,7 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
       "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -75,18 +76,47 @@ stop / resume: the goal's activation (a stopped goal is paused: nothing runs aut
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
 close: records the structured no_followup intent closure needs; the goal is closed only when every
   frontier item is proved as well (goal status says which are not).
+tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tick answers busy: "turn in
+  progress by … until …"): binds goal/agent/turn to the selected advancement todo and the revision, then
+  settles it, each phase a goal-stream fact: host_execute (the todo's task on a copy of that revision,
+  the goal's builder unless one is given), typed_result, validation (a receipt only for a SUCCESS),
+  durable_writeback (one git commit of the deliverables the gates saw, trailer Loopgate-Turn:
+  goal/agent/turn, compare-and-swap on the revision, the todo's completion in the same append),
+  quota_spend (once per turn), scheduler_apply and its ACK. A turn a crash left unsettled is resumed by
+  readback (the run by its id, the commit by its trailer); an ambiguous or failed lookup fails closed
+  (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
+  the phases on stderr). Monitors and replan obligations are not run by tick yet: it answers idle.
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
-    flags: ["store", "json", "expect-revision", "note", "rationale", "unsafe-no-sandbox"],
+    flags: [
+      "store",
+      "json",
+      "expect-revision",
+      "note",
+      "rationale",
+      "unsafe-no-sandbox",
+      "agent-id",
+      ...RUN_FLAGS,
+    ],
     maxArgs: 2,
-    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written).",
+    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). tick: 0 advanced or terminal, 1 waiting on a person, throttled, busy, idle or stopped, 2 failed (typed: receipt_missing, needs_rebase, blocked_health, …).",
     run: async (io, args, flags) => {
-      const s = sub("goal", args, ["new", "status", "next", "stop", "resume", "accept", "close"] as const);
+      const s = sub("goal", args, [
+        "new",
+        "status",
+        "next",
+        "stop",
+        "resume",
+        "accept",
+        "close",
+        "tick",
+      ] as const);
       const m = await import("./goal.js");
       if (s === "new") return m.goalNewCommand(io, word("goal new", args, 1, "GOAL_FILE"), f(flags));
       const goal = word(`goal ${s}`, args, 1, "GOAL");
       if (s === "status") return m.goalStatusCommand(io, goal, f(flags));
       if (s === "next") return m.goalNextCommand(io, goal, f(flags));
       if (s === "close") return m.goalCloseCommand(io, goal, f(flags));
+      if (s === "tick") return (await import("./goal-tick.js")).goalTickCommand(io, goal, f(flags));
       if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
       return m.goalActivationCommand(io, goal, s, f(flags));
     },

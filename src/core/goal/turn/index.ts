@@ -2,5 +2,7 @@
 export * from "./monitor.js";
 export * from "./scheduler.js";
 export * from "./turn-decider.js";
+export * from "./turn-event-decl.js";
 export * from "./turn-events.js";
+export * from "./turn-lease.js";
 export * from "./turn-state.js";
