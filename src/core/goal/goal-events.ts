@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { RunStatus } from "../event-parts.js";
+import { replanEvents } from "./replan-events.js";
+import { monitorEvents } from "./turn/monitor-events.js";
 
 /**
  * The goal stream's events (seed 001, LoopX): source facts only. Everything else about a goal (running,
@@ -85,6 +87,8 @@ export const MonitorSpec = z.object({
   cadence_seconds: z.number().int().positive(),
   timeout_seconds: z.number().int().positive(),
   expires_at: Timestamp.optional(),
+  /** A stop condition: when it holds the monitor completes (with a successor or no_followup). */
+  resume_when: ResumeCondition.optional(),
   max_no_change_before_replan: z.number().int().positive().optional(),
 });
 export type MonitorSpec = z.infer<typeof MonitorSpec>;
@@ -269,6 +273,8 @@ export const goalEvents = {
       cost_usd: z.number().nonnegative(),
     }),
   },
+  ...monitorEvents,
+  ...replanEvents,
 } as const satisfies Record<string, { origin: readonly string[]; schema: z.ZodObject }>;
 
 export type GoalEventType = keyof typeof goalEvents;
