@@ -119,6 +119,46 @@ export function defaultMonitorSuccessor(state: GoalState, todoId: string, genera
   };
 }
 
+/** A poll's typed result as the host saw it (runner/goal/monitor-poll.ts's PollResult has this shape). */
+export type PollObservation =
+  | { ok: true; result_hash: string }
+  | { ok: false; failure: PollFailureKind; exit_code: number | null; detail: string };
+
+/**
+ * The goal command that records a poll: a failure as a failure; a hash against the monitor's state (the
+ * baseline, a no-change, or a material change opening the next generation with `successor`, by default
+ * `defaultMonitorSuccessor`). Pure; the decider still checks every rule when it is decided.
+ */
+export function monitorPollCommand(
+  state: GoalState,
+  todoId: string,
+  operationId: string,
+  now: string,
+  poll: PollObservation,
+  successor?: TodoSpec,
+): MonitorGoalCommand {
+  const base = { todo_id: todoId, operation_id: operationId, now };
+  if (!poll.ok)
+    return {
+      type: "record_monitor_poll_failure",
+      ...base,
+      failure: poll.failure,
+      exit_code: poll.exit_code,
+      detail: poll.detail,
+    };
+  const m = state.monitors[todoId];
+  const changed = m !== undefined && m.result_hash !== null && m.result_hash !== poll.result_hash;
+  if (!changed) return { type: "record_monitor_poll", ...base, result_hash: poll.result_hash };
+  const generation = (m?.material_change_generation ?? 0) + 1;
+  return {
+    type: "record_monitor_poll",
+    ...base,
+    result_hash: poll.result_hash,
+    generation,
+    successor: successor ?? defaultMonitorSuccessor(state, todoId, generation),
+  };
+}
+
 function monitorOf(state: GoalState, cmd: MonitorGoalCommand): MonitorState {
   const t = need(state, cmd.todo_id, cmd.type);
   if (t.class !== "continuous_monitor")
