@@ -1,15 +1,18 @@
 import { resolve } from "node:path";
 import {
   acceptanceReport,
+  answerKind,
   decide as decideGoal,
   evolveGoal,
   type GoalCommand,
   type GoalEventBody,
   type GoalState,
   type Obligation,
+  obligationId,
+  type ReplanAnswer,
   type TodoSpec,
+  type VisionStatement,
 } from "../../core/goal/index.js";
-
 import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/model.js";
 import { type TaskRefData, taskRef } from "./goal-spec.js";
 import {
