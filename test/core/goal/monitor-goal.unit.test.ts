@@ -86,7 +86,10 @@ describe("monitors in the goal stream", () => {
     g([...goalWith(), baseline])
       .when(poll("op2", T0h, "h2", { generation: 1, successor: SUCC }))
       .thenEvents([]);
-    const blocked: GoalEventBody = { type: "todo_blocked", data: { todo_id: "todo_main", reason: "upstream" } };
+    const blocked: GoalEventBody = {
+      type: "todo_blocked",
+      data: { todo_id: "todo_main", reason: "upstream" },
+    };
     const c = interactionContract(foldGoal([...goalWith(), blocked, baseline]), { now: T0h, health: [] });
     expect(c.agent_channel.selected_todo).toBeNull();
     expect(c.agent_channel.must_attempt).toBe(false);
