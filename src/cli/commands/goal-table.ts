@@ -63,6 +63,10 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
       "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal vision show GOAL [--store DIR] [--json]",
+      "loopgate goal vision patch GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --route TEXT --patch TEXT --reason TEXT",
+      "loopgate goal vision unchanged GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --reason TEXT",
+      "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -75,12 +79,51 @@ stop / resume: the goal's activation (a stopped goal is paused: nothing runs aut
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
 close: records the structured no_followup intent closure needs; the goal is closed only when every
   frontier item is proved as well (goal status says which are not).
+vision: the agent's route and the replan obligations it owes (show); an operator's answer to one, with a real
+  delta: patch (the new route, together with NEW_TODO), unchanged (the route holds: the reason), close (the
+  stage is done; NEW_TODO is its successor). A patch without a todo, or a close without one, is refused.
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
-    flags: ["store", "json", "expect-revision", "note", "rationale", "unsafe-no-sandbox"],
-    maxArgs: 2,
+    flags: [
+      "store",
+      "json",
+      "expect-revision",
+      "note",
+      "rationale",
+      "unsafe-no-sandbox",
+      "route",
+      "patch",
+      "reason",
+      ...TODO_SPEC_FLAGS,
+    ],
+    maxArgs: 4,
     exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written).",
     run: async (io, args, flags) => {
-      const s = sub("goal", args, ["new", "status", "next", "stop", "resume", "accept", "close"] as const);
+      const s = sub("goal", args, [
+        "new",
+        "status",
+        "next",
+        "stop",
+        "resume",
+        "accept",
+        "close",
+        "vision",
+      ] as const);
+      if (s === "vision") {
+        const v = sub("goal vision", args.slice(1), ["show", "patch", "unchanged", "close"] as const);
+        const goal = word(`goal vision ${v}`, args, 2, "GOAL");
+        const todo = v === "close" ? word("goal vision close", args, 3, "NEW_TODO") : args[3];
+        if (v === "show" && args[3] !== undefined)
+          throw new LoopgateError(
+            "bad_input",
+            `loopgate goal vision show: unexpected argument ${JSON.stringify(args[3])}`,
+          );
+        return (await import("./goal-vision.js")).goalVisionCommand(io, v, goal, todo, f(flags));
+      }
+      if (args.length > 2)
+        throw new LoopgateError(
+          "bad_input",
+          `loopgate goal ${s}: unexpected argument ${JSON.stringify(args[2])}`,
+        );
       const m = await import("./goal.js");
       if (s === "new") return m.goalNewCommand(io, word("goal new", args, 1, "GOAL_FILE"), f(flags));
       const goal = word(`goal ${s}`, args, 1, "GOAL");
