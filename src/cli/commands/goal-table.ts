@@ -67,6 +67,7 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal vision patch GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --route TEXT --patch TEXT --reason TEXT",
       "loopgate goal vision unchanged GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --reason TEXT",
       "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
+      "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -82,6 +83,16 @@ close: records the structured no_followup intent closure needs; the goal is clos
 vision: the agent's route and the replan obligations it owes (show); an operator's answer to one, with a real
   delta: patch (the new route, together with NEW_TODO), unchanged (the route holds: the reason), close (the
   stage is done; NEW_TODO is its successor). A patch without a todo, or a close without one, is refused.
+tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tick answers busy: "turn in
+  progress by … until …"): binds goal/agent/turn to the selected advancement todo and the revision, then
+  settles it, each phase a goal-stream fact: host_execute (the todo's task on a copy of that revision,
+  the goal's builder unless one is given), typed_result, validation (a receipt only for a SUCCESS),
+  durable_writeback (one git commit of the deliverables the gates saw, trailer Loopgate-Turn:
+  goal/agent/turn, compare-and-swap on the revision, the todo's completion in the same append),
+  quota_spend (once per turn), scheduler_apply and its ACK. A turn a crash left unsettled is resumed by
+  readback (the run by its id, the commit by its trailer); an ambiguous or failed lookup fails closed
+  (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
+  the phases on stderr). Monitors and replan obligations are not run by tick yet: it answers idle.
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
     flags: [
       "store",
@@ -94,9 +105,11 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       "patch",
       "reason",
       ...TODO_SPEC_FLAGS,
+      "agent-id",
+      ...RUN_FLAGS,
     ],
     maxArgs: 4,
-    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written).",
+    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). tick: 0 advanced or terminal, 1 waiting on a person, throttled, busy, idle or stopped, 2 failed (typed: receipt_missing, needs_rebase, blocked_health, …).",
     run: async (io, args, flags) => {
       const s = sub("goal", args, [
         "new",
@@ -107,6 +120,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
         "accept",
         "close",
         "vision",
+        "tick",
       ] as const);
       if (s === "vision") {
         const v = sub("goal vision", args.slice(1), ["show", "patch", "unchanged", "close"] as const);
@@ -130,6 +144,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       if (s === "status") return m.goalStatusCommand(io, goal, f(flags));
       if (s === "next") return m.goalNextCommand(io, goal, f(flags));
       if (s === "close") return m.goalCloseCommand(io, goal, f(flags));
+      if (s === "tick") return (await import("./goal-tick.js")).goalTickCommand(io, goal, f(flags));
       if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
       return m.goalActivationCommand(io, goal, s, f(flags));
     },

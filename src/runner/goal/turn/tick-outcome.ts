@@ -1,0 +1,31 @@
+import type { TurnFailureCode, TurnIdentity, TurnWork, WakeUp } from "../../../core/goal/turn/index.js";
+/** What one `goal tick` did, and when to look again. */
+export type TickOutcome =
+  | { kind: "advanced"; turn: TurnIdentity; work: TurnWork; result: string; changed: boolean; wake: WakeUp }
+  | { kind: "idle"; reason: string; wake: WakeUp } // nothing eligible now (monitor not due, backoff)
+  | { kind: "waiting_person"; who: string; gate_id: string; wake: WakeUp }
+  | { kind: "throttled"; reason: string; wake: WakeUp }
+  | { kind: "terminal"; closure: string; wake: WakeUp }
+  | { kind: "stopped"; reason: string; wake: WakeUp } // paused by a person, or blocked_health
+  | { kind: "busy"; holder: string; expires_at: string; wake: WakeUp } // another turn holds the goal's lease
+  | {
+      kind: "failed";
+      turn: TurnIdentity | null;
+      code: TurnFailureCode | "run_failed";
+      detail: string;
+      wake: WakeUp;
+    };
+export interface TickProgress {
+  turn: number;
+  todo: string | null;
+  phase: string;
+  detail: string;
+}
+export interface TickRequest {
+  goalId: string;
+  agentId: string;
+  onProgress?: (p: TickProgress) => void;
+  signal?: AbortSignal;
+}
+/** One governed turn; the CLI and the scheduler build it with the store, store dir and run host bound. */
+export type Tick = (req: TickRequest) => Promise<TickOutcome>;
