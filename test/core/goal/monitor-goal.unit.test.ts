@@ -290,3 +290,25 @@ describe("monitors in the goal stream", () => {
     ]);
   });
 });
+
+describe("monitor replan requests", () => {
+  it("asks again only after another max_no_change_before_replan unchanged polls; a replan_noop does not answer", () => {
+    let events: GoalEventBody[] = [...goalWith(), baseline];
+    const asked: boolean[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const now = new Date(Date.parse(T0) + i * 60_000).toISOString();
+      const [e] = goalDecider.decide(poll(`op_nc${i}`, now, "h1"), foldGoal(events));
+      if (e?.type !== "monitor_no_change_recorded") throw new Error(`expected a no-change, got ${e?.type}`);
+      asked.push(e.data.replan_requested);
+      events = [...events, e];
+    }
+    expect(asked).toEqual([false, true, false, true, false]);
+    const noop: GoalEventBody = {
+      type: "replan_noop_recorded",
+      data: { agent_id: "agent_main", obligation: `monitor_replan:${W}`, reason: "nothing" },
+    };
+    expect(obligations(foldGoal([...events, noop])).map((o) => o.kind)).toEqual(["monitor_replan"]);
+    const answered: GoalEventBody = { type: "todo_added", data: { todo: SUCC, successor_of: W } };
+    expect(obligations(foldGoal([...events, answered])).map((o) => o.kind)).toEqual([]);
+  });
+});

@@ -249,7 +249,8 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
           result_hash: cmd.result_hash,
           consecutive_no_change: n,
           next_due_at: next,
-          replan_requested: max !== undefined && n >= max,
+          // Every max-th unchanged poll in a row asks once (not every poll after the first ask).
+          replan_requested: max !== undefined && n % max === 0,
         },
       },
     ];
