@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
-import type { MonitorSpec } from "../../core/goal/index.js";
-import type { PollFailureKind } from "../../core/goal/turn/index.js";
+import { InputError } from "../../core/errors.js";
+import type { GoalState, MonitorSpec, TodoSpec } from "../../core/goal/index.js";
+import {
+  type MonitorGoalCommand,
+  monitorPollCommand,
+  type PollFailureKind,
+} from "../../core/goal/turn/index.js";
 import type { ProcessLimits } from "../../core/limits.js";
 import { runSandboxed, type SandboxMode } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
@@ -90,4 +95,25 @@ export async function pollMonitor(spec: MonitorSpec, tree: string, opts: PollOpt
     exit_code: 0,
     duration_ms: r.durationMs,
   };
+}
+
+/**
+ * One monitor turn's host_execute and typed_result: polls `todoId` of `state` in `tree` and returns the
+ * poll and the goal command that records it under `operationId` (the turn's writeback effect_ref). The
+ * caller appends the command's events in one goal append; before polling, a caller resuming a turn
+ * checks `monitorOperation(state, operationId)` (readback: committed → reuse, absent → poll).
+ */
+export async function observeMonitor(
+  state: GoalState,
+  todoId: string,
+  operationId: string,
+  now: string,
+  tree: string,
+  opts: PollOptions,
+  successor?: TodoSpec,
+): Promise<{ poll: PollResult; command: MonitorGoalCommand }> {
+  const spec = state.todos[todoId]?.monitor;
+  if (!spec) throw new InputError(`${todoId} is not a continuous monitor of goal ${state.goalId}`, "monitor");
+  const poll = await pollMonitor(spec, tree, opts);
+  return { poll, command: monitorPollCommand(state, todoId, operationId, now, poll, successor) };
 }

@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { type CreateModelOptions, createModel } from "../../agent/models/provider.js";
+import { InputError } from "../../core/errors.js";
 import {
   acceptanceReport,
   answerKind,
@@ -9,6 +11,7 @@ import {
   type GoalState,
   type Obligation,
   obligationId,
+  obligations,
   type ReplanAnswer,
   type TodoSpec,
   type VisionStatement,
@@ -72,6 +75,26 @@ export interface PlanReplanResult {
 }
 
 const DEFAULT_REQUESTS = 6;
+
+/** The open replan obligation a turn is bound to (TurnWork `replan.obligation_id`), or null when answered. */
+export function replanObligation(state: GoalState, id: string): Obligation | null {
+  return obligations(state).find((o) => o.kind !== "closeout" && obligationId(o) === id) ?? null;
+}
+
+/** The goal's model for its planner turns: `override`, else the goal agent's model (`scripted:FILE` in tests). */
+export function plannerModel(
+  state: GoalState,
+  override?: string,
+  options: CreateModelOptions = {},
+): ModelAdapter {
+  const spec = override ?? state.agent?.model;
+  if (!spec)
+    throw new InputError(
+      `goal ${state.goalId} names no model for its planner turns (its agent is a ${state.agent?.kind ?? "?"}); give one with --model`,
+      "planner",
+    );
+  return createModel(spec, options);
+}
 
 export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult> {
   const state = args.state;

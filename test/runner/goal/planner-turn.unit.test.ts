@@ -9,7 +9,7 @@ import {
   goalDecider,
   type Obligation,
 } from "../../../src/core/goal/index.js";
-import { planReplan } from "../../../src/runner/goal/planner-turn.js";
+import { plannerModel, planReplan, replanObligation } from "../../../src/runner/goal/planner-turn.js";
 import { loadTask } from "../../../src/runner/load-task.js";
 import { accepted, adv, completed, created, REV0, spec } from "../../core/goal/goal-fixtures.js";
 
@@ -141,5 +141,22 @@ describe("planReplan (scripted model)", () => {
     expect(r.refusals[0]?.message).toMatch(/no_followup_with_new_work/);
     expect(r.answer.no_followup).toBeUndefined();
     expect(r.outcome).toBe("delta");
+  });
+});
+
+describe("planner turn helpers", () => {
+  it("replanObligation finds the bound obligation by id, and null once it is answered", () => {
+    expect(replanObligation(state, "replan_acceptance_failed:acc_all")).toEqual(obligation);
+    expect(replanObligation(state, "replan_acceptance_failed:nope")).toBeNull();
+    const answered = foldGoal([
+      ...owing,
+      { type: "todo_added", data: { todo: adv("todo_more"), successor_of: null } },
+    ]);
+    expect(replanObligation(answered, "replan_acceptance_failed:acc_all")).toBeNull();
+  });
+  it("plannerModel is the goal agent's model; a missing script file is bad input naming it", () => {
+    expect(() => plannerModel(state)).toThrow(/model\.yaml/);
+    const noModel = foldGoal(created(spec([], { agent: { agent_id: A, kind: "builder", command: "x" } })));
+    expect(() => plannerModel(noModel)).toThrow(/names no model/);
   });
 });
