@@ -7,7 +7,13 @@ import {
   obligations,
   type TodoSpec,
 } from "../../../src/core/goal/index.js";
-import { monitorOperation, monitorPollCommand } from "../../../src/core/goal/turn/index.js";
+import {
+  contractView,
+  monitorDueTimes,
+  monitorOperation,
+  monitorPollCommand,
+  nextWakeUp,
+} from "../../../src/core/goal/turn/index.js";
 import { given } from "../../support/decider.js";
 import { adv, created, spec } from "./goal-fixtures.js";
 
@@ -310,5 +316,24 @@ describe("monitor replan requests", () => {
     expect(obligations(foldGoal([...events, noop])).map((o) => o.kind)).toEqual(["monitor_replan"]);
     const answered: GoalEventBody = { type: "todo_added", data: { todo: SUCC, successor_of: W } };
     expect(obligations(foldGoal([...events, answered])).map((o) => o.kind)).toEqual([]);
+  });
+});
+
+describe("monitor wake-ups", () => {
+  it("monitorDueTimes: now for a due or stopping monitor, next_due_at for a quiet one; nextWakeUp waits for it", () => {
+    const blocked: GoalEventBody = {
+      type: "todo_blocked",
+      data: { todo_id: "todo_main", reason: "upstream" },
+    };
+    const st = foldGoal([...goalWith(), blocked, baseline]);
+    const quiet = interactionContract(st, { now: T0h, health: [] });
+    expect(monitorDueTimes(quiet.monitors, T0h)).toEqual([T1]);
+    expect(nextWakeUp(contractView(quiet), { now: T0h, monitor_due: [T1], backoff: null })).toMatchObject({
+      action: "wait_until",
+      at: T1,
+    });
+    const due = interactionContract(st, { now: T2, health: [] });
+    expect(monitorDueTimes(due.monitors, T2)).toEqual([T2]);
+    expect(monitorDueTimes(interactionContract(st, { now: EXP, health: [] }).monitors, EXP)).toEqual([EXP]);
   });
 });

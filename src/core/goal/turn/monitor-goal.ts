@@ -242,3 +242,15 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
     }
   }
 }
+
+/**
+ * The times the scheduler's `nextWakeUp` reads as `monitor_due`: now for a monitor to poll or complete,
+ * its next_due_at for one not yet due. A completed monitor wakes nothing.
+ */
+export function monitorDueTimes(monitors: readonly MonitorSchedule[], now: string): string[] {
+  return monitors.flatMap((m) => {
+    if (m.action === "done") return [];
+    if (m.action === "quiet_noop" && m.next_due_at) return [m.next_due_at];
+    return [now];
+  });
+}
