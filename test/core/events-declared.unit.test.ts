@@ -77,6 +77,7 @@ const BEFORE = {
     "monitor_poll_failed",
     "monitor_completed",
     "replan_noop_recorded",
+    "replan_answered",
     "vision_closed",
     "change_compensated",
     "quota_spent",

@@ -112,6 +112,8 @@ export interface GoalState {
   /** Stream position of the last replan answer that is not a todo (acceptance change, vision unchanged or
    * closed, no_followup, compensation); -1 before any. A bare vision patch is no answer: its delta is. */
   lastAnswerAt: number;
+  /** Replan answers given under an operation id (the planner turn's writeback effect_ref). */
+  replanOperations: Record<string, { outcome: "delta" | "replan_noop"; obligation: string; at: number }>;
   /** Answers with no delta: recorded, never clearing an obligation. */
   replanNoops: { agent_id: string; obligation: string; at: number }[];
   /** Every revision the goal workspace held, oldest first (a compensation reverts one of them). */
@@ -155,6 +157,7 @@ export function initialState(): GoalState {
     monitorReplans: {},
     lastAnswerAt: -1,
     replanNoops: [],
+    replanOperations: {},
     revisionHistory: [],
     compensations: [],
     position: 0,
@@ -373,6 +376,13 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
           { agent_id: event.data.agent_id, obligation: event.data.obligation, at },
         ],
       };
+    case "replan_answered": {
+      const d = event.data;
+      if (state.replanOperations[d.operation_id])
+        return refuse(`operation ${d.operation_id} already answered`);
+      const entry = { outcome: d.outcome, obligation: d.obligation, at };
+      return { ...s, replanOperations: { ...s.replanOperations, [d.operation_id]: entry } };
+    }
     case "change_compensated": {
       const d = event.data;
       if (!state.revisionHistory.slice(1, -1).includes(d.reverted_revision))

@@ -6,6 +6,7 @@ import { z } from "zod";
  * - `replan_noop_recorded`: an answer with no delta. Recorded, so the attempt is visible, but it answers
  *   nothing: the obligation stays.
  * - `vision_closed`: the current stage is accepted and closed; its successor todo is added in the same append.
+ * - `replan_answered`: the receipt of an answer given under an operation id (a planner turn's writeback).
  * - `change_compensated`: a rollback of an accepted change, as a compensation: the revert commit (recorded
  *   as the new revision in the same append) and a successor. History is never rewritten.
  */
@@ -27,6 +28,16 @@ export const replanEvents = {
   vision_closed: {
     origin: ["runtime", "operator"],
     schema: z.object({ agent_id: Name, reason: Reason, successor_id: TodoRef, checkpoint: Checkpoint }),
+  },
+  /** The receipt of one answer (delta or noop) under the turn's operation id: readback finds it, a retry replays. */
+  replan_answered: {
+    origin: ["runtime", "operator"],
+    schema: z.object({
+      agent_id: Name,
+      obligation: z.string().max(400),
+      operation_id: Name,
+      outcome: z.enum(["delta", "replan_noop"]),
+    }),
   },
   change_compensated: {
     origin: ["runtime", "operator"],

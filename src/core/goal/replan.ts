@@ -31,6 +31,9 @@ export interface ReplanAnswer {
   no_followup?: { rationale: string };
   /** Said with a no-delta answer; recorded with replan_noop. */
   reason?: string;
+  /** The turn's operation id (its writeback effect_ref): the answer ends with its `replan_answered`
+   * receipt, and the same id again decides nothing (a retry replays). */
+  operation_id?: string;
 }
 
 export type ReplanCommand =
@@ -66,6 +69,28 @@ export function decideReplan(cmd: ReplanCommand, state: GoalState): GoalEventBod
   const a = cmd.answer;
   const c = "answer_replan";
   if (!a.agent_id.trim()) fail(`${c}: the answer names no agent`);
+  if (a.operation_id !== undefined && state.replanOperations[a.operation_id]) return []; // a retry: replayed
+  const events = decideAnswer(a, state);
+  if (a.operation_id === undefined) return events;
+  const receipt: GoalEventBody = {
+    type: "replan_answered",
+    data: {
+      agent_id: a.agent_id,
+      obligation: a.obligation.slice(0, 400),
+      operation_id: a.operation_id,
+      outcome: answerKind(a),
+    },
+  };
+  return [...events, receipt];
+}
+
+/** The receipt of a replan answer given under `operationId`, or null: the readback of a planner turn. */
+export function replanOperation(state: GoalState, operationId: string) {
+  return state.replanOperations[operationId] ?? null;
+}
+
+function decideAnswer(a: ReplanAnswer, state: GoalState): GoalEventBody[] {
+  const c = "answer_replan";
   const todos = a.todos ?? [];
   const work = todos.length > 0 || a.acceptance !== undefined;
   if (answerKind(a) === "replan_noop")

@@ -46,6 +46,8 @@ export interface PlanReplanArgs {
   agentId?: string;
   /** Where relative task paths of proposed todos are resolved (the goal file's folder). */
   taskRoot: string;
+  /** The turn's writeback effect_ref: the answer carries it and ends with its `replan_answered` receipt. */
+  operationId?: string;
   /** Model requests at most (default 6). */
   maxRequests?: number;
   /** Resolves a proposed todo's task file to its reference (default: load it under taskRoot). */
@@ -102,7 +104,12 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
   const obligation = obligationId(args.obligation);
   const resolveTask =
     args.resolveTask ?? ((p: string) => taskRef(resolve(args.taskRoot, p), `propose_todos: ${p}`));
-  const draft: Draft = { todos: [], vision: undefined, noFollowup: undefined };
+  const draft: Draft = {
+    todos: [],
+    vision: undefined,
+    noFollowup: undefined,
+    ...(args.operationId ? { operationId: args.operationId } : {}),
+  };
   const refusals: PlanReplanResult["refusals"] = [];
   const usage: PlanUsage = { tokens: 0, cost_usd: 0, turns: 1, requests: 0 };
   const messages: ModelMessage[] = [
@@ -161,6 +168,7 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
     const answer: ReplanAnswer = {
       agent_id: agentId,
       obligation,
+      ...(args.operationId ? { operation_id: args.operationId } : {}),
       reason: `no admissible answer in ${max} model requests${refusals.length ? `; last refusal: ${refusals[refusals.length - 1]?.message}` : ""}`,
     };
     final = { answer, events: decideGoal({ type: "answer_replan", answer }, state) };
@@ -177,6 +185,7 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
 }
 
 interface Draft {
+  operationId?: string;
   todos: { todo: TodoSpec; successor_of?: string }[];
   vision: ReplanAnswer["vision"];
   noFollowup: { rationale: string } | undefined;
@@ -186,6 +195,7 @@ function answerOf(d: Draft, agentId: string, obligation: string, text: string): 
   return {
     agent_id: agentId,
     obligation,
+    ...(d.operationId ? { operation_id: d.operationId } : {}),
     ...(d.vision ? { vision: d.vision } : {}),
     ...(d.todos.length ? { todos: d.todos } : {}),
     ...(d.noFollowup ? { no_followup: d.noFollowup } : {}),

@@ -5,6 +5,7 @@ import {
   type GoalEventBody,
   goalDecider,
   type ReplanAnswer,
+  replanOperation,
   type TodoSpec,
 } from "../../../src/core/goal/index.js";
 import { given } from "../../support/decider.js";
@@ -143,6 +144,41 @@ describe("replan answers", () => {
       .when({ type: "patch_vision", agent_id: A, patch: "p", route: "route C", reason: "r" })
       .events();
     expect(kinds([...owing, ...bare])).toEqual(["replan_acceptance_failed"]);
+  });
+});
+
+describe("replan answers under an operation id (a planner turn's writeback)", () => {
+  it("the answer ends with its receipt; the same operation id again decides nothing; readback finds it", () => {
+    const events = g()
+      .when(answer({ vision: patch, todos: [{ todo: fix }], operation_id: "op_plan1" }))
+      .events();
+    expect(events.map((e) => e.type)).toEqual(["vision_patched", "todo_added", "replan_answered"]);
+    expect(events[2]?.data).toEqual({
+      agent_id: A,
+      obligation: OBL,
+      operation_id: "op_plan1",
+      outcome: "delta",
+    });
+    const after = [...owing, ...events];
+    g(after)
+      .when(answer({ vision: patch, todos: [{ todo: adv("todo_other") }], operation_id: "op_plan1" }))
+      .thenEvents([]);
+    expect(replanOperation(foldGoal(after), "op_plan1")).toMatchObject({ outcome: "delta" });
+    expect(replanOperation(foldGoal(after), "op_never")).toBeNull();
+  });
+  it("a no-delta answer under an operation id: replan_noop and its receipt; the obligation stays", () => {
+    const events = g()
+      .when(answer({ operation_id: "op_plan2" }))
+      .events();
+    expect(events.map((e) => e.type)).toEqual(["replan_noop_recorded", "replan_answered"]);
+    expect(kinds([...owing, ...events])).toEqual(["replan_acceptance_failed"]);
+  });
+  it("must reject: a forged second receipt of one operation (the fold refuses it)", () => {
+    const r: GoalEventBody = {
+      type: "replan_answered",
+      data: { agent_id: A, obligation: OBL, operation_id: "op_x", outcome: "delta" },
+    };
+    expect(foldGoal([...owing, r, r]).anomalies).toHaveLength(1);
   });
 });
 

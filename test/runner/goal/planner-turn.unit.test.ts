@@ -62,11 +62,12 @@ describe("planReplan (scripted model)", () => {
       }),
       { text: "planned", usage: { input_tokens: 50, output_tokens: 5 } },
     ]);
-    const r = await planReplan({ state, obligation, model, taskRoot: ROOT });
+    const r = await planReplan({ state, obligation, model, taskRoot: ROOT, operationId: "t7/writeback" });
     expect(r.outcome).toBe("delta");
     expect(r.refusals).toEqual([]);
     expect(r.commands).toHaveLength(1);
-    expect(r.events.map((e) => e.type)).toEqual(["vision_patched", "todo_added"]);
+    expect(r.events.map((e) => e.type)).toEqual(["vision_patched", "todo_added", "replan_answered"]);
+    expect(r.events[2]?.data).toMatchObject({ operation_id: "t7/writeback", outcome: "delta" });
     const digest = loadTask(resolve(ROOT, "tasks/crlf/task.yaml")).digest;
     expect(r.events[1]?.data).toMatchObject({
       todo: { id: "todo_crlf", task: { task_id: "csvcol-crlf", digest } },
