@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { acceptanceReport, type GoalState, type Obligation, obligationId } from "../../core/goal/index.js";
 import type { ToolSpec } from "../../core/model.js";
 
 /**
@@ -57,3 +58,35 @@ export const PLANNER_TOOLS: readonly ToolSpec[] = [
     inputSchema: DeclareNoFollowup,
   },
 ];
+
+/** The planner turn's system prompt. */
+export const PLANNER_SYSTEM = `You are the planner of a loopgate goal. A replan obligation is open: the route as planned does not
+reach acceptance, or a monitor or a cleared blocker asks for new work. Answer it with a real delta, using the tools:
+- propose_todos: new todos (an advancement_task names the task file whose SUCCESS proves it);
+- patch_vision: kind=patch with the new route (only together with todos), kind=unchanged with the reason the
+  route holds, or kind=close when this stage is done (needs a successor todo);
+- declare_no_followup: nothing more is needed, with the rationale.
+loopgate checks every call and tells you when it refuses one, naming the rule. Stop (reply without a tool call)
+when your answer is complete. An answer without a delta is recorded as replan_noop and the obligation stays open.`;
+
+/** The opening message: the goal, the obligation, acceptance, the todos and the current route. */
+export function briefing(state: GoalState, o: Obligation): string {
+  const todos = state.order
+    .map((id) => state.todos[id])
+    .map((t) => `- ${t?.id} [${t?.class}, ${t?.status}] ${t?.content.split("\n")[0]}`)
+    .join("\n");
+  const acc = acceptanceReport(state)
+    .map(
+      (a) =>
+        `- ${a.id} (${a.ref}): ${a.proved ? "proved" : a.latest ? `ended ${a.latest.status}` : "not run"}`,
+    )
+    .join("\n");
+  const v = state.visions[state.agent?.agent_id ?? ""];
+  return [
+    `Goal ${state.goalId}: ${state.objective}`,
+    `Obligation ${obligationId(o)}: ${o.detail}`,
+    `Acceptance on revision ${state.revision}:\n${acc || "(none)"}`,
+    `Todos:\n${todos || "(none)"}`,
+    `Current route: ${v ? v.route : "(no vision recorded yet: a patch records the first route)"}`,
+  ].join("\n\n");
+}

@@ -2,7 +2,6 @@ import { resolve } from "node:path";
 import { type CreateModelOptions, createModel } from "../../agent/models/provider.js";
 import { InputError } from "../../core/errors.js";
 import {
-  acceptanceReport,
   answerKind,
   decide as decideGoal,
   evolveGoal,
@@ -19,8 +18,10 @@ import {
 import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/model.js";
 import { type TaskRefData, taskRef } from "./goal-spec.js";
 import {
+  briefing,
   DeclareNoFollowup,
   PatchVision,
+  PLANNER_SYSTEM,
   PLANNER_TOOLS,
   type ProposedTodo,
   ProposeTodos,
@@ -120,7 +121,7 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
   let final: { answer: ReplanAnswer; events: GoalEventBody[] } | null = null;
   while (usage.requests < max) {
     const r = await args.model.generate({
-      system: SYSTEM,
+      system: PLANNER_SYSTEM,
       messages,
       tools: PLANNER_TOOLS,
       ...(args.signal ? { signal: args.signal } : {}),
@@ -311,34 +312,4 @@ function specOf(t: ProposedTodo, resolveTask: (path: string) => TaskRefData): To
     ...(t.decision_scope ? { decision_scope: t.decision_scope } : {}),
     ...(t.depends_on?.length ? { depends_on: t.depends_on } : {}),
   };
-}
-
-const SYSTEM = `You are the planner of a loopgate goal. A replan obligation is open: the route as planned does not
-reach acceptance, or a monitor or a cleared blocker asks for new work. Answer it with a real delta, using the tools:
-- propose_todos: new todos (an advancement_task names the task file whose SUCCESS proves it);
-- patch_vision: kind=patch with the new route (only together with todos), kind=unchanged with the reason the
-  route holds, or kind=close when this stage is done (needs a successor todo);
-- declare_no_followup: nothing more is needed, with the rationale.
-loopgate checks every call and tells you when it refuses one, naming the rule. Stop (reply without a tool call)
-when your answer is complete. An answer without a delta is recorded as replan_noop and the obligation stays open.`;
-
-function briefing(state: GoalState, o: Obligation): string {
-  const todos = state.order
-    .map((id) => state.todos[id])
-    .map((t) => `- ${t?.id} [${t?.class}, ${t?.status}] ${t?.content.split("\n")[0]}`)
-    .join("\n");
-  const acc = acceptanceReport(state)
-    .map(
-      (a) =>
-        `- ${a.id} (${a.ref}): ${a.proved ? "proved" : a.latest ? `ended ${a.latest.status}` : "not run"}`,
-    )
-    .join("\n");
-  const v = state.visions[state.agent?.agent_id ?? ""];
-  return [
-    `Goal ${state.goalId}: ${state.objective}`,
-    `Obligation ${obligationId(o)}: ${o.detail}`,
-    `Acceptance on revision ${state.revision}:\n${acc || "(none)"}`,
-    `Todos:\n${todos || "(none)"}`,
-    `Current route: ${v ? v.route : "(no vision recorded yet: a patch records the first route)"}`,
-  ].join("\n\n");
 }
