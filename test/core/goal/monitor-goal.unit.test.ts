@@ -320,6 +320,14 @@ describe("monitor replan requests", () => {
 });
 
 describe("monitor wake-ups", () => {
+  it("a blocked monitor is not listed (not polled) and its poll is refused", () => {
+    const blockedW: GoalEventBody = { type: "todo_blocked", data: { todo_id: W, reason: "feed offline" } };
+    const ev = [...goalWith(), baseline, blockedW];
+    expect(interactionContract(foldGoal(ev), { now: T1, health: [] }).monitors).toEqual([]);
+    g(ev)
+      .when(poll("op2", T1, "h1"))
+      .thenError(/only an open monitor is polled/);
+  });
   it("monitorDueTimes: now for a due or stopping monitor, next_due_at for a quiet one; nextWakeUp waits for it", () => {
     const blocked: GoalEventBody = {
       type: "todo_blocked",

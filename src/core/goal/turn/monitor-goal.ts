@@ -84,10 +84,10 @@ export function monitorSchedule(state: GoalState, todoId: string, now: string): 
   };
 }
 
-/** Every open monitor of the goal, in todo order. */
+/** Every open monitor of the goal, in todo order (a blocked or deferred monitor is not polled). */
 export function monitorSchedules(state: GoalState, now: string): MonitorSchedule[] {
   return state.order.flatMap((id) => {
-    const s = state.todos[id]?.status === "done" ? null : monitorSchedule(state, id, now);
+    const s = state.todos[id]?.status !== "open" ? null : monitorSchedule(state, id, now);
     return s ? [s] : [];
   });
 }
