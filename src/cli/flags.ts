@@ -39,7 +39,7 @@ export const FLAGS = {
   },
   agent: {
     value: "NAME",
-    help: "run: an external agent through loopgate's adapter: codex[:MODEL] (codex exec --json in the sandbox;\n--base-url is its Responses provider, e.g. a loopgate model-server)",
+    help: "run: an external agent through loopgate's adapter: codex[:MODEL] (codex exec --json in the sandbox, its Stop hook\nanswered by loopgate's held-out gates; --base-url is its Responses provider, e.g. a loopgate model-server)",
   },
   builder: { value: "CMD", help: "run this external agent command (argv line, no shell) as the builder" },
   oracle: { help: "run the task's reference solution as the builder" },

@@ -9,13 +9,14 @@ import { codexBuilder, findCodex } from "../builders/codex/codex-builder.js";
 import type { AgentRuntimeEventBody } from "../core/run-decider.js";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
+import { ownCodexStopHookBuilder } from "./codex-own-hook.js";
 
 /** A real agent CLI driven by a scripted model file through a private `loopgate model-server` per run. */
 export interface ScriptedAgentSpec {
   name: "claude-code" | "codex";
   /** Absolute path of the scripted model file. */
   script: string;
-  /** `claude-stop-hook`: Claude Code's own project Stop hook runs this visible test command; no loopgate hooks. */
+  /** `claude-stop-hook` / `codex-stop-hook`: the agent's own project Stop hook runs this visible test command; no loopgate hooks. */
   ownStopHook?: readonly string[];
 }
 
@@ -47,7 +48,9 @@ export function scriptedAgentBuilder(spec: ScriptedAgentSpec): Builder {
     const claude = findClaudeBinary() ?? "claude";
     inner =
       spec.name === "codex"
-        ? codexBuilder({ baseUrl: `${server.url}/v1`, model: "scripted" })
+        ? spec.ownStopHook
+          ? ownCodexStopHookBuilder(`${server.url}/v1`, spec.ownStopHook)
+          : codexBuilder({ baseUrl: `${server.url}/v1`, model: "scripted" })
         : spec.ownStopHook
           ? ownStopHookBuilder(claude, env, spec.ownStopHook)
           : new ClaudeBuilder({ program: claude, extraArgs: [], stopDeadlineSeconds: 180, providerEnv: env });

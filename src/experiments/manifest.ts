@@ -10,7 +10,8 @@ import { lineOf, parseYamlSource } from "../core/yaml-source.js";
  * How an arm decides "done" (see policies.ts): `loopgate` (the full policy), `overlay` (held-out gates on
  * the builder's own tree), `in-workspace-tests` (only the task's visible gates, on the builder's own
  * tree), `trust-claim` (done when the builder says so), `claude-stop-hook` (done when Claude Code's own
- * project Stop hook, running the visible tests, let it stop; real-agent scenarios only).
+ * project Stop hook, running the visible tests, let it stop; real-agent scenarios only), `codex-stop-hook`
+ * (the same with Codex's own project Stop hook).
  */
 export const POLICIES = [
   "loopgate",
@@ -18,6 +19,7 @@ export const POLICIES = [
   "in-workspace-tests",
   "trust-claim",
   "claude-stop-hook",
+  "codex-stop-hook",
 ] as const;
 export type Policy = (typeof POLICIES)[number];
 

@@ -62,8 +62,8 @@ export function builderFactory(
   policy: Policy = "loopgate",
 ): () => BuilderChoice {
   if (spec.agent) return agentFactory(spec.agent, loaded, dir, where, policy);
-  if (policy === "claude-stop-hook")
-    throw new InputError("the claude-stop-hook policy runs Claude Code: give it an agent builder", where);
+  if (policy === "claude-stop-hook" || policy === "codex-stop-hook")
+    throw new InputError(`the ${policy} policy runs a real agent: give it an agent builder`, where);
   if (spec.noop) return () => noopBuilder();
   if (spec.oracle) {
     const oracle = loaded.oracle;
@@ -121,7 +121,7 @@ export function planExperiment(source: LoadedManifest): ExperimentPlan {
   return { source, control: m.control ?? firstArm.id, arms: [...ownArms, ...derived], tasks };
 }
 
-/** A real agent driven by its script; the claude-stop-hook policy gets Claude Code with its own Stop hook. */
+/** A real agent driven by its script; the claude-/codex-stop-hook policies get the agent with its own Stop hook. */
 function agentFactory(
   agent: NonNullable<BuilderSpec["agent"]>,
   loaded: LoadedTask,
@@ -131,12 +131,14 @@ function agentFactory(
 ): () => BuilderChoice {
   const script = resolve(dir, agent.script);
   if (!existsSync(script)) throw new InputError(`${script} does not exist`, where);
-  if (policy !== "claude-stop-hook") return () => scriptedAgentBuilder({ name: agent.name, script });
-  if (agent.name !== "claude-code")
-    throw new InputError("the claude-stop-hook policy runs Claude Code, not codex", where);
+  if (policy !== "claude-stop-hook" && policy !== "codex-stop-hook")
+    return () => scriptedAgentBuilder({ name: agent.name, script });
+  const wanted = policy === "claude-stop-hook" ? "claude-code" : "codex";
+  if (agent.name !== wanted)
+    throw new InputError(`the ${policy} policy runs ${wanted}, not ${agent.name}`, where);
   const visible = loaded.task.gates.find((g) => isSubprocessGate(g) && !g.heldout);
   if (!visible || !isSubprocessGate(visible))
-    throw new InputError("the claude-stop-hook policy needs a visible (not held-out) subprocess gate", where);
+    throw new InputError(`the ${policy} policy needs a visible (not held-out) subprocess gate`, where);
   const argv = visible.run;
   return () => scriptedAgentBuilder({ name: agent.name, script, ownStopHook: argv });
 }

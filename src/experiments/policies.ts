@@ -24,11 +24,11 @@ export interface PolicySetup {
  */
 export function setupPolicy(policy: Policy, loaded: LoadedTask): PolicySetup {
   const copy = structuredClone(loaded);
-  if (policy === "in-workspace-tests" || policy === "claude-stop-hook")
+  if (policy === "in-workspace-tests" || ownHook(policy))
     copy.task.gates = copy.task.gates.filter(
       (g) => !(isSubprocessGate(g) && g.heldout) && !isDifferentialGate(g),
     );
-  const asBuilt = policy === "overlay" || policy === "in-workspace-tests" || policy === "claude-stop-hook";
+  const asBuilt = policy === "overlay" || policy === "in-workspace-tests" || ownHook(policy);
   return { loaded: copy, gateEnvironment: asBuilt ? asBuiltGateEnvironment : pristineGateEnvironment };
 }
 
@@ -125,15 +125,17 @@ export function judgeRun(
     if (envelope.status === "TOOL_FAILURE") return { status: "TOOL_FAILURE", reason: envelope.reason };
     return { status: "ESCALATED", reason: "the builder never exited 0 with a claim of success" };
   }
-  if (policy === "claude-stop-hook" && envelope.status !== "TOOL_FAILURE") {
-    // The builder is Claude Code with its own Stop hook; it exits 0 when that hook let it stop (agent-builders.ts).
+  if (ownHook(policy) && envelope.status !== "TOOL_FAILURE") {
+    // The builder is the agent with its own Stop hook; it exits 0 when that hook let it stop
+    // (agent-builders.ts, codex-own-hook.ts).
+    const agent = policy === "claude-stop-hook" ? "Claude Code" : "Codex";
     const first = events.find((e) => e.type === "builder_finished" && e.data.attempt === 1);
     const ok = first?.type === "builder_finished" && first.data.exit_code === 0 && !first.data.timed_out;
     return ok
-      ? { status: "SUCCESS", reason: "Claude Code stopped; its own Stop hook (the visible tests) let it" }
+      ? { status: "SUCCESS", reason: `${agent} stopped; its own Stop hook (the visible tests) let it` }
       : {
           status: "ESCALATED",
-          reason: "Claude Code's own Stop hook blocked its last stop, or the session failed",
+          reason: `${agent}'s own Stop hook blocked its last stop, or the session failed`,
         };
   }
   if (envelope.status === "TOOL_FAILURE" || policy === "loopgate")
@@ -154,4 +156,9 @@ export function judgeRun(
     ...(missing.length ? [`not run: ${missing.join(", ")}`] : []),
   ];
   return { status: "ESCALATED", reason: `attempt ${last}: ${parts.join("; ") || envelope.reason}` };
+}
+
+/** The policies whose builder is a real agent gated only by its own project Stop hook. */
+function ownHook(policy: Policy): boolean {
+  return policy === "claude-stop-hook" || policy === "codex-stop-hook";
 }

@@ -224,3 +224,31 @@ describe("claude-stop-hook (Claude Code's own Stop hook running the visible test
     expect(setup.loaded.task.gates.map((g) => g.id)).toEqual(["visible"]);
   });
 });
+
+describe("codex-stop-hook (Codex's own project Stop hook running the visible tests)", () => {
+  it("is done exactly when attempt 1's session ended with the hook letting Codex stop, named in the reason", () => {
+    const failedGates = envelope("ESCALATED", 1, [[1, "visible", false]]);
+    const done = judgeRun("codex-stop-hook", failedGates, [builderDone(1, 0)], ["visible"]);
+    expect(done).toEqual({
+      status: "SUCCESS",
+      reason: "Codex stopped; its own Stop hook (the visible tests) let it",
+    });
+    const passedGates = envelope("SUCCESS", 1, [[1, "visible", true]]);
+    expect(judgeRun("codex-stop-hook", passedGates, [builderDone(1, 1)], ["visible"]).reason).toBe(
+      "Codex's own Stop hook blocked its last stop, or the session failed",
+    );
+  });
+  it("keeps only the visible gates, run on the builder's own tree", () => {
+    const loaded = {
+      file: "/t/task.yaml",
+      dir: "/t",
+      task: parseTask(
+        'id: t\nprompt: p\nworkspace: ./repo\ngates:\n  - { id: visible, run: ["npm", "test"] }\n  - { id: heldout, run: ["node", "--test"], heldout: ./h }\n',
+        "task.yaml",
+      ),
+    } as unknown as LoadedTask;
+    const setup = setupPolicy("codex-stop-hook", loaded);
+    expect(setup.gateEnvironment.name).toBe("as-built");
+    expect(setup.loaded.task.gates.map((g) => g.id)).toEqual(["visible"]);
+  });
+});
