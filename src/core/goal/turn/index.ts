@@ -1,5 +1,7 @@
 /** Governed turns (seed 001 §2–3): settlement, scheduler hint and backoff, monitor polls. Pure. */
+export * from "./backoff-history.js";
 export * from "./monitor.js";
+export * from "./schedule-step.js";
 export * from "./scheduler.js";
 export * from "./turn-decider.js";
 export * from "./turn-events.js";
