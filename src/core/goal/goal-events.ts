@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { RunStatus } from "../event-parts.js";
+import { turnEventDecls } from "./turn/turn-event-decl.js";
+import { ValidationReceipt } from "./validation-receipt.js";
 
 /**
  * The goal stream's events (seed 001, LoopX): source facts only. Everything else about a goal (running,
@@ -133,20 +134,7 @@ export const GoalWorkspace = z.object({
 });
 export type GoalWorkspace = z.infer<typeof GoalWorkspace>;
 
-/**
- * A validation receipt, derived by loopgate from a run's envelope: which run, of which task, on which
- * goal and goal-workspace revision, with what verdict. Only a SUCCESS that matches proves anything.
- */
-export const ValidationReceipt = z.object({
-  run_id: Name,
-  task_id: Name,
-  task_digest: Name,
-  status: RunStatus,
-  envelope_digest: Name,
-  goal_id: Name,
-  goal_revision: Revision,
-});
-export type ValidationReceipt = z.infer<typeof ValidationReceipt>;
+export { ValidationReceipt } from "./validation-receipt.js";
 
 /** A vision's checkpoint: what the route was read against. */
 export const VisionCheckpoint = z.object({
@@ -269,6 +257,7 @@ export const goalEvents = {
       cost_usd: z.number().nonnegative(),
     }),
   },
+  ...turnEventDecls,
 } as const satisfies Record<string, { origin: readonly string[]; schema: z.ZodObject }>;
 
 export type GoalEventType = keyof typeof goalEvents;

@@ -15,6 +15,9 @@ import type {
   VisionCheckpoint,
 } from "./goal-events.js";
 import { receiptMismatch } from "./receipt-rule.js";
+import { spendKey, type TurnEvent } from "./turn/turn-events.js";
+import { evolveTurnLease, type TurnLease, type TurnLeaseEvent } from "./turn/turn-lease.js";
+import { evolveTurn, initialTurnState, type TurnState } from "./turn/turn-state.js";
 
 /** The evidence a completed todo holds. */
 export interface Completion {
@@ -103,6 +106,12 @@ export interface GoalState {
   noFollowup: { rationale: string; at: number } | null;
   /** Events folded so far (the next event's position). */
   position: number;
+  /** The governed turns, by turn key (goal/agent/turn_instance_id), each folded from its own facts. */
+  turns: Record<string, TurnState>;
+  /** Turn keys in the order they were bound. */
+  turnOrder: string[];
+  /** The goal's turn lease as its facts leave it (live or not: compare expires_at with now). */
+  lease: TurnLease | null;
   /** Events the fold refused to apply because they break a rule (a forged or corrupt log): health issues. */
   anomalies: string[];
 }
@@ -130,6 +139,9 @@ export function initialState(): GoalState {
     spends: [],
     noFollowup: null,
     position: 0,
+    turns: {},
+    turnOrder: [],
+    lease: null,
     anomalies: [],
   };
 }
@@ -313,6 +325,37 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
     case "quota_spent": {
       if (s.spends.some((x) => x.turn_id === event.data.turn_id)) return refuse("turn already charged");
       return { ...s, spends: [...s.spends, { ...event.data }] };
+    }
+    case "turn_lease_acquired":
+    case "turn_lease_heartbeat":
+    case "turn_lease_released":
+      return { ...s, lease: evolveTurnLease(s.lease, event as TurnLeaseEvent) };
+    case "turn_bound":
+    case "turn_effect_prepared":
+    case "turn_effect_readback":
+    case "turn_host_executed":
+    case "turn_typed_result":
+    case "turn_validated":
+    case "turn_writeback_accepted":
+    case "turn_quota_spent":
+    case "turn_scheduler_applied":
+    case "turn_scheduler_acked":
+    case "turn_scheduler_apply_failed":
+    case "turn_rebased":
+    case "turn_released":
+    case "turn_failed": {
+      const key = spendKey(event.data.identity);
+      const prev = s.turns[key];
+      if (event.type === "turn_bound") {
+        if (prev) return refuse(`turn ${key} is already bound`);
+        return {
+          ...s,
+          turns: { ...s.turns, [key]: evolveTurn(initialTurnState(), event as TurnEvent) },
+          turnOrder: [...s.turnOrder, key],
+        };
+      }
+      if (!prev) return refuse(`turn ${key} was never bound`);
+      return { ...s, turns: { ...s.turns, [key]: evolveTurn(prev, event as TurnEvent) } };
     }
     default: {
       const never: never = event;

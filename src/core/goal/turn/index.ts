@@ -4,5 +4,7 @@ export * from "./monitor.js";
 export * from "./schedule-step.js";
 export * from "./scheduler.js";
 export * from "./turn-decider.js";
+export * from "./turn-event-decl.js";
 export * from "./turn-events.js";
+export * from "./turn-lease.js";
 export * from "./turn-state.js";

@@ -1,5 +1,5 @@
 import { LoopgateError } from "../../errors.js";
-import type { ValidationReceipt } from "../goal-events.js";
+import type { ValidationReceipt } from "../validation-receipt.js";
 
 /**
  * A governed turn (seed 001 §2, settlement): the facts of one turn, in phase order. Each fact carries
