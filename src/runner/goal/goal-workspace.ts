@@ -21,7 +21,8 @@ const GIT_ENV = {
   LC_ALL: "C",
 };
 
-async function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+/** git in a goal workspace, with loopgate's own identity and no user config. */
+export async function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   const r = await run("git", args, { cwd, env: { ...GIT_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 });
   return r.stdout;
 }

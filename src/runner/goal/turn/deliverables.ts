@@ -1,0 +1,48 @@
+import { join } from "node:path";
+import { InfrastructureError } from "../../../core/errors.js";
+import { planGateChanges } from "../../../core/gate-change-plan.js";
+import type { ObservedEntry } from "../../../core/observation.js";
+import type { EventStore } from "../../../store/event-store.js";
+import { ObservationStore } from "../../../workspace/observation-store.js";
+import type { LoadedTask } from "../../load-task.js";
+import { RunJournal } from "../../run-journal.js";
+
+/** What a run's gates saw change: entries carried from its workspace, pristine paths dropped. */
+export interface AcceptedChange {
+  carry: ObservedEntry[];
+  drop: string[];
+  /** Where the run keeps a file's content by its hash. */
+  blobPath(hash: string): string;
+}
+
+/**
+ * The accepted change of a finished run: the gate-change plan of its last attempt (pristine → the
+ * observation after the builder, by the task's deliverables and protected paths), exactly what its gates
+ * were built from, with the file contents the run stored by hash.
+ */
+export async function acceptedChange(
+  store: EventStore,
+  runId: string,
+  loaded: LoadedTask,
+): Promise<AcceptedChange> {
+  const events = await store.readStream(RunJournal.stream(runId));
+  const started = events[0];
+  if (started?.type !== "run_started") throw new InfrastructureError(`run ${runId} has no run_started`);
+  const runDir = started.data.run_dir;
+  let pristine: string | null = null;
+  let after: string | null = null;
+  for (const e of events)
+    if (e.type === "workspace_observed") {
+      if (e.data.phase === "pristine") pristine = e.data.observation_id;
+      else after = e.data.observation_id;
+    }
+  if (!pristine || !after)
+    throw new InfrastructureError(`run ${runId} recorded no pristine and after-builder observation`);
+  const observations = new ObservationStore(join(runDir, "observations"));
+  const plan = planGateChanges(await observations.get(pristine), await observations.get(after), {
+    deliverables: loaded.task.deliverables,
+    protected: loaded.task.protected,
+  });
+  const blobs = join(runDir, "blobs");
+  return { carry: plan.carry, drop: plan.drop, blobPath: (h) => join(blobs, h.slice(0, 2), h) };
+}

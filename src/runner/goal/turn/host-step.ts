@@ -1,0 +1,134 @@
+import { DomainError } from "../../../core/errors.js";
+import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
+import { type LoadedTask, loadTask } from "../../load-task.js";
+import { receiptOfRun } from "../evidence.js";
+import { revisionTree } from "../goal-workspace.js";
+import { readbackRun } from "./readback.js";
+import { type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
+import { contractNow } from "./tick-select.js";
+
+/** The todo task of a turn, its digest checked against the one the todo recorded. */
+export function turnTask(ctx: TickCtx, t: TurnState): LoadedTask {
+  const todoId = t.work?.kind === "todo" ? t.work.todo_id : "";
+  const todo = ctx.j.state.todos[todoId];
+  if (!todo?.task)
+    throw new DomainError(`turn ${t.identity?.turn_instance_id}: ${todoId} has no task to run`);
+  const loaded = loadTask(todo.task.path);
+  if (loaded.digest !== todo.task.digest)
+    throw new DomainError(
+      `the task file ${todo.task.path} changed since ${todoId} was recorded; its runs would not prove it`,
+    );
+  return loaded;
+}
+
+async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boolean): Promise<void> {
+  const base = t.base_revision ?? "";
+  const loaded = turnTask(ctx, t);
+  const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, base);
+  const runId = turnRunId(id);
+  ctx.progress({
+    phase: "host_execute",
+    detail: `${resume ? "resuming" : "running"} ${loaded.task.id} as run ${runId}`,
+  });
+  await ctx.deps.runHost({
+    runId,
+    loaded: { ...loaded, workspace: tree },
+    goal: { id: id.goal_id, revision: base },
+    resume,
+  });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_host_execute",
+      identity: id,
+      effect_ref: effectRef(id, "host_execute"),
+      run_ref: runId,
+    }),
+  );
+}
+
+/**
+ * host_execute, first time: the turn still needs its todo (a paused goal or a changed selection gives the
+ * turn back before anything ran); then the effect is journaled as prepared and the run carried out.
+ * Returns false when the turn was given back.
+ */
+export async function executeHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<boolean> {
+  const { contract: c } = await contractNow(ctx);
+  const todo = t.work?.kind === "todo" ? t.work.todo_id : null;
+  if (c.runtime_state !== "eligible" || c.agent_channel.selected_todo !== todo) {
+    await ctx.j.append(
+      turnDecision({
+        kind: "release",
+        identity: id,
+        reason: `nothing ran: the contract no longer selects ${todo} (${c.runtime_state}: ${c.reason})`,
+      }),
+    );
+    return false;
+  }
+  const ref = effectRef(id, "host_execute");
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "host_execute", effect_ref: ref }),
+  );
+  await runIt(ctx, id, ctx.j.state.turns[`${id.goal_id}/${id.agent_id}/${id.turn_instance_id}`] ?? t, false);
+  return true;
+}
+
+/** host_execute was prepared and not settled: look the run up by its id (finished → reuse, absent → run, started → continue it). */
+export async function readbackHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const runId = turnRunId(id);
+  const ref = effectRef(id, "host_execute");
+  const found = await readbackRun(ctx.deps.store, runId);
+  ctx.progress({ phase: "readback", detail: `run ${runId}: ${found.found}` });
+  if (found.found === "started") return runIt(ctx, id, t, true);
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: ref,
+      readback:
+        found.found === "finished"
+          ? { found: "committed", payload: { phase: "host_execute", run_ref: runId } }
+          : found.found === "absent"
+            ? { found: "absent" }
+            : { found: "unknown", reason: found.reason },
+    }),
+  );
+}
+
+/** typed_result and validation, from loopgate's own record of the run (never the caller's word). */
+export async function recordResult(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+  phase: "typed_result" | "validation",
+): Promise<void> {
+  const runId = t.host?.run_ref ?? turnRunId(id);
+  const { receipt } = await receiptOfRun(ctx.deps.store, ctx.deps.storeDir, runId);
+  if (phase === "typed_result") {
+    ctx.progress({ phase, detail: `run ${runId}: ${receipt.status}` });
+    await ctx.j.append(
+      turnDecision({
+        kind: "record_typed_result",
+        identity: id,
+        result: {
+          kind: "envelope",
+          run_id: runId,
+          task_id: receipt.task_id,
+          status: receipt.status,
+          envelope_digest: receipt.envelope_digest,
+        },
+      }),
+    );
+    return;
+  }
+  ctx.progress({
+    phase,
+    detail:
+      receipt.status === "SUCCESS"
+        ? "receipt: SUCCESS on the turn's revision"
+        : `no receipt: the run is ${receipt.status}`,
+  });
+  await ctx.j.append(
+    turnDecision({ kind: "record_validation", identity: id, receipt: { kind: "run", receipt } }),
+  );
+}

@@ -1,0 +1,149 @@
+import { projectEnvelope } from "../../../core/envelope.js";
+import { decide, type GoalEventBody, type GoalState } from "../../../core/goal/index.js";
+import {
+  effectRef,
+  type Readback,
+  spendKey,
+  type TurnIdentity,
+  type TurnState,
+  type Usage,
+} from "../../../core/goal/turn/index.js";
+import { RunJournal } from "../../run-journal.js";
+import { goalWorkspace } from "../goal-workspace.js";
+import { acceptedChange } from "./deliverables.js";
+import { turnTask } from "./host-step.js";
+import { readbackWriteback } from "./readback.js";
+import { type TickCtx, turnDecision, turnOf } from "./tick-context.js";
+import { syncWorkTree, writeBack } from "./writeback.js";
+
+const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");
+
+/** The todo's completion with its evidence and the writeback revision: goal events of the same append. */
+function completion(s: GoalState, id: TurnIdentity, commit: string): GoalEventBody[] {
+  const t = turnOf(s, id);
+  const receipt = t.receipt?.kind === "run" ? t.receipt.receipt : undefined;
+  return decide(
+    {
+      type: "complete_todo",
+      todo_id: todoOf(t),
+      ...(receipt ? { receipt } : {}),
+      writeback: { revision: commit, reason: `turn ${spendKey(id)}: ${todoOf(t)}`, turn_id: spendKey(id) },
+    },
+    s,
+  );
+}
+
+/**
+ * durable_writeback: the goal decider must accept the completion first (nothing is committed that the
+ * goal would refuse); then the journaled prepare, the git commit (compare-and-swap on the base), and
+ * the accepted writeback with the todo's completion and the new revision in ONE goal append.
+ */
+export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  let refusal: string | null = null;
+  try {
+    completion(ctx.j.state, id, "0".repeat(40));
+  } catch (e) {
+    refusal = (e as Error).message;
+  }
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+  );
+  const outcome = refusal
+    ? { kind: "rejected" as const, reason: `the goal refuses the completion: ${refusal}` }
+    : await writeBack({
+        workspace: goalWorkspace(ctx.deps.storeDir, id.goal_id),
+        base,
+        change: await acceptedChange(ctx.deps.store, t.host?.run_ref ?? "", turnTask(ctx, t)),
+        turnKey: spendKey(id),
+        subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
+      });
+  ctx.progress({
+    phase: "durable_writeback",
+    detail:
+      outcome.kind === "accepted"
+        ? `commit ${outcome.commit.slice(0, 12)} on ${base.slice(0, 12)}`
+        : outcome.kind === "cas_conflict"
+          ? `needs_rebase: the workspace moved to ${outcome.current_revision.slice(0, 12)}`
+          : `rejected: ${outcome.reason}`,
+  });
+  await ctx.j.append((s) => {
+    const turn = turnDecision({ kind: "record_writeback", identity: id, effect_ref: ref, outcome })(s);
+    return outcome.kind === "accepted" ? [...turn, ...completion(s, id, outcome.commit)] : turn;
+  });
+}
+
+/** A prepared writeback not settled: find its commit by the turn trailer (committed → reuse, absent → write, unknown → fail closed). */
+export async function readbackWritebackStep(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+  lookup = readbackWriteback,
+): Promise<void> {
+  const ws = goalWorkspace(ctx.deps.storeDir, id.goal_id);
+  const base = t.base_revision ?? "";
+  const rb: Readback = await lookup(ws, spendKey(id), base);
+  ctx.progress({
+    phase: "readback",
+    detail: `writeback ${spendKey(id)}: ${rb.found}${rb.found === "unknown" ? ` (${rb.reason})` : ""}`,
+  });
+  if (rb.found === "committed" && rb.payload.phase === "durable_writeback")
+    await syncWorkTree(ws, base, rb.payload.commit);
+  const ref = effectRef(id, "durable_writeback");
+  await ctx.j.append((s) => {
+    const turn = turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "durable_writeback",
+      effect_ref: ref,
+      readback: rb,
+    })(s);
+    return rb.found === "committed" && rb.payload.phase === "durable_writeback"
+      ? [...turn, ...completion(s, id, rb.payload.commit)]
+      : turn;
+  });
+}
+
+/** The turn's usage from its run's envelope (audit tokens and cost; one turn). */
+async function usageOf(ctx: TickCtx, t: TurnState): Promise<Usage> {
+  const runId = t.host?.run_ref ?? "";
+  const env = projectEnvelope(runId, await ctx.deps.store.readStream(RunJournal.stream(runId)));
+  return { tokens: env?.audit.tokens ?? 0, cost_usd: env?.audit.cost ?? 0, turns: 1 };
+}
+
+/** quota_spend: charged once, keyed by the turn identity, in the same append as the turn's fact. */
+export async function recordSpend(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const usage = await usageOf(ctx, t);
+  const key = spendKey(id);
+  const at = ctx.now().toISOString();
+  ctx.progress({
+    phase: "quota_spend",
+    detail: `${usage.turns} turn, ${usage.tokens} tokens, $${usage.cost_usd}`,
+  });
+  await ctx.j.append((s) => {
+    let goal: GoalEventBody[];
+    try {
+      goal = decide({ type: "record_spend", turn_id: key, at, ...usage }, s);
+    } catch (e) {
+      const reason = (e as Error).message;
+      return turnDecision({
+        kind: "record_spend",
+        identity: id,
+        spend_key: key,
+        usage,
+        outcome: { kind: "rejected", reason },
+      })(s);
+    }
+    return [
+      ...turnDecision({
+        kind: "record_spend",
+        identity: id,
+        spend_key: key,
+        usage,
+        outcome: { kind: "accepted" },
+      })(s),
+      ...goal,
+    ];
+  });
+}

@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import type { Envelope } from "../../../core/envelope.js";
+import type { LeaseOwner } from "../../../core/event-parts.js";
+import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
+import {
+  decideTurn,
+  initialTurnState,
+  spendKey,
+  type TurnCommand,
+  type TurnIdentity,
+  type TurnState,
+  type WakeUp,
+} from "../../../core/goal/turn/index.js";
+import type { EventStore } from "../../../store/event-store.js";
+import type { LoadedTask } from "../../load-task.js";
+import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
+import type { TickRequest } from "./tick-outcome.js";
+
+/** One run of a turn's todo task, as the host (the CLI, a worker) carries it out. */
+export interface TurnRun {
+  runId: string;
+  /** The todo's task, its workspace the revision's tree. */
+  loaded: LoadedTask;
+  goal: { id: string; revision: string };
+  /** A run with this id was started and did not finish (killed): continue it, do not start another. */
+  resume: boolean;
+}
+
+/** Runs a task to its envelope; injected so runner/ never imports cli/ (the CLI builds it on executeRun). */
+export type RunHost = (run: TurnRun) => Promise<Envelope>;
+
+/** Applies a scheduler hint to the host: `host_match` when its cadence already matches. Throws on failure. */
+export type ScheduleHost = (wake: WakeUp) => Promise<"host_match" | "host_updated">;
+
+/** What a tick is built with. */
+export interface TickDeps {
+  store: EventStore;
+  storeDir: string;
+  runHost: RunHost;
+  scheduleHost?: ScheduleHost;
+  clock?: () => Date;
+  owner?: LeaseOwner;
+  afterGoalAppend?: AfterGoalAppend;
+  leaseTtlMs?: number;
+}
+
+/** One tick's working set. */
+export interface TickCtx {
+  deps: TickDeps;
+  req: TickRequest;
+  j: GoalJournal;
+  now: () => Date;
+  /** Reports a phase; the turn number and todo are those of the turn being settled unless given. */
+  progress(p: { phase: string; detail: string; todo?: string | null }): void;
+}
+
+/** The key of a turn: goal/agent/turn_instance_id (the spend key and the writeback trailer). */
+export const turnKey = (id: TurnIdentity) => spendKey(id);
+
+/** The deterministic run id of a turn's host_execute: readback finds the run by it. */
+export function turnRunId(id: TurnIdentity): string {
+  const safe = (x: string) => x.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 40);
+  const h = createHash("sha256").update(spendKey(id)).digest("hex").slice(0, 10);
+  return `turn-${safe(id.goal_id)}-${safe(id.turn_instance_id)}-${h}`;
+}
+
+export const turnOf = (s: GoalState, id: TurnIdentity): TurnState =>
+  s.turns[spendKey(id)] ?? initialTurnState();
+
+/** A turn command as a goal-stream decision (the turn's facts are goal events). */
+export const turnDecision =
+  (cmd: TurnCommand) =>
+  (s: GoalState): GoalEventBody[] =>
+    decideTurn(cmd, turnOf(s, cmd.identity)) as unknown as GoalEventBody[];

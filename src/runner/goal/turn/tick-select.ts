@@ -1,0 +1,110 @@
+import { type InteractionContract, interactionContract } from "../../../core/goal/index.js";
+import {
+  contractView,
+  nextTurnPhase,
+  nextWakeUp,
+  type TurnIdentity,
+  type WakeUp,
+} from "../../../core/goal/turn/index.js";
+import { openGoal } from "../goal-service.js";
+import type { TickCtx } from "./tick-context.js";
+import { turnDecision } from "./tick-context.js";
+import type { TickOutcome } from "./tick-outcome.js";
+
+/** The interaction contract now, with the health facts (task files, the goal workspace). */
+export async function contractNow(ctx: TickCtx): Promise<{ contract: InteractionContract; wake: WakeUp }> {
+  const now = ctx.now();
+  const read = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, now);
+  const contract = interactionContract(ctx.j.state, {
+    now: now.toISOString(),
+    health: read.facts.health,
+  });
+  const wake = nextWakeUp(contractView(contract), { now: now.toISOString(), monitor_due: [], backoff: null });
+  return { contract, wake };
+}
+
+/** The turn still to be settled (bound, neither done nor released), if any: it is resumed first. */
+export function unsettledTurn(ctx: TickCtx): TurnIdentity | null {
+  const s = ctx.j.state;
+  for (const key of [...s.turnOrder].reverse()) {
+    const t = s.turns[key];
+    if (!t?.identity) continue;
+    const k = nextTurnPhase(t).kind;
+    if (k !== "done" && k !== "released") return t.identity;
+  }
+  return null;
+}
+
+/**
+ * No turn is open: read the contract. Eligible with an advancement todo selected → bind a new turn to it
+ * and its starting revision (returns null: go on); anything else → the outcome that says why not.
+ */
+export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
+  const { contract: c, wake } = await contractNow(ctx);
+  const s = ctx.j.state;
+  if (c.terminal)
+    return { kind: "terminal", closure: `no_followup: ${s.noFollowup?.rationale ?? c.reason}`, wake };
+  switch (c.runtime_state) {
+    case "paused":
+    case "blocked_health":
+      return { kind: "stopped", reason: `${c.runtime_state}: ${c.reason}`, wake };
+    case "operator_gate": {
+      const g = c.user_channel.gates[0];
+      return {
+        kind: "waiting_person",
+        who: g ? `a person deciding ${g.scope} (${g.content})` : "a person",
+        gate_id: g?.gate_id ?? "",
+        wake,
+      };
+    }
+    case "throttled":
+      return { kind: "throttled", reason: c.reason, wake };
+    case "waiting":
+      return { kind: "idle", reason: `waiting: ${c.reason}`, wake };
+    case "focus_wait":
+      return {
+        kind: "idle",
+        reason: `replan obligation: ${c.reason}; goal tick does not answer replan obligations yet (an operator does: loopgate todo add, goal close)`,
+        wake: {
+          action: "wait_state_change",
+          at: null,
+          why: "a replan obligation needs an operator's answer",
+        },
+      };
+    case "eligible":
+      break;
+  }
+  const sel = c.agent_channel.selected_action;
+  if (sel?.kind === "acceptance")
+    return {
+      kind: "idle",
+      reason: `acceptance ${sel.acceptance_ids.join(", ")} must be proved on the current revision: loopgate goal accept ${s.goalId}`,
+      wake: { action: "wait_state_change", at: null, why: "acceptance is proved by goal accept" },
+    };
+  const todo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
+  if (todo?.class !== "advancement_task" || !todo.task)
+    return {
+      kind: "idle",
+      reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo; goal tick runs advancement todos only`,
+      wake: { action: "wait_state_change", at: null, why: "no advancement todo is selected" },
+    };
+  const identity: TurnIdentity = {
+    goal_id: s.goalId,
+    agent_id: ctx.req.agentId,
+    turn_instance_id: `t${s.turnOrder.length + 1}`,
+  };
+  await ctx.j.append(
+    turnDecision({
+      kind: "bind",
+      identity,
+      work: { kind: "todo", todo_id: todo.id },
+      base_revision: s.revision,
+    }),
+  );
+  ctx.progress({
+    todo: todo.id,
+    phase: "bind",
+    detail: `turn ${identity.turn_instance_id} on revision ${s.revision.slice(0, 12)}`,
+  });
+  return null;
+}
