@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { driveGoalRun } from "../../src/cli/commands/goal-run-drive.js";
 import { cliName } from "../../src/cli/invocation.js";
 import type { CommandIO } from "../../src/cli/io.js";
@@ -44,13 +44,15 @@ function capture(): CommandIO & { stdout: string; stderr_: string } {
   return io;
 }
 
+let turn = 0;
 const deps = (outcomes: TickOutcome[]) => ({
   tick: async (req: TickRequest) => {
+    turn++;
     req.onProgress?.({
-      turn: 1,
+      turn,
       todo: "todo_crlf",
       phase: "host_execute",
-      detail: "run turn-csv-t1 started",
+      detail: `run turn-csv-t${turn} started`,
     });
     const o = outcomes.shift();
     if (!o) throw new Error("script ran out");
@@ -63,6 +65,9 @@ const deps = (outcomes: TickOutcome[]) => ({
 });
 
 describe("goal run output", () => {
+  beforeEach(() => {
+    turn = 0;
+  });
   it("text: a progress line per phase, a line per turn with the next wake-up, then who must act and the command", async () => {
     const io = capture();
     const code = await driveGoalRun(
@@ -75,7 +80,7 @@ describe("goal run output", () => {
     expect(io.stdout.split("\n")).toEqual([
       "turn 1 · todo_crlf · host_execute: run turn-csv-t1 started",
       "turn 1 · todo_crlf · advanced: SUCCESS, committed 3f2a9c1e — next: run now (work is selected)",
-      "turn 2 · todo_crlf · host_execute: run turn-csv-t1 started",
+      "turn 2 · todo_crlf · host_execute: run turn-csv-t2 started",
       "turn 2 · waiting on a maintainer (publish) to decide todo_publish_gate — next: when a person decides (a person must decide a gate)",
       "goal csv: waiting_person after 2 turn(s): a maintainer (publish) must decide todo_publish_gate",
       "who must act: a maintainer (publish)",

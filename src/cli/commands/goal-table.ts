@@ -63,6 +63,8 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
       "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+      "loopgate goal submit GOAL --store postgres://…",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -75,12 +77,49 @@ stop / resume: the goal's activation (a stopped goal is paused: nothing runs aut
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
 close: records the structured no_followup intent closure needs; the goal is closed only when every
   frontier item is proved as well (goal status says which are not).
+run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
+  sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
+  a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
+  --until-idle: stop where it would sleep. The builder flags are todo run's (default: the goal's builder).
+submit: would queue the goal's turns for loopgate worker; refused until goals can live in PostgreSQL.
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
-    flags: ["store", "json", "expect-revision", "note", "rationale", "unsafe-no-sandbox"],
+    flags: [
+      "store",
+      "json",
+      "expect-revision",
+      "note",
+      "rationale",
+      "unsafe-no-sandbox",
+      "once",
+      "until-idle",
+      ...RUN_FLAGS,
+    ],
     maxArgs: 2,
-    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written).",
+    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). goal run: 0 terminal (--once: also when its turn advanced), 1 waiting on a person, stopped, idle or throttled, 2 failure (blocked health, a settlement failure, a todo that keeps failing), 130 interrupted between turns.",
     run: async (io, args, flags) => {
-      const s = sub("goal", args, ["new", "status", "next", "stop", "resume", "accept", "close"] as const);
+      const s = sub("goal", args, [
+        "new",
+        "status",
+        "next",
+        "stop",
+        "resume",
+        "accept",
+        "close",
+        "run",
+        "submit",
+      ] as const);
+      if (s === "run")
+        return (await import("./goal-run.js")).goalRunCommand(
+          io,
+          word("goal run", args, 1, "GOAL"),
+          f(flags),
+        );
+      if (s === "submit")
+        return (await import("./goal-submit.js")).goalSubmitCommand(
+          io,
+          word("goal submit", args, 1, "GOAL"),
+          f(flags),
+        );
       const m = await import("./goal.js");
       if (s === "new") return m.goalNewCommand(io, word("goal new", args, 1, "GOAL_FILE"), f(flags));
       const goal = word(`goal ${s}`, args, 1, "GOAL");
@@ -90,6 +129,21 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
       return m.goalActivationCommand(io, goal, s, f(flags));
     },
+  },
+  {
+    name: "scheduler",
+    usage: [
+      "loopgate scheduler [--store DIR] [--once] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+    ],
+    about: `Hosts every active goal of a store in one process, one governed turn at a time per goal: the goal due
+earliest is ticked next, each goal keeps its own wake-up (backoff derived from its recorded turns), and
+the goal list is read again every pass. A goal waiting on a person or stopped is looked at again every
+minute; a terminal one is dropped. --once: tick every due goal once and exit. SIGINT/SIGTERM: the turn
+in progress settles, then it stops.`,
+    flags: ["store", "json", "once", ...RUN_FLAGS],
+    maxArgs: 0,
+    exit: "Exit codes: 0 stopped (or --once with every tick settled), 2 --once and a tick failed in a way that needs repair, or bad input.",
+    run: async (io, _args, flags) => (await import("./goal-run.js")).schedulerCommand(io, f(flags)),
   },
   {
     name: "goals",

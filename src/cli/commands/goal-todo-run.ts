@@ -66,8 +66,8 @@ export async function todoRunCommand(
   });
 }
 
-/** The builder: the one the flags name, else the goal's own. */
-function chosen(
+/** The builder: the one the flags name, else the goal's own (`todo run` and `goal tick` alike). */
+export function chosen(
   loaded: Parameters<typeof chooseBuilder>[0],
   flags: RunFlags,
   agent: { kind: string; model?: string; command?: string },

@@ -37,7 +37,7 @@ export interface LoopResult {
   stop: string;
   why: string;
   who?: string;
-  /** Ticks made. */
+  /** Ticks this loop made. */
   turns: number;
   last: TickOutcome | null;
 }
@@ -87,13 +87,17 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
 
   for (;;) {
     if (req.signal.aborted) return interrupted();
-    const n = turns + 1;
+    // Lines carry the goal's own turn number (as the tick reports it), else the count of this loop's ticks.
+    let n = turns + 1;
     const outcome = await deps.tick({
       goalId: req.goalId,
       agentId: req.agentId,
-      onProgress: (p) => emit({ kind: "progress", turn: n, progress: p }),
+      onProgress: (p) => {
+        n = p.turn;
+        emit({ kind: "progress", turn: p.turn, progress: p });
+      },
     });
-    turns = n;
+    turns++;
     last = outcome;
     const at = deps.clock();
     const sv = await deps.probe(req.goalId, at);
