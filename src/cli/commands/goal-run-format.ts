@@ -41,7 +41,7 @@ export function outcomeWords(o: TickOutcome): string {
     case "idle":
       return `idle: ${o.reason}`;
     case "waiting_person":
-      return `waiting on ${o.who} to decide ${o.gate_id}`;
+      return o.gate_id ? `waiting on ${o.who} to decide ${o.gate_id}` : `waiting on ${o.who}`;
     case "throttled":
       return `throttled: ${o.reason}`;
     case "terminal":

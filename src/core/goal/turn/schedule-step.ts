@@ -85,6 +85,10 @@ export type ScheduleStep =
       who?: string;
     };
 
+/** Who must act, and on what: a gate to decide, or (no gate) an action only a person can take. */
+const personWhy = (o: { who: string; gate_id: string }) =>
+  o.gate_id ? `${o.who} must decide ${o.gate_id}` : `${o.who} must act`;
+
 const exit = (code: 0 | 1 | 2, stop: string, why: string, who?: string): ScheduleStep =>
   who === undefined ? { kind: "exit", code, stop, why } : { kind: "exit", code, stop, why, who };
 
@@ -103,7 +107,7 @@ export function scheduleStep(
     case "terminal":
       return exit(0, "terminal", `terminal closure: ${o.closure}`);
     case "waiting_person":
-      return exit(1, "waiting_person", `${o.who} must decide ${o.gate_id}`, o.who);
+      return exit(1, "waiting_person", personWhy(o), o.who);
     case "throttled":
       return exit(1, "throttled", `${o.reason}${wake.at ? `; the window reopens at ${wake.at}` : ""}`);
     case "stopped":
@@ -190,7 +194,7 @@ export function hostWake(
   if (o.kind === "busy")
     return { at: later(o.expires_at, ctx.now), why: `a turn is in progress by ${o.holder}` };
   if (o.kind === "failed" && !RETRIED_FAILURES.includes(o.code)) return recheck(`${o.code}: ${o.detail}`);
-  if (o.kind === "waiting_person") return recheck(`${o.who} must decide ${o.gate_id}`);
+  if (o.kind === "waiting_person") return recheck(personWhy(o));
   if (o.kind === "stopped") return recheck(o.reason);
   switch (wake.action) {
     case "run_now":
