@@ -175,6 +175,10 @@ export const FLAGS = {
     value: "DURATION",
     help: "worker: how long a claim holds without a heartbeat (default 30s; heartbeat every third of it)",
   },
+  "agent-id": {
+    value: "NAME",
+    help: "goal tick: the agent a governed turn runs as (its identity goal/agent/turn; default: the goal's agent)",
+  },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },
 } as const satisfies Record<string, FlagSpec>;

@@ -63,6 +63,7 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
       "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
       "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
       "loopgate goal submit GOAL --store postgres://…",
     ],
@@ -77,6 +78,16 @@ stop / resume: the goal's activation (a stopped goal is paused: nothing runs aut
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
 close: records the structured no_followup intent closure needs; the goal is closed only when every
   frontier item is proved as well (goal status says which are not).
+tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tick answers busy: "turn in
+  progress by … until …"): binds goal/agent/turn to the selected advancement todo and the revision, then
+  settles it, each phase a goal-stream fact: host_execute (the todo's task on a copy of that revision,
+  the goal's builder unless one is given), typed_result, validation (a receipt only for a SUCCESS),
+  durable_writeback (one git commit of the deliverables the gates saw, trailer Loopgate-Turn:
+  goal/agent/turn, compare-and-swap on the revision, the todo's completion in the same append),
+  quota_spend (once per turn), scheduler_apply and its ACK. A turn a crash left unsettled is resumed by
+  readback (the run by its id, the commit by its trailer); an ambiguous or failed lookup fails closed
+  (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
+  the phases on stderr). Monitors and replan obligations are not run by tick yet: it answers idle.
 run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
   sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
   a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
@@ -90,12 +101,13 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       "note",
       "rationale",
       "unsafe-no-sandbox",
+      "agent-id",
       "once",
       "until-idle",
       ...RUN_FLAGS,
     ],
     maxArgs: 2,
-    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). goal run: 0 terminal (--once: also when its turn advanced), 1 waiting on a person, stopped, idle or throttled, 2 failure (blocked health, a settlement failure, a todo that keeps failing), 130 interrupted between turns.",
+    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). tick: 0 advanced or terminal, 1 waiting on a person, throttled, busy, idle or stopped, 2 failed (typed: receipt_missing, needs_rebase, blocked_health, …). run: 0 terminal (--once: also when its turn advanced), 1 waiting on a person, stopped, idle or throttled, 2 failure (blocked health, a settlement failure, a todo that keeps failing), 130 interrupted between turns.",
     run: async (io, args, flags) => {
       const s = sub("goal", args, [
         "new",
@@ -105,6 +117,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
         "resume",
         "accept",
         "close",
+        "tick",
         "run",
         "submit",
       ] as const);
@@ -126,6 +139,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       if (s === "status") return m.goalStatusCommand(io, goal, f(flags));
       if (s === "next") return m.goalNextCommand(io, goal, f(flags));
       if (s === "close") return m.goalCloseCommand(io, goal, f(flags));
+      if (s === "tick") return (await import("./goal-tick.js")).goalTickCommand(io, goal, f(flags));
       if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
       return m.goalActivationCommand(io, goal, s, f(flags));
     },

@@ -7,6 +7,7 @@ import { resumeRun } from "../../runner/resume-run.js";
 import { runTask } from "../../runner/run-task.js";
 import type { EventStore } from "../../store/event-store.js";
 import type { CommandIO } from "../io.js";
+import { goalFaultInjection } from "./goal-tick.js";
 import { chosen } from "./goal-todo-run.js";
 import { recordedBuilder } from "./resume.js";
 import { faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
@@ -57,5 +58,5 @@ export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, 
     applied = key;
     return mode;
   };
-  return makeTick({ store, storeDir, runHost, scheduleHost });
+  return makeTick({ store, storeDir, runHost, scheduleHost, ...goalFaultInjection() });
 }

@@ -127,6 +127,8 @@ export async function executeRun(
     maxAttempts?: number;
     useTaskCheckFloors?: boolean;
     goal?: { id: string; revision: string };
+    /** The run's id (a governed turn's is derived from its identity, so readback can find it). */
+    runId?: string;
   } = {},
 ): Promise<Envelope> {
   const s = runSettings(loaded, flags);
@@ -159,6 +161,7 @@ export async function executeRun(
           : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
       ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
       ...(extra.goal ? { goal: extra.goal } : {}),
+      ...(extra.runId ? { runId: extra.runId } : {}),
       ...judgeModelFor(loaded, flags),
     });
   } finally {

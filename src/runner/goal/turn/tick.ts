@@ -69,7 +69,7 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
     progress: (p) => {
       const t = current ? turnOf(j.state, current) : null;
       req.onProgress?.({
-        turn: current ? j.state.turnOrder.indexOf(spendKey(current)) + 1 : j.state.turnOrder.length + 1,
+        turn: current ? j.state.turnOrder.indexOf(spendKey(current)) + 1 : j.state.turnOrder.length,
         todo: p.todo ?? (t?.work?.kind === "todo" ? t.work.todo_id : null),
         phase: p.phase,
         detail: p.detail,
@@ -85,6 +85,11 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
           reason: "interrupted; the next tick resumes the turn",
           wake: retryNow("interrupted"),
         };
+      // One turn per tick: the turn this tick settled is reported once it is done.
+      if (current && nextTurnPhase(turnOf(j.state, current)).kind === "done") {
+        const done = await advance(ctx, current);
+        if (done) return done;
+      }
       current = unsettledTurn(ctx);
       if (!current) {
         const out = await selectOrBind(ctx);

@@ -1,0 +1,103 @@
+import { openGoal } from "../../runner/goal/goal-service.js";
+import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
+import { tick } from "../../runner/goal/turn/tick.js";
+import type { RunHost } from "../../runner/goal/turn/tick-context.js";
+import type { TickOutcome, TickProgress } from "../../runner/goal/turn/tick-outcome.js";
+import { resumeRun } from "../../runner/resume-run.js";
+import type { CommandIO } from "../io.js";
+import { goalStoreDir, guarded, withStore } from "./goal.js";
+import { chosen } from "./goal-todo-run.js";
+import { recordedBuilder } from "./resume.js";
+import { executeRun, faultInjection, type RunFlags } from "./run-common.js";
+
+/** `goal tick`'s flags: the run flags of `todo run`, and the agent the turn runs as. */
+export type TickFlags = RunFlags & { "agent-id"?: string };
+
+/** A tick's outcome as an exit code (as `goal run`): 0 advanced or terminal, 1 waiting/throttled/busy/idle/stopped, 2 failed. */
+export function tickExitCode(o: TickOutcome): number {
+  if (o.kind === "advanced" || o.kind === "terminal") return 0;
+  return o.kind === "failed" ? 2 : 1;
+}
+
+/** One line of a tick's progress. */
+export const formatProgress = (p: TickProgress) =>
+  `turn ${p.turn}${p.todo ? ` · ${p.todo}` : ""} · ${p.phase}: ${p.detail}`;
+
+/** The outcome in words: what happened, and when to look again. */
+export function formatOutcome(o: TickOutcome): string {
+  const wake = `next wake-up: ${o.wake.action}${o.wake.at ? ` at ${o.wake.at}` : ""}${o.wake.why ? ` (${o.wake.why})` : ""}`;
+  const what = (() => {
+    switch (o.kind) {
+      case "advanced":
+        return `advanced: ${o.result}`;
+      case "idle":
+        return `idle: ${o.reason}`;
+      case "waiting_person":
+        return `waiting on ${o.who}: gate ${o.gate_id}`;
+      case "throttled":
+        return `throttled: ${o.reason}`;
+      case "terminal":
+        return `terminal: ${o.closure}`;
+      case "stopped":
+        return `stopped: ${o.reason}`;
+      case "busy":
+        return `busy: turn in progress by ${o.holder} until ${o.expires_at}`;
+      case "failed":
+        return `failed (${o.code}): ${o.detail}`;
+    }
+  })();
+  return `${what}\n${wake}`;
+}
+
+/**
+ * Kill-point fault injection for the crash tests: with LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS=N the
+ * process kills itself (SIGKILL) right after the append that brings the goal stream to N events
+ * (heartbeats not counted). LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run.
+ */
+export function goalFaultInjection(): { afterGoalAppend?: AfterGoalAppend } {
+  const at = process.env.LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS;
+  if (at === undefined) return {};
+  const n = Number(at);
+  return {
+    afterGoalAppend: (before, after) =>
+      before < n && n <= after ? process.kill(process.pid, "SIGKILL") : undefined,
+  };
+}
+
+/** `loopgate goal tick GOAL`: one governed turn, printed phase by phase. */
+export async function goalTickCommand(io: CommandIO, goalId: string, flags: TickFlags): Promise<number> {
+  const dir = goalStoreDir(flags);
+  return guarded(io, flags.json, () =>
+    withStore(dir, true, async (store) => {
+      const { view } = await openGoal(store, dir, goalId);
+      const runFlags: RunFlags = { ...flags, store: dir };
+      const runHost: RunHost = (run) =>
+        run.resume
+          ? resumeRun({
+              ...faultInjection(),
+              runId: run.runId,
+              store,
+              storeDir: dir,
+              allowEnv: flags["builder-env"] ?? [],
+              mounts: flags["builder-mount"] ?? [],
+              builder: recordedBuilder(flags),
+            })
+          : executeRun(io, run.loaded, chosen(run.loaded, runFlags, view.agent, view.sourcePath), runFlags, {
+              goal: run.goal,
+              runId: run.runId,
+            });
+      const say = (line: string) => (flags.json ? io.err(`${line}\n`) : io.out(`${line}\n`));
+      const outcome = await tick(
+        { store, storeDir: dir, runHost, ...goalFaultInjection() },
+        {
+          goalId,
+          agentId: flags["agent-id"] ?? view.agent.agent_id,
+          onProgress: (p) => say(formatProgress(p)),
+        },
+      );
+      if (flags.json) io.out(`${JSON.stringify(outcome, null, 2)}\n`);
+      else io.out(`${formatOutcome(outcome)}\n`);
+      return tickExitCode(outcome);
+    }),
+  );
+}
