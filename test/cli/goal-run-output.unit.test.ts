@@ -82,7 +82,7 @@ describe("goal run output", () => {
       "turn 1 · todo_crlf · advanced: SUCCESS, committed 3f2a9c1e — next: run now (work is selected)",
       "turn 2 · todo_crlf · host_execute: run turn-csv-t2 started",
       "turn 2 · waiting on a maintainer (publish) to decide todo_publish_gate — next: when a person decides (a person must decide a gate)",
-      "goal csv: waiting_person after 2 turn(s): a maintainer (publish) must decide todo_publish_gate",
+      "goal csv: waiting_person after 2 tick(s): a maintainer (publish) must decide todo_publish_gate",
       "who must act: a maintainer (publish)",
       `next: ${cliName()} gate approve csv todo_publish_gate --store /tmp/g (or reject, cancel, defer --until COND); then ${cliName()} goal run csv --store /tmp/g`,
       "",

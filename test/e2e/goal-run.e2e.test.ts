@@ -69,7 +69,7 @@ describe("goal run on the example goal", () => {
     expect(accept.code, show(accept)).toBe(0);
     const gated = await lg(store, "goal", "run", GOAL);
     expect(gated.code, show(gated)).toBe(1);
-    expect(gated.stdout).toMatch(/waiting_person after 1 turn\(s\): .*must decide todo_publish_gate/);
+    expect(gated.stdout).toMatch(/waiting_person after 1 tick\(s\): .*must decide todo_publish_gate/);
     expect(gated.stdout).toMatch(/who must act: a person deciding publish/);
     expect(gated.stdout).toMatch(
       new RegExp(`next: .*gate approve ${GOAL} todo_publish_gate --store ${store}`),
@@ -102,6 +102,19 @@ describe("goal run on the example goal", () => {
     expect(dirty.code, show(dirty)).toBe(2);
     expect(jsonLines(dirty.stdout).at(-1)).toMatchObject({ exit_code: 2, stop: "blocked_health" });
     expect((await goalEvents(store)).filter((e) => e.type === "turn_bound")).toHaveLength(0);
+  }, 120_000);
+
+  it("--once makes exactly one governed turn: one todo done, one commit, exit 0", async () => {
+    const store = await newGoal();
+    const r = await lg(store, "goal", "run", GOAL, "--once", "--json");
+    expect(r.code, show(r)).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ turn: 1, todo: "todo_quoted_fields", outcome: "advanced" });
+    expect(lines[1]).toMatchObject({ summary: true, exit_code: 0, stop: "advanced", turns: 1 });
+    const s = await status(store);
+    expect(s.todos.filter((t) => t.status === "done").map((t) => t.id)).toEqual(["todo_quoted_fields"]);
+    expect(commits(store)).toHaveLength(2);
   }, 120_000);
 
   it("--once and --until-idle together are refused (exit 2), naming both", async () => {

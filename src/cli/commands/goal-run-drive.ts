@@ -53,7 +53,7 @@ export async function driveGoalRun(
 export function closingWords(goalId: string, storeArg: string, r: LoopResult): string {
   const lg = `${cliName()} `;
   const store = storeArg ? ` ${storeArg}` : "";
-  const head = `goal ${goalId}: ${r.stop} after ${r.turns} turn(s): ${r.why}\n`;
+  const head = `goal ${goalId}: ${r.stop} after ${r.turns} tick(s): ${r.why}\n`;
   const last = r.last;
   switch (r.stop) {
     case "waiting_person":
@@ -101,6 +101,6 @@ export async function driveScheduler(
   );
   if (opts.json)
     io.out(`${JSON.stringify({ summary: true, exit_code: r.code, ticks: r.ticks, failures: r.failures })}\n`);
-  else io.out(`scheduler stopped: ${r.ticks} turn(s), ${r.failures} needing repair\n`);
+  else io.out(`scheduler stopped: ${r.ticks} tick(s), ${r.failures} needing repair\n`);
   return r.code;
 }

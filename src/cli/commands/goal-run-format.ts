@@ -63,7 +63,8 @@ export function eventLine(e: LoopEvent, goal?: string): string {
       return `${g}turn ${e.turn} · ${e.progress.todo ?? "-"} · ${e.progress.phase}${e.progress.detail ? `: ${cut(e.progress.detail, 200)}` : ""}\n`;
     case "turn": {
       const todo = workOf(e.outcome);
-      return `${g}turn ${e.turn}${todo ? ` · ${todo}` : ""} · ${outcomeWords(e.outcome)} — next: ${wakeWords(e.wake)}\n`;
+      const turn = e.turn === null ? "no turn" : `turn ${e.turn}`;
+      return `${g}${turn}${todo ? ` · ${todo}` : ""} · ${outcomeWords(e.outcome)} — next: ${wakeWords(e.wake)}\n`;
     }
     case "sleep":
       return `${g}sleeping until ${short(e.until)} (${e.why})\n`;

@@ -27,8 +27,8 @@ export type ScheduleProbe = (goalId: string, now: Date) => Promise<ScheduleView>
 /** What the loop reports as it goes (the CLI prints these). */
 export type LoopEvent =
   | { kind: "progress"; turn: number; progress: TickProgress }
-  | { kind: "turn"; turn: number; outcome: TickOutcome; wake: WakeUp; step: ScheduleStep }
-  | { kind: "sleep"; turn: number; until: string; why: string }
+  | { kind: "turn"; turn: number | null; outcome: TickOutcome; wake: WakeUp; step: ScheduleStep }
+  | { kind: "sleep"; turn: number | null; until: string; why: string }
   | { kind: "interrupted"; turn: number };
 
 export interface LoopResult {
@@ -87,8 +87,8 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
 
   for (;;) {
     if (req.signal.aborted) return interrupted();
-    // Lines carry the goal's own turn number (as the tick reports it), else the count of this loop's ticks.
-    let n = turns + 1;
+    // Lines carry the goal's own turn number as the tick reports it; null for a tick that ran no turn.
+    let n: number | null = null;
     const outcome = await deps.tick({
       goalId: req.goalId,
       agentId: req.agentId,

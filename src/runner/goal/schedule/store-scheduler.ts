@@ -64,7 +64,6 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
   const emit = req.onEvent ?? (() => {});
   const due = new Map<string, string>();
   const dropped = new Set<string>();
-  const turns = new Map<string, number>();
   let ticks = 0;
   let failures = 0;
   for (;;) {
@@ -83,16 +82,18 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
       .sort((a, b) => Date.parse(due.get(a.goalId) ?? "") - Date.parse(due.get(b.goalId) ?? ""));
     for (const g of ready) {
       if (req.signal.aborted) break;
-      const n = (turns.get(g.goalId) ?? 0) + 1;
-      turns.set(g.goalId, n);
+      // The goal's own turn number as the tick reports it; null for a tick that ran no turn.
+      let n: number | null = null;
       ticks++;
       let outcome: TickOutcome;
       try {
         outcome = await deps.tick({
           goalId: g.goalId,
           agentId: g.agentId,
-          onProgress: (p) =>
-            emit({ kind: "goal", goalId: g.goalId, event: { kind: "progress", turn: n, progress: p } }),
+          onProgress: (p) => {
+            n = p.turn;
+            emit({ kind: "goal", goalId: g.goalId, event: { kind: "progress", turn: p.turn, progress: p } });
+          },
         });
       } catch (e) {
         failures++;
