@@ -117,6 +117,32 @@ describe("goal run on the example goal", () => {
     expect(commits(store)).toHaveLength(2);
   }, 120_000);
 
+  it("a todo whose runs fail backs off by the recorded turns: a restart honours it, a person's write resets it", async () => {
+    const store = await newGoal();
+    const bound = async () => (await goalEvents(store)).filter((e) => e.type === "turn_bound").length;
+    // --noop: every run is ESCALATED, so no receipt, no writeback: the same contract after each turn.
+    const first = await lg(store, "goal", "run", GOAL, "--noop", "--until-idle", "--json");
+    expect(first.code, show(first)).toBe(1);
+    const lines = jsonLines(first.stdout);
+    expect(lines.slice(0, -1).map((l) => l.outcome)).toEqual(["failed", "failed"]);
+    expect(lines.at(-1)).toMatchObject({ stop: "failed", turns: 2 });
+    expect(String(lines.at(-1)?.why)).toMatch(/no change for 1 turn\(s\) on the same contract; backoff 30s/);
+    expect(await bound()).toBe(2);
+    // A new process reads the backoff from the log: it does not tick before the wait is over.
+    const again = await lg(store, "goal", "run", GOAL, "--noop", "--until-idle", "--json");
+    expect(again.code, show(again)).toBe(1);
+    expect(jsonLines(again.stdout).at(-1)).toMatchObject({ stop: "idle", turns: 0 });
+    expect(await bound()).toBe(2);
+    // Nothing was spent by the failed turns, nor by scheduling.
+    expect((await goalEvents(store)).filter((e) => e.type === "turn_quota_spent")).toHaveLength(0);
+    // A person's write (stop, then resume) is the reset token: the next run ticks at once.
+    expect((await lg(store, "goal", "stop", GOAL)).code).toBe(0);
+    expect((await lg(store, "goal", "resume", GOAL)).code).toBe(0);
+    const reset = await lg(store, "goal", "run", GOAL, "--noop", "--until-idle", "--json");
+    expect(reset.code, show(reset)).toBe(1);
+    expect(await bound()).toBe(4);
+  }, 300_000);
+
   it("--once and --until-idle together are refused (exit 2), naming both", async () => {
     const store = await newGoal();
     const r = await lg(store, "goal", "run", GOAL, "--once", "--until-idle");

@@ -23,8 +23,11 @@ export type ScheduledOutcome =
   | { kind: "busy"; holder: string; expires_at: string; wake: WakeUp }
   | { kind: "failed"; code: string; detail: string; wake: WakeUp };
 
-/** Failures a later turn retries by itself (with backoff): the run was not a SUCCESS, the base moved. */
-export const RETRIED_FAILURES: readonly string[] = ["run_failed", "needs_rebase"];
+/**
+ * Failures a later turn retries by itself, with backoff: the run was not a SUCCESS (no receipt, so
+ * nothing was written back), the base moved. Anything else needs a repair first.
+ */
+export const RETRIED_FAILURES: readonly string[] = ["run_failed", "receipt_missing", "needs_rebase"];
 
 const NOT_RUNNABLE = new Set(["paused", "blocked_health"]);
 const plus = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();

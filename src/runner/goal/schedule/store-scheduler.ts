@@ -3,6 +3,7 @@ import {
   DEFAULT_BACKOFF,
   effectiveWake,
   hostWake,
+  RETRIED_FAILURES,
   type WakeUp,
 } from "../../../core/goal/turn/index.js";
 import type { Tick, TickOutcome } from "../turn/tick-outcome.js";
@@ -55,7 +56,7 @@ export interface SchedulerResult {
 
 const plus = (d: Date, s: number) => new Date(d.getTime() + s * 1000).toISOString();
 const needsRepair = (o: TickOutcome) =>
-  (o.kind === "failed" && o.code !== "run_failed" && o.code !== "needs_rebase") ||
+  (o.kind === "failed" && !RETRIED_FAILURES.includes(o.code)) ||
   (o.kind === "stopped" && o.wake.action === "repair_health");
 
 /** Runs the store's goals until the signal aborts (or one pass with `once`). */
