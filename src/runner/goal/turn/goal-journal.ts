@@ -1,5 +1,6 @@
 import type { RecordedEvent } from "../../../core/events.js";
 import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
+import { TurnLeaseLostError } from "../../../core/goal/turn/index.js";
 import type { EventStore } from "../../../store/event-store.js";
 import { goalState, originOf } from "../goal-engine.js";
 import { appendGoal, NeedsRebaseError, readGoal } from "../goal-store.js";
@@ -23,6 +24,8 @@ export class GoalJournal {
   private events: RecordedEvent[] = [];
   private revision = -1;
   private chain: Promise<unknown> = Promise.resolve();
+  /** Set once this process holds the goal's turn lease: every later write requires it still does. */
+  private leaseToken: string | null = null;
 
   constructor(
     private readonly store: EventStore,
@@ -31,6 +34,15 @@ export class GoalJournal {
     private readonly clock: () => Date,
     private readonly afterAppend?: AfterGoalAppend,
   ) {}
+
+  /**
+   * From now on, every append is decided only while the goal's lease is this token's: after a takeover
+   * (this process was too slow, its lease expired) the write is refused with TurnLeaseLostError, even when
+   * the re-read would let the decision through.
+   */
+  requireLease(token: string): void {
+    this.leaseToken = token;
+  }
 
   /** Reads the stream again; returns the folded state. */
   async refresh(): Promise<GoalState> {
@@ -60,7 +72,10 @@ export class GoalJournal {
 
   private async appendNow(decide: (s: GoalState) => GoalEventBody[]): Promise<GoalState> {
     for (let tries = 0; ; tries++) {
-      const bodies = decide(goalState(this.events));
+      const current = goalState(this.events);
+      if (this.leaseToken !== null && current.lease?.owner.token !== this.leaseToken)
+        throw new TurnLeaseLostError(this.goalId, current.lease);
+      const bodies = decide(current);
       if (bodies.length === 0) return goalState(this.events);
       const before = counted(this.events);
       try {

@@ -59,8 +59,13 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
     }
     case "throttled":
       return { kind: "throttled", reason: c.reason, wake };
-    case "waiting":
-      return { kind: "idle", reason: `waiting: ${c.reason}`, wake };
+    case "waiting": {
+      const monitors = s.order.filter(
+        (id) => s.todos[id]?.class === "continuous_monitor" && s.todos[id]?.status === "open",
+      );
+      const note = monitors.length ? `; goal tick does not poll monitors yet (${monitors.join(", ")})` : "";
+      return { kind: "idle", reason: `waiting: ${c.reason}${note}`, wake };
+    }
     case "focus_wait":
       return {
         kind: "idle",

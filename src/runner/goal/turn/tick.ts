@@ -50,6 +50,7 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
       wake: { action: "wait_until", at: e.lease.expires_at, why: e.message },
     };
   }
+  j.requireLease(owner.token);
   let lost: unknown = null;
   const keeper = keepTurnLease(
     j,
