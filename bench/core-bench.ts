@@ -1,11 +1,12 @@
 // `npm run bench [-- SECTION…]`: every figure against a baseline measured in the same run on this machine.
-// Sections: store, workspace, limits, pg, tools (default: all). `npm run bench -- store tools` runs two.
+// Sections: store, workspace, limits, pg, tools, workers (default: all). `npm run bench -- store tools` runs two.
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 import { benchLimits } from "./limits-bench.js";
 import { benchPgStore } from "./pg-store-bench.js";
 import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
+import { benchWorkers } from "./workers-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
 
 const sections: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
@@ -25,6 +26,10 @@ const sections: Record<string, { title: string; run: () => Promise<BenchResult[]
   tools: {
     title: "agent tools: per-call overhead of the sandbox and the event log vs the bare command",
     run: benchTools,
+  },
+  workers: {
+    title: "run queue: queued trivial runs per minute with 1, 2 and 4 workers, claim latency",
+    run: benchWorkers,
   },
 };
 

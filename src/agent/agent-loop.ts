@@ -37,8 +37,8 @@ export interface AgentDeps {
   toolCtx: ToolContext;
   goal: { condition: string | null; predicates: readonly GoalPredicate[] } | null;
   budget: AgentBudget;
-  /** Appends an event to the run's log (before anything acts on it). */
-  record(event: AgentEventBody, origin: Origin): Promise<void>;
+  /** Appends an event (and `more`, in the same append) to the run's log, before anything acts on them. */
+  record(event: AgentEventBody, origin: Origin, more?: readonly AgentEventBody[]): Promise<void>;
   /** Every event of the run so far, including those just recorded. */
   events(): readonly LoopgateEvent[];
   /** Observes the workspace after a mutating call; returns the new observation id if it changed. */
@@ -92,9 +92,9 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
   );
   const start = attemptStart(d.events(), d.attempt);
   const attemptLog = () => d.events().slice(start);
-  const rec = async (event: AgentEventBody, origin: Origin = "runtime") => {
+  const rec = async (event: AgentEventBody, origin: Origin = "runtime", more?: readonly AgentEventBody[]) => {
     const before = d.events().length;
-    await d.record(event, origin);
+    await d.record(event, origin, more);
     for (const e of d.events().slice(before)) state = evolveAgent(state, e);
   };
   const limits = { stopWhen: budgetStops(d.budget, d.runStartedAt, d.signal) };
@@ -109,7 +109,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
 interface Ctx {
   d: AgentDeps;
   tools: readonly AgentTool[];
-  rec(event: AgentEventBody, origin?: Origin): Promise<void>;
+  rec(event: AgentEventBody, origin?: Origin, more?: readonly AgentEventBody[]): Promise<void>;
   attemptLog(): readonly LoopgateEvent[];
   state(): AgentState;
 }
@@ -220,7 +220,7 @@ async function carryOut(c: Ctx, a: Exclude<AgentAction, { kind: "stop" }>): Prom
   }
 }
 
-/** One tool call: intent, execution, result, then the tool's facts and what it did to the workspace. */
+/** One tool call: intent, execution, then its result with the tool's facts and what it did to the workspace. */
 async function runTool(c: Ctx, call: ToolCall, intentRecorded: boolean, mutating: boolean): Promise<boolean> {
   const { d, rec } = c;
   const attempt = d.attempt;
@@ -242,29 +242,35 @@ async function runTool(c: Ctx, call: ToolCall, intentRecorded: boolean, mutating
   const r = await executeToolCall(c.tools, call, d.toolCtx);
   // A call the interrupt killed has no result of its own: it stays in doubt for a resume.
   if (d.signal?.aborted) return false;
-  await rec({
-    type: "tool_call_finished",
-    data: {
-      attempt,
-      call_id: call.id,
-      name: call.name,
-      valid: r.valid,
-      is_error: r.isError,
-      exit_code: r.exitCode,
-      subject: boundText(r.subject, 20_000),
-      content: boundText(r.content, 40_000),
-      duration_ms: r.durationMs,
+  // What a mutating call changed is observed (and kept) before its result is recorded, and the result
+  // and the observation go into one append: no crash can record a result whose change the log does not
+  // name, so a resume on another machine, which has only the store's observations, never loses it.
+  const changed = mutating && r.valid ? await d.observeAfter(call.id) : null;
+  await rec(
+    {
+      type: "tool_call_finished",
+      data: {
+        attempt,
+        call_id: call.id,
+        name: call.name,
+        valid: r.valid,
+        is_error: r.isError,
+        exit_code: r.exitCode,
+        subject: boundText(r.subject, 20_000),
+        content: boundText(r.content, 40_000),
+        duration_ms: r.durationMs,
+      },
     },
-  });
+    "runtime",
+    changed
+      ? [{ type: "workspace_touched", data: { attempt, call_id: call.id, observation_id: changed } }]
+      : [],
+  );
   const tool = c.tools.find((t) => t.name === call.name);
   if (tool?.facts && r.valid && !r.isError && r.events.length === 0)
     throw new Error(`tool ${tool.name} declares facts but its successful result carried none`);
+  // A fact a crash cuts off here is replayed on resume (replay_tool_facts).
   for (const e of r.events) await rec(e);
-  if (mutating && r.valid) {
-    const changed = await d.observeAfter(call.id);
-    if (changed)
-      await rec({ type: "workspace_touched", data: { attempt, call_id: call.id, observation_id: changed } });
-  }
   return true;
 }
 

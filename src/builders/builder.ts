@@ -81,6 +81,8 @@ export interface Builder {
    * verdict before it is recorded, so it can end its session; what its runtime then reports is recorded first.
    */
   windDown?(verdict: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]>;
+  /** Stops whatever such a builder still runs (its agent process, its hook server); safe to call twice. */
+  dispose?(): Promise<void>;
 }
 
 /** Read-only paths a builder asks for. `trusted` (the oracle, the task author's own) may see the task folder. */

@@ -81,7 +81,10 @@ private HOME writable; the host network shared so it reaches its provider: the e
 loopgate's hooks come from a settings file it owns outside the workspace, mounted read-only
 (--settings; project and local settings are not read). Each Stop runs the held-out gates in a fresh
 environment: a failure blocks the stop with the required fix; SUCCESS or loopgate's attempt cap
-(at most 8, below Claude's own block cap) ends the session. ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+(at most 8, below Claude's own block cap) ends the session. With a goal, a Stop is first blocked
+while its command or file predicates are unmet on Claude's reported tool calls. A task of Claude's
+task list with a \`check: CMD\` line is refused completion (TaskCompleted) while that check fails.
+ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 ANTHROPIC_AUTH_TOKEN, ANTHROPIC_MODEL pass by name when set (values redacted). The binary:
 $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
     flags: [
@@ -102,6 +105,7 @@ $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
     usage: [
       "loopgate hook stop TASK [--store DIR]",
       "loopgate hook post-tool TASK [--store DIR]",
+      "loopgate hook task-completed TASK [--store DIR]",
       "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run]",
     ],
     about: `Claude Code hooks for your own sessions. stop verifies the session's folder against TASK as
@@ -109,10 +113,13 @@ loopgate verify does (a recorded run; held-out gates in a fresh environment) and
 required fix until the gates pass or loopgate's cap (budget.attempts, at most 8) is reached; an error,
 a store it cannot open or a check past 570 s blocks too, never lets Claude stop unchecked. post-tool
 records the tool call (command, exit code, excerpt) in the stream claude-session-ID, origin
-agent_runtime. install writes both into .claude/settings.json (or ~/.claude with --user).`,
+agent_runtime. task-completed runs a completed task's frozen check (a \`check: CMD\` line in its
+description) in loopgate's sandbox and exits 2 with the finding when it fails. With a goal, stop first
+judges its command and file predicates over the recorded calls. install writes all of them into
+.claude/settings.json (or ~/.claude with --user).`,
     flags: ["store", "project", "user", "dry-run"],
     maxArgs: 2,
-    exit: "Exit codes: stop 0 (may stop) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
+    exit: "Exit codes: stop and task-completed 0 (allowed) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
     run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, flags),
   },
   {
@@ -172,12 +179,13 @@ The task file's path and digest are recorded: every worker must see the task at 
   {
     name: "worker",
     usage: [
-      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--once | --until-idle]",
+      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--work-dir DIR] [--once | --until-idle]",
     ],
     about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
+A run another machine drove is rebuilt in this one's folder from the observations the store keeps.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
-    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease"],
+    flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,
     exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database, 2 bad input.",
     run: async (io, _args, flags) => {
@@ -233,8 +241,9 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
   },
   {
     name: "status",
-    usage: ["loopgate status RUN [--store DIR] [--json]"],
-    about: "One run's envelope, rebuilt from its events; exits with the run's exit code.",
+    usage: ["loopgate status RUN|JOB [--store DIR] [--json]"],
+    about:
+      "One run's envelope, rebuilt from its events; exits with the run's exit code. Beside a PostgreSQL store, a queued job's state (queued, claimed, running on which worker, lease expiry), or JOB's run.",
     flags: ["store", "json"],
     maxArgs: 1,
     exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",

@@ -175,6 +175,10 @@ export const FLAGS = {
     value: "DURATION",
     help: "worker: how long a claim holds without a heartbeat (default 30s; heartbeat every third of it)",
   },
+  "work-dir": {
+    value: "DIR",
+    help: "worker: this machine's folder for run folders (DIR/runs/RUN; default .loopgate beside each task file)",
+  },
   "agent-id": {
     value: "NAME",
     help: "goal tick: the agent a governed turn runs as (its identity goal/agent/turn; default: the goal's agent)",

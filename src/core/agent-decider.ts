@@ -179,7 +179,10 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     case "task_checked":
     case "agent_tool_observed":
     case "agent_session_finished":
+    case "agent_step_appraised":
+    case "agent_goal_evaluated":
     case "hook_failed":
+    case "stop_hook_answered":
       return s;
     default:
       return unreachable(e);
@@ -277,7 +280,10 @@ function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentS
     case "task_checked":
     case "agent_tool_observed":
     case "agent_session_finished":
+    case "agent_step_appraised":
+    case "agent_goal_evaluated":
     case "hook_failed":
+    case "stop_hook_answered":
       return t;
     default:
       return unreachable(e);

@@ -15,29 +15,71 @@ export interface GoalEvaluation {
 }
 
 /**
+ * Which evidence a goal is judged on. `runtimeCommands`: an external agent's own runtime reports
+ * (agent_tool_observed, origin agent_runtime: Claude Code's PostToolUse, Codex's command items) may
+ * satisfy a `command_succeeded` predicate. They are not loopgate's records: the README says what that
+ * trust means. Gates and files are never taken from them.
+ */
+export interface GoalEvidence {
+  runtimeCommands?: boolean;
+}
+
+/** The shell tools of the external agents whose reported runs may count for a command predicate. */
+const RUNTIME_SHELLS = new Set(["Bash", "command_execution"]);
+/** Their tools that change the workspace; a later call of one makes an earlier command's success stale. */
+const RUNTIME_WRITERS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "file_change"]);
+
+/** A command run as the window records it: loopgate's bash tool, or (when allowed) an agent's shell. */
+function commandRun(
+  e: LoopgateEvent,
+  runtime: boolean,
+): { command: string; ok: boolean; callId: string | null } | null {
+  if (e.type === "tool_call_finished" && e.data.name === "bash" && e.data.valid && isTrusted(e.meta.origin))
+    return {
+      command: e.data.subject.trim(),
+      ok: !e.data.is_error && e.data.exit_code === 0,
+      callId: e.data.call_id,
+    };
+  if (runtime && e.type === "agent_tool_observed" && RUNTIME_SHELLS.has(e.data.tool))
+    return { command: e.data.command.trim(), ok: e.data.exit_code === 0, callId: null };
+  return null;
+}
+
+/** Whether `e`, after a command's success, may have changed the workspace that success was about. */
+function changesWork(e: LoopgateEvent, run: { command: string; callId: string | null }, runtime: boolean) {
+  if (e.type === "workspace_touched" && isTrusted(e.meta.origin)) return e.data.call_id !== run.callId;
+  if (!runtime || e.type !== "agent_tool_observed") return false;
+  // Without a workspace observation per call, any other shell command might have written: stale.
+  if (RUNTIME_SHELLS.has(e.data.tool)) return e.data.command.trim() !== run.command;
+  return RUNTIME_WRITERS.has(e.data.tool);
+}
+
+/**
  * Whether one predicate holds on trusted evidence inside the window (events after the goal was set,
  * in log order). A command counts only if it is exactly the predicate's command, exited 0, and no later
- * tool call changed the workspace;
+ * tool call changed the workspace (with runtime evidence: no later write tool or other shell command);
  * gate and file predicates count only from loopgate's own probes at the end of this turn.
  */
-export function predicateHolds(p: GoalPredicate, window: readonly LoopgateEvent[], turn: number): boolean {
-  const trusted = window.filter((e) => isTrusted(e.meta.origin));
+export function predicateHolds(
+  p: GoalPredicate,
+  window: readonly LoopgateEvent[],
+  turn: number,
+  evidence: GoalEvidence = {},
+): boolean {
+  const runtime = evidence.runtimeCommands === true;
   if ("command_succeeded" in p) {
-    for (let i = trusted.length - 1; i >= 0; i--) {
-      const e = trusted[i];
-      if (e?.type !== "tool_call_finished" || e.data.name !== "bash" || !e.data.valid) continue;
-      // The exact command, not a substring: `echo node --test`, `node --test || true` or a pipe into
-      // `tail` (whose exit code wins) would otherwise pass for the tests.
-      if (e.data.is_error || e.data.exit_code !== 0 || e.data.subject.trim() !== p.command_succeeded.trim())
-        continue;
-      const callId = e.data.call_id;
-      const stale = trusted
-        .slice(i + 1)
-        .some((x) => x.type === "workspace_touched" && x.data.call_id !== callId);
-      return !stale;
+    // The exact command, not a substring: `echo node --test`, `node --test || true` or a pipe into
+    // `tail` (whose exit code wins) would otherwise pass for the tests.
+    const want = p.command_succeeded.trim();
+    for (let i = window.length - 1; i >= 0; i--) {
+      const e = window[i];
+      const run = e ? commandRun(e, runtime) : null;
+      if (!run?.ok || run.command !== want) continue;
+      return !window.slice(i + 1).some((x) => changesWork(x, run, runtime));
     }
     return false;
   }
+  const trusted = window.filter((e) => isTrusted(e.meta.origin));
   const probe = trusted.findLast(
     (e) => e.type === "goal_probed" && e.data.turn === turn && samePredicate(e.data.predicate, p),
   );
@@ -57,8 +99,11 @@ export function evaluateGoal(
   window: readonly LoopgateEvent[],
   turn: number,
   maxTurns: number,
+  evidence: GoalEvidence = {},
 ): GoalEvaluation {
-  const unmet = predicates.filter((p) => !predicateHolds(p, window, turn)).map((p) => describePredicate(p));
+  const unmet = predicates
+    .filter((p) => !predicateHolds(p, window, turn, evidence))
+    .map((p) => describePredicate(p));
   if (unmet.length === 0)
     return { outcome: "completed", unmet, reason: `all ${predicates.length} goal predicates hold` };
   if (turn < maxTurns)

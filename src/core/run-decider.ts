@@ -44,8 +44,11 @@ export type RunCommand =
   | { type: "issue_required_fix"; text: string }
   | { type: "fail_infrastructure"; reason: string; interrupted?: boolean }
   | { type: "finish_run" }
-  /** An event of the built-in agent's loop, appended as is while an attempt is open. */
-  | { type: "record_agent"; event: AgentEventBody }
+  /**
+   * An event of the built-in agent's loop, appended as is while an attempt is open; `more` are appended
+   * with it in the same append (a mutating call's result and the observation of what it changed).
+   */
+  | { type: "record_agent"; event: AgentEventBody; more?: readonly AgentEventBody[] }
   | { type: "resume"; data: EventData<"run_resumed"> }
   | { type: "record_judge"; data: EventData<"judge_finished"> }
   /** A fact an external agent's runtime reported through loopgate's hooks; any time before the verdict. */
@@ -159,7 +162,8 @@ export function decide(command: RunCommand, state: RunState): EventBody[] {
       ];
     case "record_agent":
       needOpen(command.event.data.attempt);
-      return [command.event];
+      for (const e of command.more ?? []) needOpen(e.data.attempt);
+      return [command.event, ...(command.more ?? [])];
     case "resume":
       return [{ type: "run_resumed", data: command.data }];
     case "record_agent_runtime":

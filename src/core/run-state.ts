@@ -198,7 +198,10 @@ export function evolve(state: RunState, event: Body): RunState {
     case "task_checked": // lives in a task's own stream, never in a run's
     case "agent_tool_observed": // agent_runtime facts: evidence for goals and steps, never for the verdict
     case "agent_session_finished":
+    case "agent_step_appraised":
+    case "agent_goal_evaluated":
     case "hook_failed":
+    case "stop_hook_answered":
       return state;
     default: {
       const never: never = event;

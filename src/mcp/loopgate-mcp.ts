@@ -8,6 +8,7 @@ import { noopBuilder } from "../builders/command-builder.js";
 import { boundText } from "../core/bounded.js";
 import type { EventData, LoopgateEvent } from "../core/events.js";
 import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
+import { type RecordedCall, verifyEvidence } from "../core/self-check/audit.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "../core/self-check/schemas.js";
 import { guardPublicStrings } from "../core/self-check/source-guard.js";
 import type { LoadedTask } from "../runner/load-task.js";
@@ -15,6 +16,7 @@ import { runTask } from "../runner/run-task.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
 import type { EventStore } from "../store/event-store.js";
+import { mcpPlanStream, observeCited, recordedCalls } from "./evidence.js";
 
 /** The built-in agent's plan tool, for its description and argument schema (MCP runs its own write path). */
 const todoTool = createTodoTool({ attempt: 1, events: () => [], checks: false });
@@ -28,6 +30,8 @@ export interface LoopgateMcpOptions {
   sandbox: SandboxMode;
   /** How long a step's check may run (default 60 s). */
   checkTimeoutMs?: number;
+  /** The Claude Code session whose reported tool calls may be cited (default: $CLAUDE_CODE_SESSION_ID, else every session in the store). */
+  sessionId?: string;
 }
 
 const text = (t: string, isError = false) => ({ content: [{ type: "text" as const, text: t }], isError });
@@ -42,9 +46,21 @@ const text = (t: string, isError = false) => ({ content: [{ type: "text" as cons
 export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
   const server = new McpServer({ name: "loopgate", version: "0.1.0" });
   const events: LoopgateEvent[] = [];
-  const record = (type: "todo_written", data: EventData<"todo_written">) =>
-    events.push({ id: randomUUID(), type, data, meta: { at: new Date().toISOString(), origin: "runtime" } });
+  const session = () => o.sessionId ?? process.env.CLAUDE_CODE_SESSION_ID;
+  /** Each plan write, kept here and in the store (a TaskCompleted hook maps Claude's task to its step). */
+  const record = async (type: "todo_written", data: EventData<"todo_written">) => {
+    const e = {
+      id: randomUUID(),
+      type,
+      data,
+      meta: { at: new Date().toISOString(), origin: "runtime" as const },
+    };
+    events.push(e);
+    await o.store.append(mcpPlanStream({ sessionId: session(), taskId: o.loaded.task.id }), [e], "any");
+  };
   let plan: unknown = null;
+  /** The frozen checks this server ran, by the call id it gave them: citable self-check evidence. */
+  const ownCalls = new Map<string, RecordedCall>();
   let lastVerify: { run_id: string; status: string; reason: string } | null = null;
   const guard = sourceGuardContext({
     env: process.env,
@@ -58,14 +74,22 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
     { description: todoTool.description, inputSchema: todoTool.schema },
     async (args) => {
       const w = applyTodoWrite(currentPlan(events), args.items);
-      record("todo_written", { attempt: 1, call_id: randomUUID(), ...w });
+      await record("todo_written", { attempt: 1, call_id: randomUUID(), ...w });
       const lines = [renderPlan(w, true)];
       for (const step of w.completed) {
         const item = w.items.find((i) => i.content === step);
         if (!item?.check) continue;
         const r = await runCheck(o, item.check);
+        const id = `loopgate-check-${ownCalls.size + 1}`;
+        ownCalls.set(id, {
+          name: "check",
+          exitCode: r.exitCode,
+          isError: r.exitCode !== 0 || r.timedOut,
+          subject: item.check,
+          content: r.output,
+        });
         lines.push(
-          `loopgate ran the frozen check of ${JSON.stringify(step)}: \`${item.check}\` exited ${r.exitCode ?? "(none)"}${r.timedOut ? " (timed out)" : ""}: ${r.exitCode === 0 ? "verified" : "NOT verified"}`,
+          `loopgate ran the frozen check of ${JSON.stringify(step)} (call ${id}): \`${item.check}\` exited ${r.exitCode ?? "(none)"}${r.timedOut ? " (timed out)" : ""}: ${r.exitCode === 0 ? "verified" : "NOT verified"}`,
         );
       }
       return text(lines.join("\n"));
@@ -98,7 +122,18 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
       const g = guardPublicStrings(args, guard);
       if (g.status === "rejected")
         return text(`Source Guard rejected the self-check: ${g.publicReason}`, true);
-      return text(`self-check recorded as ${args.status} (advisory; run verify for loopgate's verdict)`);
+      // Evidence must be what loopgate recorded: a cited call it has no record of, or whose recorded
+      // command, exit code or output differs from the claim, refuses the submission.
+      const calls = await recordedCalls(o.store, ownCalls, session());
+      const v = verifyEvidence(args, calls, observeCited(o.workspace, args));
+      if (v.findings.length > 0)
+        return text(
+          `self-check refused: its evidence does not match loopgate's records (${v.findings.length} finding(s)):\n${v.findings.map((f) => `- ${f.code}: ${f.detail}`).join("\n")}\nCite only calls loopgate recorded (a Bash call reported by Claude Code's PostToolUse hook, by its tool_use_id, or a loopgate-check-N id), with their real command, exit code and output.`,
+          true,
+        );
+      return text(
+        `self-check recorded as ${args.status}; its evidence matches loopgate's records (advisory; run verify for loopgate's verdict)`,
+      );
     },
   );
 

@@ -15,6 +15,7 @@ import { assertRealpathInside } from "../workspace/safe-path.js";
 import { runGateFresh } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
 import { pristineId } from "./run-log.js";
+import { keepObservation } from "./shared-content.js";
 
 const SYSTEM = `You are a coding agent working inside a sandboxed copy of a repository (your working directory).
 Use the tools to inspect and change files and to run commands. Work until the task is really done, then
@@ -69,8 +70,8 @@ export async function runAgentPhase(
       ...(wall ? { wallMs: wall } : {}),
       modelRetries: 3,
     },
-    record: async (event, origin) => {
-      await ctx.journal.record({ type: "record_agent", event }, origin);
+    record: async (event, origin, more) => {
+      await ctx.journal.record({ type: "record_agent", event, ...(more?.length ? { more } : {}) }, origin);
     },
     events: () => ctx.journal.events,
     observeAfter: async () => {
@@ -82,8 +83,7 @@ export async function runAgentPhase(
       });
       if (!obs) return null;
       if (obs.id === ctx.journal.current.lastObservationId) return null;
-      await ctx.observations.put(obs);
-      await ctx.blobs.save(obs, ctx.workspace);
+      await keepObservation(ctx, obs, ctx.workspace);
       return obs.id;
     },
     probe: (p) => probe(ctx, n, p),

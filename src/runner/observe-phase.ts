@@ -13,6 +13,7 @@ import { clearPrivilegedBits } from "../workspace/private-modes.js";
 import { ofAttempt } from "./judge-phase.js";
 import { failRun, type RunContext } from "./run-context.js";
 import { pristineId } from "./run-log.js";
+import { keepObservation } from "./shared-content.js";
 
 /** Observes the workspace after the builder, records the diff against pristine and the findings. */
 export async function observePhase(ctx: RunContext, n: number): Promise<Envelope | null> {
@@ -30,8 +31,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
       cacheFile: join(ctx.runDir, "observer-cache.json"),
       limits: resolveLimits(task.limits),
     }).observe();
-    await ctx.observations.put(after);
-    await ctx.blobs.save(after, ctx.workspace);
+    await keepObservation(ctx, after, ctx.workspace);
     // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
     clearPrivilegedBits(ctx.workspace, after);
     const duration = Math.round(performance.now() - t0);

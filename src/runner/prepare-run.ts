@@ -8,6 +8,7 @@ import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { mkdirPrivate } from "../workspace/private-modes.js";
 import { failRun, type RunContext } from "./run-context.js";
+import { keepObservation } from "./shared-content.js";
 
 let selfTestPassed = false;
 
@@ -36,7 +37,9 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
     const t0 = performance.now();
     const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
-    await ctx.observations.put(pristine);
+    // Beside a shared store the pristine files go there too, so a worker elsewhere can rebuild pristine/.
+    if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
+    else await ctx.observations.put(pristine);
     const paths = pristine.entries.map((e) => e.path);
     for (const u of uncoveredProtected(loaded.task.protected, paths))
       ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));

@@ -21,6 +21,7 @@ import { driveRun } from "./run-driver.js";
 import { type AfterAppend, RunJournal } from "./run-journal.js";
 import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
 import { runContext } from "./run-task.js";
+import { keepObservation, rebuildRunFolder, runFolderPresent } from "./shared-content.js";
 
 /** What resuming a run needs beyond its log: how to rebuild its builder (the model cannot be stored). */
 export interface ResumeOptions {
@@ -37,6 +38,13 @@ export interface ResumeOptions {
   afterAppend?: AfterAppend;
   /** The gate-environment policy a run recorded as other than pristine must be passed in again. */
   gateEnvironment?: GateEnvironmentPolicy;
+  /**
+   * The run folder to drive the run in (default: the one run_started recorded). A worker on another
+   * machine passes its own; a folder not on this machine is rebuilt from a shared store (rebuildRunFolder).
+   */
+  runDir?: string;
+  /** The run lease's length (default LEASE_TTL_MS); a worker passes its queue lease's. */
+  leaseTtlMs?: number;
 }
 
 /**
@@ -88,8 +96,8 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
     mountGuards(loaded, o.storeDir),
   );
   const owner = thisOwner();
-  await journal.recordLease(takeLease(o.runId, owner, journal.lease));
-  const lease = keepLease(journal, owner);
+  await journal.recordLease(takeLease(o.runId, owner, journal.lease, o.leaseTtlMs));
+  const lease = keepLease(journal, owner, undefined, o.leaseTtlMs);
   try {
     return await continueRun(o, events, journal, loaded, builder);
   } finally {
@@ -108,7 +116,7 @@ async function continueRun(
   const events = stored;
   const started = events[0];
   if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
-  const runDir = started.data.run_dir;
+  const runDir = o.runDir ?? started.data.run_dir;
   const ctx = runContext(
     {
       loaded,
@@ -161,21 +169,33 @@ async function continueRun(
     await resumed("preparing the run again");
     return driveRun(ctx);
   }
+  const st = journal.current;
+  const lastObs = st.lastObservationId;
+  // The run folder is not on this machine (another worker drove the run, or the folder was removed):
+  // it is rebuilt from the shared store at the last recorded observation, before anything reads it.
+  let rebuilt = "";
+  if (!runFolderPresent(ctx)) {
+    if (!ctx.shared || !lastObs || st.pristineObservationId === null)
+      return failRun(
+        ctx,
+        `cannot resume: the run folder ${runDir} is not on this machine${ctx.shared ? " and the log records no observation to rebuild it from" : "; only a shared store (postgres://) keeps the observations to rebuild it from"}`,
+      );
+    rebuilt = `${await rebuildRunFolder(ctx, ctx.shared, events, st.pristineObservationId, lastObs)}; `;
+  }
   if (start === "continue") {
-    await resumed("continued from the log");
+    await resumed(`${rebuilt}continued from the log`);
     return driveRun(ctx);
   }
   // The open attempt's builder was running: what it did since the last observation is in doubt.
-  const st = journal.current;
   const n = st.attempts.length;
-  const lastObs = st.lastObservationId;
   if (!lastObs) return failRun(ctx, "cannot resume: the log has no workspace observation to roll back to");
+  const say = (action: string, inDoubt?: string[]) => resumed(`${rebuilt}${action}`, inDoubt);
   const { pristineDir } = runPaths(runDir);
   if (st.pristineObservationId !== null)
     await ctx.blobs.save(await ctx.observations.get(st.pristineObservationId), pristineDir);
-  if (builder.agent) return resumeAgent(ctx, journal, n, lastObs, resumed);
+  if (builder.agent) return resumeAgent(ctx, journal, n, lastObs, say);
   await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
-  await resumed(
+  await say(
     `the builder of attempt ${n} was interrupted: rolled the workspace back to observation ${lastObs.slice(0, 12)} and re-running it`,
   );
   return driveRun(ctx);
@@ -201,8 +221,7 @@ async function resumeAgent(
   if (s.inDoubt.length === 0 && lastMutating) {
     const now = await new WorkspaceObserver(ctx.workspace).observe();
     if (now.id !== lastObs) {
-      await ctx.observations.put(now);
-      await ctx.blobs.save(now, ctx.workspace);
+      await keepObservation(ctx, now, ctx.workspace);
       await journal.record({
         type: "record_agent",
         event: {

@@ -5,6 +5,7 @@ import { verdict } from "../core/run-decider.js";
 import type { Gate } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
+import type { ContentStore } from "../store/content-store.js";
 import { BlobStore } from "../workspace/blob-store.js";
 import { ObservationStore } from "../workspace/observation-store.js";
 import { type BuilderChoice, isAgentChoice } from "./builder-choice.js";
@@ -23,6 +24,8 @@ export interface RunContext {
   workspace: string;
   observations: ObservationStore;
   blobs: BlobStore;
+  /** The store's ContentStore when it is shared beyond this machine: every observation is kept there too. */
+  shared: ContentStore | null;
   gates: Gate[];
   sandbox: SandboxMode;
   allowEnv: readonly string[];

@@ -8,6 +8,11 @@ import type { RunJournal } from "./run-journal.js";
 export const LEASE_TTL_MS = 30_000;
 export const LEASE_RENEW_MS = 10_000;
 
+/** How often a lease of `ttlMs` is renewed: every third of it (10 s for the default 30 s). */
+export function renewEvery(ttlMs: number): number {
+  return ttlMs === LEASE_TTL_MS ? LEASE_RENEW_MS : Math.max(100, Math.floor(ttlMs / 3));
+}
+
 /** This process as a lease owner, with a fresh random token. */
 export function thisOwner(): LeaseOwner {
   return { pid: process.pid, host: hostname(), token: randomBytes(16).toString("hex") };
@@ -28,26 +33,36 @@ export function ownerProcessGone(owner: LeaseOwner): boolean | null {
   }
 }
 
-/** The command that takes a run's lease for `owner` now, given the lease its log holds. */
-export function takeLease(runId: string, owner: LeaseOwner, held: Lease | null): LeaseCommand {
+/**
+ * The command that takes a run's lease for `owner` now, given the lease its log holds, for `ttlMs`
+ * (a worker passes its queue lease's length, so that the run's lease and the queue's expire together).
+ */
+export function takeLease(
+  runId: string,
+  owner: LeaseOwner,
+  held: Lease | null,
+  ttlMs: number = LEASE_TTL_MS,
+): LeaseCommand {
   return {
     type: "take_lease",
     runId,
     owner,
     now: new Date(),
-    ttlMs: LEASE_TTL_MS,
+    ttlMs,
     ownerGone: held !== null && ownerProcessGone(held.owner) === true,
   };
 }
 
 /**
- * Renews the journal's lease on an unref'd timer until `stop()`. A renewal that finds the lease taken
- * over stops the timer and says so on `onLost`; the run's next append then fails on its revision.
+ * Renews the journal's lease (for `ttlMs`, every third of it) on an unref'd timer until `stop()`. A
+ * renewal that finds the lease taken over stops the timer and says so on `onLost`; the run's next
+ * append then fails on its revision.
  */
 export function keepLease(
   journal: RunJournal,
   owner: LeaseOwner,
   onLost: (e: unknown) => void = () => {},
+  ttlMs: number = LEASE_TTL_MS,
 ): { stop(): void } {
   let stopped = false;
   const timer = setInterval(() => {
@@ -58,7 +73,7 @@ export function keepLease(
         runId: journal.runId,
         token: owner.token,
         now: new Date(),
-        ttlMs: LEASE_TTL_MS,
+        ttlMs,
       })
       .catch((e: unknown) => {
         // A refused renewal because the run finished meanwhile is no loss; anything else is reported.
@@ -66,7 +81,7 @@ export function keepLease(
         clearInterval(timer);
         onLost(e);
       });
-  }, LEASE_RENEW_MS);
+  }, renewEvery(ttlMs));
   timer.unref();
   return {
     stop() {

@@ -50,6 +50,8 @@ export interface RunTaskOptions {
   testFloors?: Readonly<Record<string, TestFloor>>;
   /** A goal todo's run: recorded in run_started (the workspace is then that revision's tree). */
   goal?: { id: string; revision: string };
+  /** The run lease's length (default LEASE_TTL_MS); a worker passes its queue lease's. */
+  leaseTtlMs?: number;
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -63,7 +65,7 @@ export function newRunId(now = new Date()): string {
  * resumed run alike: a mount that would expose the task folder, held-out material or a log is an InputError.
  */
 export function runContext(
-  o: Omit<RunTaskOptions, "runId" | "maxAttempts">,
+  o: Omit<RunTaskOptions, "runId" | "maxAttempts" | "leaseTtlMs">,
   journal: RunJournal,
   runDir: string,
 ): RunContext {
@@ -77,6 +79,7 @@ export function runContext(
     journal,
     runDir,
     ...runPaths(runDir),
+    shared: o.store.content?.() ?? null,
     gates: buildGateRegistry(o.loaded.task, o.loaded.dir),
     sandbox: o.sandbox,
     allowEnv: o.allowEnv ?? [],
@@ -138,9 +141,9 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
       },
     },
     "runtime",
-    takeLease(runId, owner, null),
+    takeLease(runId, owner, null, o.leaseTtlMs),
   );
-  const lease = keepLease(journal, owner);
+  const lease = keepLease(journal, owner, undefined, o.leaseTtlMs);
   try {
     ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });
     return await driveRun(ctx);

@@ -26,6 +26,8 @@ export interface SandboxSpec {
   timeoutMs: number;
   maxOutputBytes?: number;
   onOutput?: (chunk: string) => void;
+  /** Each chunk of stdout alone (see RunProcessOptions.onStdout). */
+  onStdout?: (chunk: string) => void;
   signal?: AbortSignal;
   /** Fed to the sandboxed process's stdin. */
   input?: string | Buffer;
@@ -109,6 +111,7 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
     timeoutMs: spec.timeoutMs,
     ...(spec.maxOutputBytes !== undefined ? { maxOutputBytes: spec.maxOutputBytes } : {}),
     ...(spec.onOutput ? { onOutput: spec.onOutput } : {}),
+    ...(spec.onStdout ? { onStdout: spec.onStdout } : {}),
     ...(spec.signal ? { signal: spec.signal } : {}),
     ...(spec.input !== undefined ? { input: spec.input } : {}),
     ...(spec.captureBytes !== undefined ? { captureBytes: spec.captureBytes } : {}),

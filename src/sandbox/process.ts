@@ -22,6 +22,8 @@ export interface RunProcessOptions {
   timeoutMs: number;
   maxOutputBytes?: number;
   onOutput?: (chunk: string) => void;
+  /** Each decoded chunk of stdout alone (a JSONL reader that must not see stderr's lines interleaved). */
+  onStdout?: (chunk: string) => void;
   /** Aborting kills the whole process group at once (the user pressed Ctrl-C). */
   signal?: AbortSignal;
   /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
@@ -108,10 +110,12 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
         }
         const s = decoder.write(chunk);
         if (s) onData(s);
+        if (s && name === "stdout") options.onStdout?.(s);
       });
       stream.on("end", () => {
         const s = decoder.end();
         if (s) onData(s);
+        if (s && name === "stdout") options.onStdout?.(s);
       });
     }
     const killGroup = () => {

@@ -1,4 +1,5 @@
 import type { LoopgateEvent, RecordedEvent } from "../core/events.js";
+import type { ContentStore } from "./content-store.js";
 
 /**
  * What the writer believes the stream's last revision is. Revisions start at 0.
@@ -53,4 +54,10 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   listStreams(options?: ListStreamsOptions): Promise<StreamInfo[]>;
   close(): Promise<void>;
+  /**
+   * A store shared beyond this machine (PostgreSQL) also keeps what a resume needs besides events: the
+   * observations and content-addressed blobs runs record. Absent for a store beside its run folders
+   * (SQLite), whose runs keep them in the run folder.
+   */
+  content?(): ContentStore;
 }

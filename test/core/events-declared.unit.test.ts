@@ -47,7 +47,14 @@ const BEFORE = {
   "self-check": ["self_check_plan_recorded", "self_check_recorded", "repair_decided"],
   todo: ["todo_written", "step_check_ran", "step_appraised", "step_escalated"],
   judge: ["judge_finished"],
-  "agent-runtime": ["agent_tool_observed", "agent_session_finished", "hook_failed"],
+  "agent-runtime": [
+    "agent_tool_observed",
+    "agent_session_finished",
+    "hook_failed",
+    "stop_hook_answered",
+    "agent_step_appraised",
+    "agent_goal_evaluated",
+  ],
   goal: [
     "goal_created",
     "goal_activation_changed",

@@ -1,12 +1,17 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { EventData } from "../../core/events.js";
 import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
+import type { GoalPredicate } from "../../core/task.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
+import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
+import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
+import { claudePreflight } from "./claude-preflight.js";
 import { writeHookFiles } from "./claude-settings.js";
-import { type HookInput, type HookReply, toolFact, touchesOwnedPath } from "./hook-input.js";
+import { type HookInput, type HookReply, type StopInput, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
 import { StreamJsonReader, sessionFact } from "./stream-json.js";
 
@@ -20,9 +25,11 @@ export interface ClaudeBuilderOptions {
   stopDeadlineSeconds: number;
   /** Provider variables for this builder only (a benchmark's own model-server per run), set after allowEnv's. */
   providerEnv?: Readonly<Record<string, string>>;
+  /** The task's goal predicates, judged at each Stop over the session's runtime facts (claude-gates.ts). */
+  goal?: readonly GoalPredicate[];
+  /** How many Stops the goal may block in the whole session (so that Claude's own block cap comes last). */
+  goalBlocks?: number;
 }
-
-type Wake = { kind: "stop"; message: string } | { kind: "exit"; result: ProcessResult };
 
 /** Claude Code's own environment switches: no telemetry or update checks; only the provider is reached. */
 const CLAUDE_ENV = {
@@ -50,18 +57,22 @@ export class ClaudeBuilder implements Builder {
   private kill: AbortController | null = null;
   private reader = new StreamJsonReader();
   private sessionId: string | null = null;
-  private pending: ((r: HookReply) => void) | null = null;
-  private queued: Wake | null = null;
-  private waiter: ((w: Wake) => void) | null = null;
+  private stop = new HeldStop<ProcessResult>();
+  private lastStop: StopInput | null = null;
   private unrecorded: AgentRuntimeEventBody[] = [];
   private owned: string[] = [];
+  /** What Claude's runtime reported in this run, in order: the goal's and the task appraisals' evidence. */
+  private facts: EventData<"agent_tool_observed">[] = [];
+  private stops = 0;
+  private goalBlocksUsed = 0;
+  private taskBlocks = new Map<string, number>();
 
   constructor(private readonly o: ClaudeBuilderOptions) {
     this.descriptor = { kind: "claude-code", command: ["claude", ...o.extraArgs].join(" ") };
   }
 
   preflight(): string | null {
-    return null;
+    return claudePreflight(this.o.program);
   }
 
   async run(ctx: BuilderContext): Promise<BuilderResult> {
@@ -70,7 +81,7 @@ export class ClaudeBuilder implements Builder {
     if (!this.server) await this.setUp(ctx);
     const next = this.next();
     if (!this.running && this.sessionId === null) this.spawn(ctx, ctx.prompt, null);
-    else if (this.pending) this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) });
+    else if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
     else if (!this.running) this.spawn(ctx, fixMessage(ctx), this.sessionId);
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ctx.timeoutMs).unref());
     const wake = await Promise.race([next, timer]);
@@ -92,7 +103,7 @@ export class ClaudeBuilder implements Builder {
         signal: null,
         timedOut: false,
         durationMs,
-        output: wake.message,
+        output: wake.input.last_assistant_message ?? "",
         infrastructure: null,
       };
     const r = wake.result;
@@ -109,12 +120,9 @@ export class ClaudeBuilder implements Builder {
   }
 
   async windDown(v: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]> {
-    const last =
-      v.status === "SUCCESS"
-        ? `loopgate: SUCCESS: ${v.reason}. The task is verified; you may stop.`
-        : `loopgate: ${v.status}: ${v.reason}. The run is over and was not verified; stop now.`;
-    if (this.pending)
-      this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
+    const last = verdictMessage(v);
+    if (this.stop.holding)
+      await this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
     if (this.running) {
       const ended = await Promise.race([
         this.running.then(() => true),
@@ -241,7 +249,7 @@ export class ClaudeBuilder implements Builder {
       if (this.reader.report.sessionId) this.sessionId = this.reader.report.sessionId;
       this.running = null;
       // Its hook can no longer be answered: the process is gone.
-      this.pending = null;
+      this.stop.drop();
       const fact: AgentRuntimeEventBody = {
         type: "agent_session_finished",
         data: sessionFact(this.reader.report, Math.max(this.ctx?.attempt ?? attempt, 0), r.exitCode),
@@ -251,28 +259,26 @@ export class ClaudeBuilder implements Builder {
     });
   }
 
-  private next(): Promise<Wake> {
-    return new Promise((resolve) => {
-      if (this.queued) {
-        const q = this.queued;
-        this.queued = null;
-        resolve(q);
-      } else this.waiter = resolve;
-    });
+  private next(): Promise<Wake<ProcessResult>> {
+    return this.stop.next();
   }
 
-  private wake(w: Wake): void {
-    const waiter = this.waiter;
-    if (waiter) {
-      this.waiter = null;
-      waiter(w);
-    } else this.queued = w;
+  private wake(w: Wake<ProcessResult>): void {
+    this.stop.wake(w);
   }
 
-  private answer(r: HookReply): void {
-    const p = this.pending;
-    this.pending = null;
-    p?.(r);
+  /**
+   * Answers the held Stop; the answer is a fact of the run (recorded in the attempt, or at wind-down
+   * with the session's facts). A block is given even when its recording fails.
+   */
+  private async answer(r: HookReply, ctx?: BuilderContext): Promise<void> {
+    const fact = this.lastStop
+      ? stopAnswered("claude-code", Math.max(this.ctx?.attempt ?? 0, 0), this.lastStop, r)
+      : null;
+    this.stop.answer(r);
+    if (!fact) return;
+    if (ctx?.onRuntimeFact) await ctx.onRuntimeFact(fact);
+    else this.unrecorded.push(fact);
   }
 
   private async onHook(input: HookInput): Promise<HookReply> {
@@ -280,32 +286,43 @@ export class ClaudeBuilder implements Builder {
     if (input.session_id) this.sessionId = input.session_id;
     const ctx = this.ctx;
     if (input.hook_event_name === "Stop") {
-      // A Stop whose earlier answer nobody waits for any more (its forwarder gave up) is superseded.
-      this.answer({ exit_code: 2, stdout: "", stderr: "loopgate: superseded by a newer Stop" });
-      return new Promise<HookReply>((resolve) => {
-        this.pending = resolve;
-        this.wake({ kind: "stop", message: input.last_assistant_message ?? "" });
-      });
+      // The goal gate first: while it is unmet the Stop is blocked here, and the held-out gates do not run.
+      const goal = await this.goalGate(input.session_id);
+      if (goal) return goal;
+      this.lastStop = input;
+      return this.stop.hold(input);
     }
     if (!ctx) return ok;
     if (input.hook_event_name === "TaskCompleted") {
-      await ctx.onRuntimeFact?.({
-        type: "agent_tool_observed",
-        data: {
-          attempt: ctx.attempt,
-          agent: "claude-code",
-          hook_event: "TaskCompleted",
-          session_id: input.session_id,
-          tool: "TaskCompleted",
-          command: (input.task_subject ?? "").slice(0, 4000),
-          exit_code: null,
-          excerpt: (input.task_description ?? "").slice(0, 4000),
-        },
+      const seen: EventData<"agent_tool_observed"> = {
+        attempt: ctx.attempt,
+        agent: "claude-code",
+        hook_event: "TaskCompleted",
+        session_id: input.session_id,
+        tool: "TaskCompleted",
+        command: (input.task_subject ?? "").slice(0, 4000),
+        exit_code: null,
+        excerpt: (input.task_description ?? "").slice(0, 4000),
+      };
+      await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: seen });
+      const id = input.task_id ?? "";
+      const prior = this.taskBlocks.get(id) ?? 0;
+      const r = await taskCompleted({
+        facts: this.facts,
+        attempt: ctx.attempt,
+        sessionId: input.session_id,
+        task: { id, subject: input.task_subject ?? "", description: input.task_description ?? "" },
+        priorBlocks: prior,
+        run: (command) => runFrozenCheck(command, { workspace: ctx.workspace, sandbox: ctx.sandbox }),
       });
-      return ok;
+      if (r.fact.blocked) this.taskBlocks.set(id, prior + 1);
+      await ctx.onRuntimeFact?.({ type: "agent_step_appraised", data: r.fact });
+      return r.reply;
     }
     await this.flush(ctx);
-    await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: toolFact(input, ctx.attempt) });
+    const fact = toolFact(input, ctx.attempt);
+    this.facts.push(fact);
+    await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: fact });
     const owned = touchesOwnedPath(input, this.owned);
     if (owned)
       await ctx
@@ -319,16 +336,30 @@ export class ClaudeBuilder implements Builder {
     return ok;
   }
 
+  /** The goal gate at this Stop: a block with the unmet predicates, or null to go on to the held-out gates. */
+  private async goalGate(sessionId: string): Promise<HookReply | null> {
+    const ctx = this.ctx;
+    const predicates = stopPredicates(this.o.goal ?? []);
+    if (!ctx || predicates.length === 0) return null;
+    this.stops += 1;
+    const g = goalAtStop({
+      predicates,
+      facts: this.facts,
+      workspace: ctx.workspace,
+      attempt: ctx.attempt,
+      sessionId,
+      stop: this.stops,
+      blocksLeft: (this.o.goalBlocks ?? 0) - this.goalBlocksUsed,
+    });
+    await ctx.onRuntimeFact?.({ type: "agent_goal_evaluated", data: g.fact });
+    if (g.reply) this.goalBlocksUsed += 1;
+    return g.reply;
+  }
+
   /** Records the session facts of Claude processes that ended while an attempt was running. */
   private async flush(ctx: BuilderContext): Promise<void> {
     const facts = this.unrecorded;
     this.unrecorded = [];
     for (const f of facts) await ctx.onRuntimeFact?.(f);
   }
-}
-
-/** What Claude is told when its Stop is blocked: the templated required fix of the failed attempt. */
-function fixMessage(ctx: BuilderContext): string {
-  const fix = ctx.requiredFix ?? "loopgate's held-out checks did not pass.";
-  return `loopgate checked your work with held-out gates and it is not done yet (attempt ${ctx.attempt - 1} failed). Required fix:\n\n${fix}\n\nFix this, then finish again.`;
 }

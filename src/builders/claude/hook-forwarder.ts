@@ -3,7 +3,8 @@
  * material never enters the agent's sandbox), so this self-contained script (node builtins only, no
  * loopgate install needed in the sandbox) forwards the hook's stdin to the `loopgate claude` process
  * outside, which decides, and prints its answer. It fails closed: if loopgate cannot be reached, answers
- * garbage or does not answer before the deadline, a Stop is blocked (exit 2 with the reason), never let through.
+ * garbage or does not answer before the deadline, a Stop (or a TaskCompleted) is blocked (exit 2 with the
+ * reason), never let through.
  *
  * argv: URL TOKEN DEADLINE_SECONDS. Written next to the settings file, both read-only to the agent.
  */
@@ -16,7 +17,8 @@ process.stdin.on("data", (c) => chunks.push(c));
 process.stdin.on("end", () => forward(Buffer.concat(chunks).toString("utf8")));
 let event = "";
 function fail(why) {
-  const stop = event === "Stop" || event === "";
+  // A Stop or a task completion that cannot be checked is refused (exit 2); a tool report is not.
+  const stop = event === "Stop" || event === "" || event === "TaskCompleted";
   process.stderr.write(
     stop
       ? "loopgate could not check your work (" + why + "), so you may not stop yet: the task is not verified. Re-check your work and try to finish again.\\n"

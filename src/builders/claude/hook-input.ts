@@ -26,6 +26,7 @@ export const PostToolInput = z.object({
   hook_event_name: z.enum(["PostToolUse", "PostToolUseFailure"]),
   tool_name: z.string().max(200),
   tool_input: z.record(z.string(), z.unknown()).default({}),
+  tool_use_id: z.string().max(200).optional(),
   /** PostToolUse: Bash gives `{stdout, stderr, interrupted}`; other tools their own shape. */
   tool_response: z.unknown().optional(),
   /** PostToolUseFailure: begins with `Exit code N` for a failed Bash call. */
@@ -47,6 +48,10 @@ export const HookInput = z.discriminatedUnion("hook_event_name", [
   TaskCompletedInput,
 ]);
 export type HookInput = z.infer<typeof HookInput>;
+
+/** The store stream of a user's own Claude Code session (what `loopgate hook post-tool` appends to). */
+export const sessionStream = (sessionId: string) =>
+  `claude-session-${sessionId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`;
 
 /** What a hook answers: its exit code, and what it prints on stdout and stderr. */
 export interface HookReply {
@@ -102,6 +107,7 @@ export function toolFact(input: PostToolInput, attempt: number): EventData<"agen
     exitCode = m ? Number(m[1]) : null;
     output = err;
   }
+  const task = taskOf(input);
   return {
     attempt,
     agent: "claude-code",
@@ -111,7 +117,52 @@ export function toolFact(input: PostToolInput, attempt: number): EventData<"agen
     command: boundText(command, 4000),
     exit_code: exitCode,
     excerpt: excerptOf(output),
+    ...(input.tool_use_id ? { call_id: input.tool_use_id } : {}),
+    ...(task ? { task } : {}),
   };
+}
+
+type RuntimeTask = NonNullable<EventData<"agent_tool_observed">["task"]>;
+
+/**
+ * The task a TaskCreate or TaskUpdate call created or changed, from its input and response (TaskCreate
+ * answers `{task: {id, subject, description}}`, TaskUpdate `{taskId, statusChange: {to}}`; a refused
+ * update, `success: false`, changed nothing). Null for other tools.
+ */
+export function taskOf(input: PostToolInput): RuntimeTask | null {
+  if (input.hook_event_name !== "PostToolUse") return null;
+  const r = (input.tool_response ?? {}) as Record<string, unknown>;
+  const ti = input.tool_input;
+  const clip = (v: unknown, n: number) => (typeof v === "string" ? { v: v.slice(0, n) } : null);
+  if (input.tool_name === "TaskCreate") {
+    const t = (r.task ?? {}) as Record<string, unknown>;
+    const id = clip(t.id, 200);
+    if (!id) return null;
+    const subject = clip(t.subject ?? ti.subject, 4000);
+    const description = clip(t.description ?? ti.description, 20_000);
+    return {
+      id: id.v,
+      ...(subject ? { subject: subject.v } : {}),
+      ...(description ? { description: description.v } : {}),
+      status: "pending",
+    };
+  }
+  if (input.tool_name === "TaskUpdate") {
+    if (r.success === false) return null;
+    const id = clip(r.taskId ?? ti.taskId, 200);
+    if (!id) return null;
+    const change = (r.statusChange ?? {}) as Record<string, unknown>;
+    const status = clip(change.to, 100);
+    const description = clip(ti.description, 20_000);
+    const subject = clip(ti.subject, 4000);
+    return {
+      id: id.v,
+      ...(subject ? { subject: subject.v } : {}),
+      ...(description ? { description: description.v } : {}),
+      ...(status ? { status: status.v } : {}),
+    };
+  }
+  return null;
 }
 
 /** True when a tool call touched (or named) a path loopgate owns: the hook settings or the gate script. */

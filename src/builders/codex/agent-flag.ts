@@ -3,7 +3,11 @@ import type { Builder } from "../builder.js";
 import { codexBuilder } from "./codex-builder.js";
 
 /** `--agent codex[:MODEL]` (with `--base-url URL`): the external agent adapters loopgate has. */
-export function agentAdapter(spec: string, flags: { "base-url"?: string }): Builder {
+export function agentAdapter(
+  spec: string,
+  flags: { "base-url"?: string },
+  stopDeadlineSeconds?: number,
+): Builder {
   const [name, ...rest] = spec.split(":");
   const model = rest.join(":");
   if (name !== "codex")
@@ -13,5 +17,6 @@ export function agentAdapter(spec: string, flags: { "base-url"?: string }): Buil
   return codexBuilder({
     ...(model ? { model } : {}),
     ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
+    ...(stopDeadlineSeconds !== undefined ? { stopDeadlineSeconds } : {}),
   });
 }

@@ -146,6 +146,11 @@ export function codexRuntimeEvents(
   attempt: number,
   exitCode: number | null,
 ): AgentRuntimeEventBody[] {
+  return [...codexToolEvents(facts, attempt), codexSessionEvent(facts, attempt, exitCode)];
+}
+
+/** One `agent_tool_observed` per command and per file change of `facts`. Pure. */
+export function codexToolEvents(facts: CodexFacts, attempt: number): AgentRuntimeEventBody[] {
   const session = (facts.thread_id ?? "").slice(0, 200);
   const events: AgentRuntimeEventBody[] = [];
   for (const c of facts.commands)
@@ -176,12 +181,21 @@ export function codexRuntimeEvents(
         excerpt: `${f.kind} ${f.status}`.slice(0, 4000),
       },
     });
-  events.push({
+  return events;
+}
+
+/** The `agent_session_finished` of one `codex exec` process: its turns, usage and final message. Pure. */
+export function codexSessionEvent(
+  facts: CodexFacts,
+  attempt: number,
+  exitCode: number | null,
+): AgentRuntimeEventBody {
+  return {
     type: "agent_session_finished",
     data: {
       attempt,
       agent: "codex",
-      session_id: session,
+      session_id: (facts.thread_id ?? "").slice(0, 200),
       exit_code: exitCode,
       subtype: facts.turn_failed ? "turn.failed" : facts.turns_completed > 0 ? "turn.completed" : null,
       is_error: facts.turn_failed || facts.errors.length > 0 || (exitCode !== null && exitCode !== 0),
@@ -191,6 +205,5 @@ export function codexRuntimeEvents(
       output_tokens: facts.usage?.output_tokens ?? null,
       result_excerpt: facts.final_message.slice(0, 4000),
     },
-  });
-  return events;
+  };
 }

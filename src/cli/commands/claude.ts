@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ClaudeBuilder } from "../../builders/claude/claude-builder.js";
-import { parseDuration } from "../../core/duration.js";
+import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import { resolveProgram } from "../../sandbox/environment.js";
@@ -23,21 +23,18 @@ export const CLAUDE_PROVIDER_ENV = [
   "ANTHROPIC_SMALL_FAST_MODEL",
 ];
 
-/** The claude binary: $LOOPGATE_CLAUDE_BIN, else `claude` on PATH, else the one installed beside loopgate. */
+/**
+ * The claude binary: $LOOPGATE_CLAUDE_BIN, else `claude` on PATH, else the one installed beside loopgate.
+ * A binary that is not there is returned as named: the builder's preflight then ends the run as a
+ * TOOL_FAILURE whose reason names it and how to install it (a builder that cannot start, README).
+ */
 export function findClaude(): string {
   const given = process.env.LOOPGATE_CLAUDE_BIN;
-  if (given) {
-    if (!existsSync(given)) throw new InputError(`${given} does not exist`, "LOOPGATE_CLAUDE_BIN");
-    return realpathSync(given);
-  }
+  if (given) return existsSync(given) ? realpathSync(given) : given;
   const onPath = resolveProgram("claude", process.cwd(), process.env.PATH ?? "");
   if (onPath) return realpathSync(onPath);
   const beside = fileURLToPath(new URL("../../../node_modules/.bin/claude", import.meta.url));
-  if (existsSync(beside)) return realpathSync(beside);
-  throw new InputError(
-    "Claude Code is not installed: npm install @anthropic-ai/claude-code, or set LOOPGATE_CLAUDE_BIN to its binary",
-    "loopgate claude",
-  );
+  return existsSync(beside) ? realpathSync(beside) : beside;
 }
 
 /**
@@ -61,12 +58,14 @@ export async function claudeCommand(
     io.err(
       `loopgate: note: attempts capped at ${maxAttempts}: Claude Code stops by itself after ${CLAUDE_BLOCK_CAP} consecutive Stop-hook blocks, and loopgate's cap must come first\n`,
     );
-  const gateMs = loaded.task.gates.reduce(
-    (sum, g) => sum + (("timeout" in g && g.timeout ? parseDuration(g.timeout) : null) ?? 60_000),
-    0,
-  );
-  const stopDeadlineSeconds = Math.max(120, Math.ceil((2 * gateMs) / 1000) + 60);
-  const builder = new ClaudeBuilder({ program, extraArgs: claudeArgs, stopDeadlineSeconds });
+  // The goal may block Stops too: together with the attempts' blocks they stay below Claude's own cap.
+  const builder = new ClaudeBuilder({
+    program,
+    extraArgs: claudeArgs,
+    stopDeadlineSeconds: stopDeadlineSeconds(loaded.task.gates),
+    goal: loaded.task.goal?.all ?? [],
+    goalBlocks: CLAUDE_BLOCK_CAP - maxAttempts,
+  });
   const allow = [
     ...new Set([...(flags["builder-env"] ?? []), ...CLAUDE_PROVIDER_ENV.filter((n) => process.env[n])]),
   ];

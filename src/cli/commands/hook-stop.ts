@@ -4,6 +4,7 @@ import {
   type HookReply,
   parseHookInput,
   type StopInput,
+  sessionStream,
   toolFact,
 } from "../../builders/claude/hook-input.js";
 import { noopBuilder } from "../../builders/command-builder.js";
@@ -13,6 +14,7 @@ import { loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import { openStore, storeDirFrom } from "../context.js";
 import { CLAUDE_BLOCK_CAP } from "./claude.js";
+import { localGoalAtStop } from "./hook-task.js";
 
 /** What the Stop hook of a user's own session decides from one verification of the work. */
 export interface LocalStop {
@@ -98,6 +100,21 @@ export async function localStop(
   const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
   const store = await openStore(storeDir, true);
   try {
+    const file = sessionFile(storeDir, input.session_id);
+    const cap = Math.min(loaded.task.budget.attempts, CLAUDE_BLOCK_CAP);
+    const before = readBlocks(file, input);
+    // The goal's command and file predicates first, over the session's recorded calls: one block fewer
+    // than loopgate's cap may go to them, so the held-out gates always get the last word.
+    const goal = await localGoalAtStop(store, loaded.task.goal?.all ?? [], {
+      sessionId: input.session_id,
+      cwd: resolve(input.cwd ?? process.cwd()),
+      blocksLeft: cap - 1 - before - 1,
+    });
+    if (goal) {
+      mkdirSync(join(storeDir, "claude-sessions"), { recursive: true, mode: 0o700 });
+      writeFileSync(file, `${JSON.stringify({ blocks: before + 1, last_run: null })}\n`);
+      return goal;
+    }
     const env = await runTask({
       loaded,
       builder: noopBuilder(),
@@ -119,14 +136,12 @@ export async function localStop(
       findings,
       deliverables: loaded.task.deliverables,
     });
-    const file = sessionFile(storeDir, input.session_id);
-    const cap = Math.min(loaded.task.budget.attempts, CLAUDE_BLOCK_CAP);
     const { reply, blocks } = localStopReply({
       status: env.status,
       reason: env.reason,
       runId: env.run_id,
       fix,
-      blocks: readBlocks(file, input),
+      blocks: before,
       cap,
     });
     mkdirSync(join(storeDir, "claude-sessions"), { recursive: true, mode: 0o700 });
@@ -155,7 +170,7 @@ export async function localPostTool(
   const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
   const store = await openStore(storeDir, true);
   try {
-    const stream = `claude-session-${input.session_id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}`;
+    const stream = sessionStream(input.session_id);
     const data = toolFact(input, 1);
     const { randomUUID } = await import("node:crypto");
     await store.append(

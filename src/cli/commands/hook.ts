@@ -9,6 +9,7 @@ import { loadTask } from "../../runner/load-task.js";
 import { storeDirFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 import { blockFor, localPostTool, localStop } from "./hook-stop.js";
+import { localTaskCompleted, refuse } from "./hook-task.js";
 
 interface HookFlags {
   store?: string;
@@ -35,14 +36,21 @@ function emit(io: CommandIO, r: HookReply): number {
   return r.exit_code;
 }
 
-/** `loopgate hook stop|post-tool TASK` (hook commands of a user's own session) and `hook install TASK`. */
+/** `loopgate hook stop|post-tool|task-completed TASK` (hook commands of a user's own session) and `hook install TASK`. */
 export async function hookCommand(io: CommandIO, args: readonly string[], flags: HookFlags): Promise<number> {
   const [sub, task] = args;
   if (sub === "install") return install(io, task, flags);
-  if (sub !== "stop" && sub !== "post-tool")
-    throw new InputError("expected stop, post-tool or install", "loopgate hook");
+  if (sub !== "stop" && sub !== "post-tool" && sub !== "task-completed")
+    throw new InputError("expected stop, post-tool, task-completed or install", "loopgate hook");
   if (!task) throw new InputError(`missing TASK; see loopgate hook --help`, `loopgate hook ${sub}`);
   const stdin = await readStdin();
+  if (sub === "task-completed")
+    return emit(
+      io,
+      await localTaskCompleted(stdin, task, flags.store).catch((e: unknown) =>
+        refuse(e instanceof Error ? e.message : String(e)),
+      ),
+    );
   if (sub === "post-tool") {
     try {
       return emit(io, await localPostTool(stdin, task, flags.store));
@@ -82,11 +90,12 @@ export function installSettings(taskFile: string, storeDir: string, bin: string)
     Stop: [entry("stop", 600, false)],
     PostToolUse: [entry("post-tool", 30, true)],
     PostToolUseFailure: [entry("post-tool", 30, true)],
+    TaskCompleted: [entry("task-completed", 120, false)],
   };
 }
 
 const isLoopgateEntry = (e: unknown) =>
-  JSON.stringify(e).includes(" hook stop ") || JSON.stringify(e).includes(" hook post-tool ");
+  [" hook stop ", " hook post-tool ", " hook task-completed "].some((w) => JSON.stringify(e).includes(w));
 
 function install(io: CommandIO, task: string | undefined, flags: HookFlags): number {
   if (!task) throw new InputError("missing TASK", "loopgate hook install");
@@ -123,7 +132,7 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
   io.err(
-    `loopgate: wrote the Stop and PostToolUse hooks for ${loaded.task.id} into ${file}\n` +
+    `loopgate: wrote the Stop, PostToolUse and TaskCompleted hooks for ${loaded.task.id} into ${file}\n` +
       "note: an agent can edit this file; for a gate it cannot remove, pass the same hooks with --settings FILE\n" +
       "from a read-only place, or put them in managed settings (loopgate hook install --dry-run prints them)\n",
   );

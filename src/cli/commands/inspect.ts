@@ -1,11 +1,26 @@
 import { projectEnvelope } from "../../core/envelope.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
+import { RunJournal } from "../../runner/run-journal.js";
+import type { JobSummary } from "../../store/run-queue.js";
+import { jobLine } from "../../store/run-queue.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
+import { queuedJob, queueState } from "../queue-state.js";
 import { ownerReport } from "../run-owner.js";
+
+/** One row of `loopgate runs`; `queue` for work of the run queue (a Postgres store). */
+interface RunRow {
+  run_id: string | null;
+  task_id: string | null;
+  status: string;
+  attempts: number;
+  started_at: string | null;
+  reason: string;
+  queue?: JobSummary;
+}
 
 /** `loopgate runs`: recent runs, one line each. */
 export async function runsCommand(
@@ -18,12 +33,27 @@ export async function runsCommand(
   try {
     const all = await store.listStreams({ prefix: "run-" });
     const streams = all.slice(0, limit);
-    const rows = [];
+    const queue = await queueState(store);
+    const rows: RunRow[] = [];
+    // Queued work whose run has not started yet comes first: it is what a worker picks up next.
+    const started = new Set(all.map((s) => s.stream.slice(4)));
+    for (const j of queue?.jobs ?? [])
+      if (j.state !== "finished" && (j.run_id === null || !started.has(j.run_id)))
+        rows.push({
+          run_id: j.run_id,
+          task_id: null,
+          status: j.state.toUpperCase(),
+          attempts: 0,
+          started_at: null,
+          reason: "",
+          queue: j,
+        });
     for (const s of streams) {
       const runId = s.stream.slice(4);
       const events = await store.readStream(s.stream);
       const state = foldRun(events);
       const env = projectEnvelope(runId, events);
+      const job = queue?.byRun.get(runId);
       rows.push({
         run_id: runId,
         task_id: state.taskId,
@@ -31,22 +61,30 @@ export async function runsCommand(
         attempts: state.attempts.length,
         started_at: s.firstAt,
         reason: env ? env.reason : "",
+        ...(job ? { queue: job } : {}),
       });
     }
     // A cut listing says so (on stderr with --json, so the JSON stays an array of rows).
     const cut =
-      all.length > rows.length
-        ? `${rows.length} of ${all.length} runs shown (the latest); --limit N shows more\n`
+      all.length > streams.length
+        ? `${streams.length} of ${all.length} runs shown (the latest); --limit N shows more\n`
         : "";
     if (flags.json) {
       io.out(`${JSON.stringify(rows, null, 2)}\n`);
       if (cut) io.err(`loopgate runs: ${cut}`);
     } else if (rows.length === 0) io.out(`no runs in ${where.label}\n`);
     else {
-      for (const r of rows)
-        io.out(
-          `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}\n`,
-        );
+      for (const r of rows) {
+        const job = r.queue && (r.queue.state !== "finished" || r.task_id === null) ? r.queue : null;
+        if (r.task_id === null && job)
+          io.out(
+            `${(r.run_id ?? "(no run yet)").padEnd(22)}  ${r.status.padEnd(12)} ${job.task_path}  ${jobLine(job)}\n`,
+          );
+        else
+          io.out(
+            `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}${job ? `  [${jobLine(job)}]` : ""}\n`,
+          );
+      }
       io.out(cut);
     }
     return 0;
@@ -55,15 +93,36 @@ export async function runsCommand(
   }
 }
 
-/** `loopgate status RUN`: the envelope (or progress so far) of one run. */
+/**
+ * `loopgate status RUN`: the envelope (or progress so far) of one run. Beside a Postgres store, RUN may
+ * be a job id of the run queue (`loopgate submit` prints it): the job's run, or, before it started, where
+ * the job stands (queued, claimed by which worker, until when).
+ */
 export async function statusCommand(
   io: CommandIO,
-  runId: string,
+  arg: string,
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const where = storeFrom(flags.store, ".loopgate");
-  const store = await openStore(where, "read", runId);
+  const store = await openStore(where, "read", arg);
   try {
+    let runId = arg;
+    let job = null;
+    if (where.kind === "postgres") {
+      job = arg.startsWith("job-")
+        ? await queuedJob(store, { jobId: arg })
+        : await queuedJob(store, { runId: arg });
+      if (job?.run_id && (await store.readStream(RunJournal.stream(job.run_id), { limit: 1 })).length)
+        runId = job.run_id;
+      else if (job && arg.startsWith("job-")) {
+        io.out(
+          flags.json
+            ? `${JSON.stringify({ job_id: job.job_id, status: job.state.toUpperCase(), finished: false, queue: job }, null, 2)}\n`
+            : `${job.state.toUpperCase()} · job ${job.job_id} · ${job.task_path}\nqueue: ${jobLine(job)}\n`,
+        );
+        return EXIT_NOT_FINISHED;
+      }
+    }
     const events = await readRun(store, where.label, runId);
     const env = projectEnvelope(runId, events);
     if (!env) {
@@ -78,12 +137,17 @@ export async function statusCommand(
       const owner = ownerReport(runId, events, where.label);
       io.out(
         flags.json
-          ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint }, null, 2)}\n`
-          : `RUNNING · run ${runId} · attempt ${info.attempts} · not finished\n${owner.line}\n`,
+          ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint, ...(job ? { queue: job } : {}) }, null, 2)}\n`
+          : `RUNNING · run ${runId} · attempt ${info.attempts} · not finished\n${owner.line}\n${job ? `queue: ${jobLine(job)}\n` : ""}`,
       );
       return EXIT_NOT_FINISHED;
     }
-    io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
+    // The JSON stays the envelope alone (scripts compare it); people get the job's line under it.
+    io.out(
+      flags.json
+        ? `${JSON.stringify(env, null, 2)}\n`
+        : `${formatEnvelope(env)}\n${job ? `queue: ${jobLine(job)}\n` : ""}`,
+    );
     return exitCodeOf(verdict(foldRun(events)).status);
   } finally {
     await store.close();

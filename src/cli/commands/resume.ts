@@ -1,4 +1,5 @@
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { agentBuilder } from "../../agent/agent-builder.js";
 import { codexFromDescriptor } from "../../builders/codex/codex-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
@@ -20,15 +21,20 @@ import { faultInjection, followOutput, type RunFlags } from "./run-common.js";
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
   const where = storeFrom(flags.store, ".loopgate");
   let dir = where.dir;
+  let runDir: string | undefined;
   const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
   const finished = await readRun(store, where.label, runId).then(
     (events) => {
       // Beside a Postgres log, run folders live on the machine that ran them: <folder>/runs/<run id>.
+      // On another machine (no such folder here) the run is resumed in this one's folder, rebuilt from
+      // the observations the store keeps.
       const started = events[0];
-      if (where.kind === "postgres" && started?.type === "run_started")
-        dir = dirname(dirname(started.data.run_dir));
+      if (where.kind === "postgres" && started?.type === "run_started") {
+        if (existsSync(started.data.run_dir)) dir = dirname(dirname(started.data.run_dir));
+        else runDir = join(where.dir, "runs", runId);
+      }
       return runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
     },
     async (e: unknown) => {
@@ -57,6 +63,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       runId,
       store,
       storeDir: dir,
+      ...(runDir ? { runDir } : {}),
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],
       signal: interrupts.signal,

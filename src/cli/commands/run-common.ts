@@ -5,9 +5,10 @@ import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
 import { agentAdapter } from "../../builders/codex/agent-flag.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
+import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
-import type { BuilderChoice } from "../../runner/builder-choice.js";
+import { type BuilderChoice, isAgentChoice } from "../../runner/builder-choice.js";
 import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import type { LoadedTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
@@ -68,7 +69,8 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process
       "choose exactly one builder: --model PROVIDER:MODEL, --agent codex[:MODEL], --builder CMD, --oracle or --noop",
       "loopgate run",
     );
-  if (flags.agent !== undefined) return agentAdapter(flags.agent, flags);
+  if (flags.agent !== undefined)
+    return agentAdapter(flags.agent, flags, stopDeadlineSeconds(loaded.task.gates));
   if (flags.model === undefined)
     for (const f of [
       "record",
@@ -165,6 +167,8 @@ export async function executeRun(
       ...judgeModelFor(loaded, flags),
     });
   } finally {
+    // A builder that outlives its attempts (an agent waiting on its Stop hook) never outlives the run.
+    if (!isAgentChoice(builder)) await builder.dispose?.().catch(() => undefined);
     reporter?.close();
     interrupts.dispose();
     await store.close();

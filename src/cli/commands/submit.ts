@@ -2,7 +2,7 @@ import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import type { StoreLocation } from "../../store/open-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
-import type { JobOptions } from "../../store/run-queue.js";
+import { type JobOptions, jobView } from "../../store/run-queue.js";
 import { StoreError } from "../../store/store-errors.js";
 import { storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
@@ -80,7 +80,11 @@ export async function workersCommand(
   const { store } = await postgresStoreFrom(flags.store, "loopgate workers");
   try {
     const queue = store.queue();
-    const [live, jobs] = await Promise.all([queue.liveWorkers(), queue.list({ unfinished: true })]);
+    const [live, jobs, now] = await Promise.all([
+      queue.liveWorkers(),
+      queue.list({ unfinished: true }),
+      queue.now(),
+    ]);
     if (flags.json) {
       io.out(`${JSON.stringify({ workers: live, unfinished: jobs }, null, 2)}\n`);
       return 0;
@@ -92,13 +96,11 @@ export async function workersCommand(
       );
       for (const j of holds)
         io.out(
-          `  holds ${j.jobId}  run ${j.runId ?? "(not started)"}  lease until ${j.lockedUntil}  ${j.taskPath}\n`,
+          `  holds ${j.jobId}  ${jobView(j, now)}  run ${j.runId ?? "(not started)"}  lease until ${j.lockedUntil}  ${j.taskPath}\n`,
         );
     }
     const queued = jobs.filter((j) => j.state === "queued").length;
-    const expired = jobs.filter(
-      (j) => j.state === "claimed" && Date.parse(j.lockedUntil ?? "") <= Date.now(),
-    ).length;
+    const expired = jobs.filter((j) => jobView(j, now) === "expired").length;
     io.out(`queue: ${queued} queued, ${jobs.length - queued} claimed (${expired} with an expired lease)\n`);
     return 0;
   } finally {

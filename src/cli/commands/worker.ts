@@ -1,10 +1,11 @@
 import { hostname } from "node:os";
-import { dirname } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseDuration } from "../../core/duration.js";
 import type { Envelope } from "../../core/envelope.js";
 import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
+import { LeaseHeldError } from "../../core/run-lease.js";
 import { runPhase } from "../../core/run-phase.js";
 import { loadTask } from "../../runner/load-task.js";
 import { resumeRun } from "../../runner/resume-run.js";
@@ -25,6 +26,7 @@ export interface WorkerFlags {
   once?: boolean;
   "until-idle"?: boolean;
   lease?: string;
+  "work-dir"?: string;
 }
 
 /** How a job ended for this worker: finished (with the run's status), handed back, or lost. */
@@ -53,6 +55,7 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
       `a worker id is 1 to 100 letters, digits, '.', '_', '@' or '-', got ${JSON.stringify(workerId)}`,
       "--id",
     );
+  const workDir = flags["work-dir"];
   const { where, store } = await postgresStoreFrom(flags.store, "loopgate worker");
   const queue = store.queue();
   const say = (line: string) => io.err(`loopgate worker ${workerId}: ${line}\n`);
@@ -106,7 +109,19 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
         const c = claim;
         const controller = new AbortController();
         say(`claimed ${c.job.jobId} (attempt ${c.job.attempts}${c.job.runId ? `, run ${c.job.runId}` : ""})`);
-        const done = holdJob(c, controller, queue, store, where.url, leaseMs, beat, lose, () => handingBack)
+        const done = holdJob(
+          c,
+          controller,
+          queue,
+          store,
+          where.url,
+          leaseMs,
+          beat,
+          lose,
+          () => handingBack,
+          say,
+          workDir,
+        )
           .then((outcome) => {
             if (outcome.kind === "finished") say(`finished ${c.job.jobId}: ${outcome.status}`);
             else if (outcome.kind === "handed-back") say(`handed ${c.job.jobId} back to the queue`);
@@ -162,6 +177,8 @@ async function holdJob(
   beat: number,
   lose: (e: unknown) => void,
   handingBack: () => boolean,
+  say: (line: string) => void,
+  workDir: string | undefined,
 ): Promise<Outcome> {
   const { job, token } = claim;
   let lost: string | null = null;
@@ -179,10 +196,12 @@ async function holdJob(
     );
   }, beat);
   try {
-    const env = await runJob(claim, queue, store, url, controller.signal).catch((e: unknown) => {
-      if (isStoreUnreachable(e)) lose(e);
-      return e instanceof Error ? e : new Error(String(e));
-    });
+    const env = await runJob(claim, queue, store, url, leaseMs, controller.signal, say, workDir).catch(
+      (e: unknown) => {
+        if (isStoreUnreachable(e)) lose(e);
+        return e instanceof Error ? e : new Error(String(e));
+      },
+    );
     if (lost) return { kind: "lost", why: lost };
     if (controller.signal.aborted) {
       if (handingBack() && (await queue.release(job.jobId, token).catch(() => false)))
@@ -201,13 +220,21 @@ async function holdJob(
   }
 }
 
-/** Runs the job's task, resumes its run, or reads the verdict of a run that finished already. */
+/**
+ * Runs the job's task, resumes its run, or reads the verdict of a run that finished already. The run
+ * folder is this worker's own (`<its folder>/runs/<run id>`), wherever the run started: a run another
+ * machine drove is rebuilt from the store's observations (see runner/shared-content.ts). The run's
+ * lease is as long as the queue's, so both expire together.
+ */
 async function runJob(
   claim: Claim,
   queue: PostgresRunQueue,
   store: PostgresEventStore,
   url: string,
+  leaseMs: number,
   signal: AbortSignal,
+  say: (line: string) => void,
+  workDir: string | undefined,
 ): Promise<Envelope> {
   const { job, token } = claim;
   const { cwd, ...options } = job.options;
@@ -218,30 +245,49 @@ async function runJob(
       `the task file changed since the job was submitted (digest ${loaded.digest}, submitted ${job.taskDigest})`,
       job.taskPath,
     );
-  const s = runSettings(loaded, flags);
+  const settings = runSettings(loaded, flags);
+  // The run folder's root on this machine: --work-dir, else .loopgate beside the task file.
+  const s = workDir === undefined ? settings : { ...settings, storeDir: resolve(workDir) };
   let runId = job.runId;
   if (runId === null) {
     runId = newRunId();
     if (!(await queue.setRunId(job.jobId, token, runId)))
       throw new Error("lost the job before its run started");
   }
-  const events = await store.readStream(RunJournal.stream(runId));
-  const finished =
-    events.length > 0 && runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
-  if (finished) return finished;
-  // As `loopgate resume` does beside a Postgres log: the run folder is where run_started says it is.
-  const started = events[0];
-  if (started?.type === "run_started")
-    return resumeRun({
-      ...faultInjection(),
-      runId,
-      store,
-      storeDir: dirname(dirname(started.data.run_dir)),
-      allowEnv: flags["builder-env"] ?? [],
-      mounts: flags["builder-mount"] ?? [],
-      signal,
-      builder: recordedBuilder(flags),
-    });
+  const runDir = join(s.storeDir, "runs", runId);
+  for (;;) {
+    const events = await store.readStream(RunJournal.stream(runId));
+    const finished =
+      events.length > 0 && runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
+    if (finished) return finished;
+    if (events[0]?.type !== "run_started") break;
+    try {
+      // As `loopgate resume` does (an in-doubt mutating call is rolled back and reported, never re-run).
+      return await resumeRun({
+        ...faultInjection(),
+        runId,
+        store,
+        storeDir: s.storeDir,
+        runDir,
+        leaseTtlMs: leaseMs,
+        allowEnv: flags["builder-env"] ?? [],
+        mounts: flags["builder-mount"] ?? [],
+        signal,
+        builder: recordedBuilder(flags),
+      });
+    } catch (e) {
+      // The queue's lease expired but the run's is still live: its holder may be alive (on a host whose
+      // process table this worker cannot see), so the run is not taken from it. This worker keeps the
+      // claim (heartbeating it) and waits for the run's lease to expire, then tries again.
+      if (!(e instanceof LeaseHeldError) || signal.aborted) throw e;
+      const waitMs = Math.min(Math.max(Date.parse(e.lease.expiresAt) - Date.now(), 0) + 250, leaseMs);
+      say(
+        `run ${runId} is still leased by process ${e.lease.owner.pid} on ${e.lease.owner.host} until ${e.lease.expiresAt}; waiting ${waitMs} ms for that lease to expire before taking the run over`,
+      );
+      await sleep(waitMs, undefined, { signal }).catch(() => {});
+      if (signal.aborted) throw e;
+    }
+  }
   return runTask({
     ...faultInjection(),
     runId,
@@ -250,6 +296,7 @@ async function runJob(
     builder: chooseBuilder(loaded, flags, typeof cwd === "string" ? cwd : process.cwd()),
     store,
     storeDir: s.storeDir,
+    leaseTtlMs: leaseMs,
     sandbox: s.sandbox,
     allowEnv: flags["builder-env"] ?? [],
     mounts: s.mounts,

@@ -6,6 +6,14 @@ import type { EventArea } from "./define.js";
 /** The external agents whose runtime reports facts through hooks or event streams loopgate owns. */
 export const ExternalAgent = z.enum(["claude-code", "codex"]);
 
+/** A task of an external agent's task list, as its runtime reported it (fields it did not report are absent). */
+const RuntimeTask = z.object({
+  id: z.string().max(200),
+  subject: z.string().max(4000).optional(),
+  description: z.string().max(20_000).optional(),
+  status: z.string().max(100).optional(),
+});
+
 /**
  * What an external agent's own runtime reported (Claude Code's hooks, Codex's exec events): origin
  * `agent_runtime`, good for step appraisal and goal predicates, never for the verdict, which only gates decide.
@@ -27,6 +35,56 @@ export const agentRuntimeEvents = {
       command: z.string().max(4000),
       exit_code: z.number().int().nullable(),
       excerpt,
+      /** The runtime's own id of the call (Claude Code's tool_use_id), when it gives one. */
+      call_id: z.string().max(200).optional(),
+      /** A task-list call (Claude Code's TaskCreate/TaskUpdate): the task it created or changed. */
+      task: RuntimeTask.optional(),
+    }),
+  },
+  /**
+   * loopgate appraised a step of an external agent's task list when the agent marked it completed
+   * (Claude Code's TaskCompleted): the span of reported calls since it went in progress, and the frozen
+   * check loopgate ran in its own sandbox. `blocked`: the completion was refused with `rendered`.
+   */
+  agent_step_appraised: {
+    origin: ["runtime"],
+    schema: z.object({
+      attempt,
+      agent: ExternalAgent,
+      session_id: z.string().max(200),
+      task_id: z.string().max(200),
+      step: z.string().max(4000),
+      check: z
+        .object({
+          command: z.string().max(4000),
+          status: z.enum(["passed", "failed", "refused", "unavailable", "skipped"]),
+          exit_code: z.number().int().nullable(),
+          detail: z.string().max(2000),
+        })
+        .nullable(),
+      finding: z
+        .enum(["landed", "null_step", "ended_on_failure", "ended_on_refusal", "check_failed"])
+        .nullable(),
+      calls: z.number().int().nonnegative().nullable(),
+      blocked: z.boolean(),
+      rendered: z.string().max(4000),
+    }),
+  },
+  /**
+   * The task's goal judged at an external agent's Stop over its runtime facts (see core/goal-gate.ts):
+   * `continuing` blocks the Stop with the unmet predicates; `completed` and `blocked` (no block left) let
+   * the Stop go on to the held-out gates, which alone decide the verdict.
+   */
+  agent_goal_evaluated: {
+    origin: ["runtime"],
+    schema: z.object({
+      attempt,
+      agent: ExternalAgent,
+      session_id: z.string().max(200),
+      stop: z.number().int().positive(),
+      outcome: z.enum(["completed", "continuing", "blocked"]),
+      unmet: z.array(z.string().max(600)).max(100),
+      reason: z.string().max(2000),
     }),
   },
   /** An external agent session ended: its own result line (turns, cost, usage). */
@@ -44,6 +102,22 @@ export const agentRuntimeEvents = {
       input_tokens: z.number().int().nonnegative().nullable(),
       output_tokens: z.number().int().nonnegative().nullable(),
       result_excerpt: z.string().max(4000),
+    }),
+  },
+  /**
+   * loopgate's answer to an external agent's Stop hook (its own decision, origin runtime): `block` (exit 2,
+   * the required fix or the failure as the reason), `allow` (exit 0, the run's verdict as the message).
+   */
+  stop_hook_answered: {
+    origin: ["runtime"],
+    schema: z.object({
+      attempt: z.number().int().nonnegative(),
+      agent: ExternalAgent,
+      session_id: z.string().max(200),
+      decision: z.enum(["block", "allow"]),
+      /** The Stop carried `stop_hook_active` (the agent was already continuing after a block). */
+      stop_hook_active: z.boolean(),
+      reason: z.string().max(LIMITS.reason),
     }),
   },
   /** A hook loopgate owns could not do its work (it then blocked, never let the agent stop unchecked). */

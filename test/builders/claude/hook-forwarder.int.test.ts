@@ -97,4 +97,13 @@ describe("hook forwarder", { timeout: 60_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/could not record/);
   });
+
+  it("a TaskCompleted that cannot reach loopgate is refused (exit 2), so the task is not marked completed", async () => {
+    const s = await startHookServer(async () => ({ exit_code: 0, stdout: "", stderr: "" }));
+    await s.close();
+    const done = JSON.stringify({ session_id: "s", hook_event_name: "TaskCompleted", task_id: "1" });
+    const r = await forward(s.url, s.token, done);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot reach loopgate/);
+  });
 });
