@@ -67,8 +67,8 @@ export function exampleProblems(ex: CommandExample, cli: CliSurface): string[] {
   const head = words[0];
   // Only a word can name a command: `loopgate …` in prose, or a table row that starts with the name, cannot.
   if (head !== undefined && /^[a-z][a-z-]*$/.test(head) && head !== "help") {
-    const two = `${head} ${words[1] ?? ""}`;
-    const known = cli.commands.includes(two) || cli.commands.includes(head);
+    // A command is its words in the help (`run`, `task check`, `goal vision show`), the example's first words.
+    const known = cli.commands.some((c) => c.split(" ").every((w, i) => words[i] === w));
     if (!known) problems.push(`no command "${head}" in --help`);
   }
   // Words after `--` are another program's (`loopgate claude TASK -- --allowedTools Bash`).
