@@ -57,7 +57,7 @@ export interface CycleOutcome {
 const LEASE = ["--lease", "1s"];
 
 /** Polls the log while the victim lives; every event it reads is acknowledged (it was committed). */
-function poller(store: CampaignStore, from: number, known: ReadonlySet<string>, victim: Proc) {
+export function poller(store: CampaignStore, from: number, known: ReadonlySet<string>, victim: Proc) {
   const seen: RecordedEvent[] = [];
   let cursor = from;
   let firstRun: () => void = () => {};

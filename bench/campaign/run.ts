@@ -1,7 +1,9 @@
 // The kill campaign (issue 14): at least 100 SIGKILLs at seeded random points across built-in-agent and
-// external-builder runs, on SQLite and Postgres, with one and with several workers; after each, the
-// store's integrity check and the log's invariants, then resume or worker takeover to the end.
-//   npm run bench:campaign -- [--seed N] [--kills N] [--stores sqlite,postgres] [--out FILE] [--keep]
+// external-builder runs and goal turns, on SQLite and Postgres, with one and with several workers; after
+// each, the store's integrity check and the log's invariants, then resume, worker takeover or the next
+// goal tick to the end.
+//   npm run bench:campaign -- [--seed N] [--kills N] [--stores sqlite,postgres] [--cells runs,goal]
+//                             [--out FILE] [--keep]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,8 +18,10 @@ import {
   type StoreKind,
 } from "./cycle.js";
 import { comparable } from "./envelope.js";
+import { type GoalContext, type GoalKillPlan, goalSetup, runGoalCycle } from "./goal-cycle.js";
+import { addGoal, emptyGoalTally, GOAL_CELL, goalClean, goalTable } from "./goal-report.js";
 import { prng } from "./prng.js";
-import { killAll, loopgate } from "./proc.js";
+import { killAll } from "./proc.js";
 import { add, cellName, clean, emptyTally, type Tally, table } from "./report.js";
 import { freshDatabase, prepareTask, reference } from "./setup.js";
 import { postgresStore, sqliteStore } from "./store-checks.js";
@@ -27,6 +31,7 @@ const { values } = parseArgs({
     seed: { type: "string" },
     kills: { type: "string", default: "104" },
     stores: { type: "string", default: "sqlite,postgres" },
+    cells: { type: "string", default: "runs,goal" },
     out: { type: "string" },
     keep: { type: "boolean", default: false },
   },
@@ -40,27 +45,49 @@ if (!Number.isInteger(kills) || kills < 1)
   throw new Error(`--kills: expected a positive integer, got ${values.kills}`);
 for (const s of stores)
   if (s !== "sqlite" && s !== "postgres") throw new Error(`--stores: unknown store ${s}`);
+const kinds = (values.cells ?? "").split(",").filter(Boolean);
+for (const c of kinds)
+  if (c !== "runs" && c !== "goal") throw new Error(`--cells: unknown cells ${c} (runs, goal)`);
+if (kinds.length === 0) throw new Error("--cells: name runs, goal or both");
+// Goal stores are SQLite only today: `goal` commands refuse a postgres:// store.
+const withGoal = kinds.includes("goal") && stores.includes("sqlite");
+if (kinds.includes("goal") && !withGoal) throw new Error("--cells goal needs --stores to include sqlite");
 
 const MODES: Record<StoreKind, Mode[]> = {
   // A SQLite file has no queue: its run is driven by `loopgate run`, then `loopgate resume`.
   sqlite: ["run+resume"],
   postgres: ["run+resume", "1 worker", "2 workers"],
 };
-const cells: Cell[] = stores.flatMap((store) =>
-  MODES[store].flatMap((mode) =>
-    (["agent", "builder"] as const).map((builder) => ({ store, builder, mode })),
-  ),
-);
+const cells: Cell[] = !kinds.includes("runs")
+  ? []
+  : stores.flatMap((store) =>
+      MODES[store].flatMap((mode) =>
+        (["agent", "builder"] as const).map((builder) => ({ store, builder, mode })),
+      ),
+    );
 
-async function goalTurnsCovered(): Promise<boolean> {
-  const r = await loopgate(["goal", "--help"]).done;
-  return /\btick\b/.test(r.stdout + r.stderr);
+/** One goal-turn kill plan: a goal-stream append, an event inside the todo's run, or a delayed SIGKILL. */
+function goalPlan(rand: ReturnType<typeof prng>, g: GoalContext, skip: Set<string>): GoalKillPlan {
+  const { goalPoints, runPoints, ms } = g.reference;
+  const how = rand.pick(["goal-fault", "run-fault", "signal"] as const);
+  if (how === "signal") return { how, delayMs: rand.int(0, Math.floor(ms * 0.5)) };
+  const points = (how === "goal-fault" ? goalPoints : runPoints).filter((k) => !skip.has(`${how}:${k}`));
+  const from = points.length ? points : how === "goal-fault" ? goalPoints : runPoints;
+  return { how, k: from[rand.int(0, from.length - 1)] as number };
 }
+
+const goalPoint = (p: GoalKillPlan) =>
+  p.how === "goal-fault"
+    ? `LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS=${p.k}`
+    : p.how === "run-fault"
+      ? `LOOPGATE_FAULT_KILL_AFTER_EVENTS=${p.k}`
+      : `SIGKILL ${p.delayMs} ms after the turn's bind`;
 
 async function main(): Promise<number> {
   const started = new Date();
   const rand = prng(seed);
-  console.log(`kill campaign · seed ${seed} · ${kills} kills · cells: ${cells.map(cellName).join(", ")}`);
+  const names = [...cells.map(cellName), ...(withGoal ? [GOAL_CELL] : [])];
+  console.log(`kill campaign · seed ${seed} · ${kills} kills · cells: ${names.join(", ")}`);
   const root = mkdtempSync(join(tmpdir(), "loopgate-campaign-"));
   const { task, builderArgs } = prepareTask(root);
   const ctx: CampaignContext = {
@@ -89,12 +116,20 @@ async function main(): Promise<number> {
     });
   try {
     ctx.stores.sqlite = sqlite;
-    for (const kind of ["agent", "builder"] as const) {
+    for (const kind of cells.length ? (["agent", "builder"] as const) : []) {
       ctx.reference[kind] = await reference(sqlite, task, builderArgs[kind], comparable);
       const r = ctx.reference[kind];
       console.log(`reference ${kind} run (uninterrupted, SQLite): ${r.ownEvents} events, ${r.ms} ms`);
     }
-    if (stores.includes("postgres")) {
+    let goal: GoalContext | undefined;
+    if (withGoal) {
+      goal = await goalSetup(root);
+      const g = goal.reference;
+      console.log(
+        `reference goal tick (uninterrupted, SQLite): ${g.goalPoints.length} goal-stream and ${g.runPoints.length} run kill points, ${g.ms} ms`,
+      );
+    }
+    if (stores.includes("postgres") && cells.length) {
       db = await freshDatabase();
       ctx.stores.postgres = await postgresStore(db.url);
       queueStore = await PostgresEventStore.open(db.url, { maxConnections: 1 });
@@ -106,10 +141,47 @@ async function main(): Promise<number> {
     const problems: string[] = [];
     const notBoundary = { agent: new Set<number>(), builder: new Set<number>() };
     const misses = { fault: 0, signal: 0 };
+    const goalTally = emptyGoalTally();
+    const goalSkip = new Set<string>();
+    const goalMisses = { fault: 0, signal: 0 };
     let delivered = 0;
     let tries = 0;
     while (delivered < kills) {
-      const cell = cells[delivered % cells.length] as Cell;
+      if (goal && delivered % names.length === cells.length) {
+        const plan = goalPlan(rand, goal, goalSkip);
+        const t0 = Date.now();
+        tries++;
+        const o = await runGoalCycle(goal, plan);
+        const secs = ((Date.now() - t0) / 1000).toFixed(1);
+        if (!o.killed) {
+          if (plan.how !== "signal") goalSkip.add(`${plan.how}:${plan.k}`);
+          goalMisses[plan.how === "signal" ? "signal" : "fault"]++;
+          console.log(
+            `  try ${tries} [${GOAL_CELL}] ${goalPoint(plan)}: no kill (${plan.how === "signal" ? "the tick finished first" : "no such kill point in this tick; not drawn again"}; ${secs} s), drawing again`,
+          );
+          continue;
+        }
+        delivered++;
+        addGoal(goalTally, plan.how, o);
+        const bad = [
+          ...o.corrupted,
+          ...o.lost,
+          ...o.blind,
+          ...o.notSettled,
+          ...o.doubled,
+          ...o.unwritten,
+          ...o.mismatch,
+        ];
+        problems.push(...bad.map((p) => `kill ${delivered} (${GOAL_CELL}, ${goalPoint(plan)}): ${p}`));
+        console.log(
+          `kill ${delivered}/${kills} [${GOAL_CELL}] ${goalPoint(plan)} → hit ${o.hit}` +
+            `${o.inDoubtAtKill ? ` · ${o.inDoubtAtKill} call(s) in doubt` : ""} · settled ${o.settledLikeReference ? "like" : "UNLIKE"} uninterrupted` +
+            `${bad.length ? ` · ${bad.length} PROBLEM(S)` : " · ok"} (${secs} s)`,
+        );
+        for (const p of bad) console.log(`    ${p}`);
+        continue;
+      }
+      const cell = cells[delivered % names.length] as Cell;
       const ref = ctx.reference[cell.builder];
       const how = rand.pick(["fault", "signal"] as const);
       const variant = rand.pick(["processes", "concurrency"] as const);
@@ -161,27 +233,28 @@ async function main(): Promise<number> {
     const rows = [...tallies.entries()];
     const total = emptyTally();
     for (const [, t] of rows) for (const k of Object.keys(total) as (keyof Tally)[]) total[k] += t[k];
-    const goals = await goalTurnsCovered();
+    const ok = (cells.length === 0 || clean(total)) && (!goal || goalClean(goalTally));
     const minutes = ((Date.now() - started.getTime()) / 60_000).toFixed(1);
     const report = [
       `# Kill campaign`,
       "",
       `- date: ${started.toISOString()}`,
-      `- seed: ${seed} (replay: \`npm run bench:campaign -- --seed ${seed} --kills ${kills} --stores ${stores.join(",")}\`)`,
-      `- kills delivered: ${total.kills} in ${tries} tries (${misses.signal} signal kills came after the run had finished; ${misses.fault} fault points fell inside a batch append: drawn again)`,
+      `- seed: ${seed} (replay: \`npm run bench:campaign -- --seed ${seed} --kills ${kills} --stores ${stores.join(",")} --cells ${kinds.join(",")}\`)`,
+      `- kills delivered: ${total.kills + goalTally.kills} in ${tries} tries (${misses.signal} signal kills came after the run had finished; ${misses.fault} fault points fell inside a batch append: drawn again` +
+        `${goal ? `; goal turns: ${goalMisses.signal} signal kills after the tick had finished, ${goalMisses.fault} fault points not reached` : ""})`,
       `- wall time: ${minutes} min on ${process.platform} ${process.arch}, Node ${process.version}`,
-      `- goal turns: ${goals ? "covered" : "not covered (no `loopgate goal tick` in this build)"}`,
+      `- goal turns: ${goal ? `${goalTally.kills} kills of \`loopgate goal tick\` on SQLite; on Postgres: not supported yet (goal commands refuse postgres://)` : "not in this campaign (--cells)"}`,
       "",
-      table(rows),
-      "",
-      clean(total)
-        ? "Every must-be-zero column is 0 and every resumed envelope equals the uninterrupted run's."
+      ...(cells.length ? [table(rows), ""] : []),
+      ...(goal ? [goalTable(goalTally), ""] : []),
+      ok
+        ? `Every must-be-zero column is 0 and every resumed ${goal ? "run or turn ends as its uninterrupted one" : "envelope equals the uninterrupted run's"}.`
         : `PROBLEMS:\n${problems.map((p) => `- ${p}`).join("\n")}`,
       "",
     ].join("\n");
     console.log(`\n${report}`);
     if (values.out) writeFileSync(values.out, report);
-    return clean(total) ? 0 : 1;
+    return ok ? 0 : 1;
   } finally {
     await cleanup();
   }
