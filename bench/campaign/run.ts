@@ -240,8 +240,18 @@ async function main(): Promise<number> {
       "",
       `- date: ${started.toISOString()}`,
       `- seed: ${seed} (replay: \`npm run bench:campaign -- --seed ${seed} --kills ${kills} --stores ${stores.join(",")} --cells ${kinds.join(",")}\`)`,
-      `- kills delivered: ${total.kills + goalTally.kills} in ${tries} tries (${misses.signal} signal kills came after the run had finished; ${misses.fault} fault points fell inside a batch append: drawn again` +
-        `${goal ? `; goal turns: ${goalMisses.signal} signal kills after the tick had finished, ${goalMisses.fault} fault points not reached` : ""})`,
+      `- kills delivered: ${total.kills + goalTally.kills} in ${tries} tries (${[
+        ...(cells.length
+          ? [
+              `${misses.signal} signal kills came after the run had finished; ${misses.fault} fault points fell inside a batch append`,
+            ]
+          : []),
+        ...(goal
+          ? [
+              `goal turns: ${goalMisses.signal} signal kills came after the tick had finished, ${goalMisses.fault} fault points not reached`,
+            ]
+          : []),
+      ].join("; ")}: drawn again)`,
       `- wall time: ${minutes} min on ${process.platform} ${process.arch}, Node ${process.version}`,
       `- goal turns: ${goal ? `${goalTally.kills} kills of \`loopgate goal tick\` on SQLite; on Postgres: not supported yet (goal commands refuse postgres://)` : "not in this campaign (--cells)"}`,
       "",
