@@ -132,8 +132,10 @@ export const FLAGS = {
   note: { value: "TEXT", help: "goal writes: a note recorded with the decision or change" },
   reason: {
     value: "TEXT",
-    help: "todo block: why it is blocked",
+    help: "todo block: why it is blocked; goal vision: why the route changed, holds or closes",
   },
+  route: { value: "TEXT", help: "goal vision patch: the whole new route (bounded)" },
+  patch: { value: "TEXT", help: "goal vision patch: what changed in the route, in a few lines" },
   rationale: {
     value: "TEXT",
     help: "todo close-no-followup / goal close: the recorded no_followup rationale",

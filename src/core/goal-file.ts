@@ -36,6 +36,8 @@ const Poll = z
     timeout: duration.default("60s"),
     expires_at: z.string().datetime({ offset: true }).optional(),
     max_no_change_before_replan: z.number().int().positive().optional(),
+    /** A stop condition, written as for `todo defer --until`: when it holds the monitor completes. */
+    resume_when: z.string().min(1).optional(),
   })
   .strict();
 

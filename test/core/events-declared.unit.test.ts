@@ -76,6 +76,17 @@ const BEFORE = {
     "vision_recorded",
     "vision_patched",
     "vision_unchanged_recorded",
+    // monitors (core/goal/turn/monitor-events.ts) and replan (core/goal/replan-events.ts)
+    "monitor_baseline_recorded",
+    "monitor_no_change_recorded",
+    "monitor_observation_recorded",
+    "monitor_successor_created",
+    "monitor_poll_failed",
+    "monitor_completed",
+    "replan_noop_recorded",
+    "replan_answered",
+    "vision_closed",
+    "change_compensated",
     "quota_spent",
     // governed turns (core/goal/turn/turn-event-decl.ts)
     "turn_bound",

@@ -63,6 +63,10 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal resume GOAL [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
       "loopgate goal accept GOAL [--store DIR] [--json] [--unsafe-no-sandbox]",
       "loopgate goal close GOAL --rationale TEXT [--expect-revision N] [--store DIR] [--json]",
+      "loopgate goal vision show GOAL [--store DIR] [--json]",
+      "loopgate goal vision patch GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --route TEXT --patch TEXT --reason TEXT",
+      "loopgate goal vision unchanged GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --reason TEXT",
+      "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
       "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
@@ -76,6 +80,9 @@ stop / resume: the goal's activation (a stopped goal is paused: nothing runs aut
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
 close: records the structured no_followup intent closure needs; the goal is closed only when every
   frontier item is proved as well (goal status says which are not).
+vision: the agent's route and the replan obligations it owes (show); an operator's answer to one, with a real
+  delta: patch (the new route, together with NEW_TODO), unchanged (the route holds: the reason), close (the
+  stage is done; NEW_TODO is its successor). A patch without a todo, or a close without one, is refused.
 tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tick answers busy: "turn in
   progress by … until …"): binds goal/agent/turn to the selected advancement todo and the revision, then
   settles it, each phase a goal-stream fact: host_execute (the todo's task on a copy of that revision,
@@ -94,10 +101,14 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       "note",
       "rationale",
       "unsafe-no-sandbox",
+      "route",
+      "patch",
+      "reason",
+      ...TODO_SPEC_FLAGS,
       "agent-id",
       ...RUN_FLAGS,
     ],
-    maxArgs: 2,
+    maxArgs: 4,
     exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). tick: 0 advanced or terminal, 1 waiting on a person, throttled, busy, idle or stopped, 2 failed (typed: receipt_missing, needs_rebase, blocked_health, …).",
     run: async (io, args, flags) => {
       const s = sub("goal", args, [
@@ -108,8 +119,25 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
         "resume",
         "accept",
         "close",
+        "vision",
         "tick",
       ] as const);
+      if (s === "vision") {
+        const v = sub("goal vision", args.slice(1), ["show", "patch", "unchanged", "close"] as const);
+        const goal = word(`goal vision ${v}`, args, 2, "GOAL");
+        const todo = v === "close" ? word("goal vision close", args, 3, "NEW_TODO") : args[3];
+        if (v === "show" && args[3] !== undefined)
+          throw new LoopgateError(
+            "bad_input",
+            `loopgate goal vision show: unexpected argument ${JSON.stringify(args[3])}`,
+          );
+        return (await import("./goal-vision.js")).goalVisionCommand(io, v, goal, todo, f(flags));
+      }
+      if (args.length > 2)
+        throw new LoopgateError(
+          "bad_input",
+          `loopgate goal ${s}: unexpected argument ${JSON.stringify(args[2])}`,
+        );
       const m = await import("./goal.js");
       if (s === "new") return m.goalNewCommand(io, word("goal new", args, 1, "GOAL_FILE"), f(flags));
       const goal = word(`goal ${s}`, args, 1, "GOAL");

@@ -40,7 +40,7 @@ function checkTodoId(id: string, what: string): void {
 }
 
 /** A todo spec from the flags of `todo add` / `todo supersede`. */
-function specFromFlags(id: string, flags: TodoFlags, verb: string): TodoSpecData {
+export function specFromFlags(id: string, flags: TodoFlags, verb: string): TodoSpecData {
   checkTodoId(id, `loopgate ${verb}`);
   const cls = must(flags.class, "--class", verb);
   if (!(TODO_CLASSES as readonly string[]).includes(cls))

@@ -9,6 +9,7 @@ import {
   type RuntimeState,
   type Selection,
 } from "./runtime-state.js";
+import { type MonitorSchedule, monitorSchedules } from "./turn/monitor-goal.js";
 
 /**
  * The interaction contract: what may happen now and why, the one thing a host, a worker or a person
@@ -53,6 +54,11 @@ export interface InteractionContract {
     issues: HealthIssue[];
   };
   scheduler_hint: { action: SchedulerAction; not_before: string | null };
+  /**
+   * The open monitors and when each is next due (the scheduler reads next_due_at). A monitor is never
+   * the selected work: a due one is polled by a governed turn, a not-yet-due one is a quiet no-op.
+   */
+  monitors: MonitorSchedule[];
   next_cli_actions: CliAction[];
   terminal: boolean;
 }
@@ -95,6 +101,7 @@ export function interactionContract(state: GoalState, ctx: GoalContext): Interac
       issues: wsIssues,
     },
     scheduler_hint: schedulerHint(state, a, closure.terminal, ctx),
+    monitors: monitorSchedules(state, ctx.now),
     next_cli_actions: cliActions(state, a),
     terminal: closure.terminal,
   };
@@ -111,9 +118,13 @@ function schedulerHint(state: GoalState, a: Assessment, terminal: boolean, ctx: 
       return { action: "run_now" as const, not_before: ctx.now };
     case "waiting": {
       if (terminal) return { action: "terminal_no_followup" as const, not_before: null };
+      const monitors = monitorSchedules(state, ctx.now).flatMap((m) =>
+        m.action === "quiet_noop" && m.next_due_at ? [m.next_due_at] : m.action === "done" ? [] : [ctx.now],
+      );
       const times = state.order
         .map((id) => state.todos[id]?.resume_when)
         .flatMap((c) => (c?.kind === "at" && Date.parse(c.at) > Date.parse(ctx.now) ? [c.at] : []))
+        .concat(monitors)
         .sort((x, y) => Date.parse(x) - Date.parse(y));
       return { action: "wait_condition" as const, not_before: times[0] ?? null };
     }

@@ -15,7 +15,9 @@ import {
 } from "./goal-events.js";
 import { evolve, type GoalState, initialState } from "./goal-state.js";
 import { receiptMismatch } from "./receipt-rule.js";
+import { decideReplan, type ReplanCommand } from "./replan.js";
 import { dependencyResolved } from "./todo-rules.js";
+import { decideMonitorCommand, type MonitorGoalCommand } from "./turn/monitor-goal.js";
 import { decideVision, type VisionCommand } from "./vision.js";
 
 /** What a goal file declares; `create_goal` turns it into `goal_created` plus one `todo_added` per todo. */
@@ -67,6 +69,8 @@ export type GoalCommand =
   | { type: "set_todo_status"; todo_id: string; status: string; reason?: string; resume_when?: unknown }
   | { type: "delete_todo"; todo_id: string }
   | VisionCommand
+  | MonitorGoalCommand
+  | ReplanCommand
   | { type: "record_spend"; turn_id: string; at: string; turns: number; tokens: number; cost_usd: number };
 
 const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);
@@ -266,6 +270,13 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
     case "patch_vision":
     case "record_vision_unchanged":
       return decideVision(command, state);
+    case "record_monitor_poll":
+    case "record_monitor_poll_failure":
+    case "complete_monitor":
+      return decideMonitorCommand(command, state);
+    case "answer_replan":
+    case "compensate_change":
+      return decideReplan(command, state);
     case "record_spend": {
       if (state.spends.some((s) => s.turn_id === command.turn_id))
         fail(`record_spend: rule spend_once: turn ${command.turn_id} is already charged`);

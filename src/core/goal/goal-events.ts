@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { replanEvents } from "./replan-events.js";
+import { monitorEvents } from "./turn/monitor-events.js";
 import { turnEventDecls } from "./turn/turn-event-decl.js";
 import { ValidationReceipt } from "./validation-receipt.js";
 
@@ -86,6 +88,8 @@ export const MonitorSpec = z.object({
   cadence_seconds: z.number().int().positive(),
   timeout_seconds: z.number().int().positive(),
   expires_at: Timestamp.optional(),
+  /** A stop condition: when it holds the monitor completes (with a successor or no_followup). */
+  resume_when: ResumeCondition.optional(),
   max_no_change_before_replan: z.number().int().positive().optional(),
 });
 export type MonitorSpec = z.infer<typeof MonitorSpec>;
@@ -257,6 +261,8 @@ export const goalEvents = {
       cost_usd: z.number().nonnegative(),
     }),
   },
+  ...monitorEvents,
+  ...replanEvents,
   ...turnEventDecls,
 } as const satisfies Record<string, { origin: readonly string[]; schema: z.ZodObject }>;
 

@@ -15,6 +15,7 @@ import type {
   VisionCheckpoint,
 } from "./goal-events.js";
 import { receiptMismatch } from "./receipt-rule.js";
+import { applyMonitorFact, armMonitor, type MonitorState } from "./turn/monitor.js";
 import { spendKey, type TurnEvent } from "./turn/turn-events.js";
 import { evolveTurnLease, type TurnLease, type TurnLeaseEvent } from "./turn/turn-lease.js";
 import { evolveTurn, initialTurnState, type TurnState } from "./turn/turn-state.js";
@@ -63,7 +64,7 @@ export interface VisionState {
   checkpoint: VisionCheckpoint;
   /** Stream position of the last vision fact for this agent. */
   at: number;
-  last: "recorded" | "patched" | "unchanged";
+  last: "recorded" | "patched" | "unchanged" | "closed";
 }
 
 export interface SpendRecord {
@@ -104,6 +105,20 @@ export interface GoalState {
   visions: Record<string, VisionState>;
   spends: SpendRecord[];
   noFollowup: { rationale: string; at: number } | null;
+  /** Each continuous monitor's poll state, by todo id (armed when the todo is added). */
+  monitors: Record<string, MonitorState>;
+  /** Monitor todo id → stream position of the no-change receipt that asked for a replan. */
+  monitorReplans: Record<string, number>;
+  /** Stream position of the last replan answer that is not a todo (acceptance change, vision unchanged or
+   * closed, no_followup, compensation); -1 before any. A bare vision patch is no answer: its delta is. */
+  lastAnswerAt: number;
+  /** Replan answers given under an operation id (the planner turn's writeback effect_ref). */
+  replanOperations: Record<string, { outcome: "delta" | "replan_noop"; obligation: string; at: number }>;
+  /** Answers with no delta: recorded, never clearing an obligation. */
+  replanNoops: { agent_id: string; obligation: string; at: number }[];
+  /** Every revision the goal workspace held, oldest first (a compensation reverts one of them). */
+  revisionHistory: string[];
+  compensations: { reverted_revision: string; revert_revision: string; successor_id: string; at: number }[];
   /** Events folded so far (the next event's position). */
   position: number;
   /** The governed turns, by turn key (goal/agent/turn_instance_id), each folded from its own facts. */
@@ -138,6 +153,13 @@ export function initialState(): GoalState {
     visions: {},
     spends: [],
     noFollowup: null,
+    monitors: {},
+    monitorReplans: {},
+    lastAnswerAt: -1,
+    replanNoops: [],
+    replanOperations: {},
+    revisionHistory: [],
+    compensations: [],
     position: 0,
     turns: {},
     turnOrder: [],
@@ -208,6 +230,7 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
         agent: d.agent,
         budget: d.budget,
         revision: d.workspace.initial_revision,
+        revisionHistory: [d.workspace.initial_revision],
       };
     }
     case "goal_activation_changed":
@@ -215,13 +238,22 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
     case "goal_revision_recorded":
       if (event.data.previous !== state.revision)
         return refuse(`revision ${event.data.previous} is not the current ${state.revision}`);
-      return { ...s, revision: event.data.revision };
+      return {
+        ...s,
+        revision: event.data.revision,
+        revisionHistory: [...s.revisionHistory, event.data.revision],
+      };
     case "goal_acceptance_changed":
-      return { ...s, acceptance: event.data.acceptance, acceptanceVersion: state.acceptanceVersion + 1 };
+      return {
+        ...s,
+        acceptance: event.data.acceptance,
+        acceptanceVersion: state.acceptanceVersion + 1,
+        lastAnswerAt: at,
+      };
     case "goal_budget_changed":
       return { ...s, budget: event.data.budget };
     case "goal_no_followup_declared":
-      return { ...s, noFollowup: { rationale: event.data.rationale, at } };
+      return { ...s, noFollowup: { rationale: event.data.rationale, at }, lastAnswerAt: at };
     case "todo_added": {
       const spec = event.data.todo;
       if (todo(spec.id)) return refuse(`todo ${spec.id} already exists`);
@@ -233,8 +265,12 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
         if (!p) return refuse(`successor_of ${pred} is not a todo`);
         todos[pred] = { ...p, successors: [...p.successors, t.id] };
       }
+      const monitors =
+        spec.class === "continuous_monitor" && spec.monitor
+          ? { ...s.monitors, [t.id]: armMonitor(t.id, spec.monitor) }
+          : s.monitors;
       // New work voids an earlier no_followup intent.
-      return { ...s, todos, order: [...s.order, t.id], noFollowup: null };
+      return { ...s, todos, monitors, order: [...s.order, t.id], noFollowup: null };
     }
     case "todo_claimed": {
       const t = todo(event.data.todo_id);
@@ -320,8 +356,56 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
             ? "patched"
             : "unchanged";
       const v: VisionState = { agent_id: d.agent_id, route, checkpoint: d.checkpoint, at, last };
-      return { ...s, visions: { ...s.visions, [d.agent_id]: v } };
+      const answered = event.type === "vision_unchanged_recorded" ? { lastAnswerAt: at } : {};
+      return { ...s, ...answered, visions: { ...s.visions, [d.agent_id]: v } };
     }
+    case "vision_closed": {
+      const d = event.data;
+      const prev = s.visions[d.agent_id];
+      if (!prev) return refuse("no vision recorded for this agent yet");
+      if (todo(d.successor_id)?.added_at !== at - 1)
+        return refuse("vision_closed needs its successor todo added just before it, in the same append");
+      const v: VisionState = { ...prev, checkpoint: d.checkpoint, at, last: "closed" };
+      return { ...s, visions: { ...s.visions, [d.agent_id]: v }, lastAnswerAt: at };
+    }
+    case "replan_noop_recorded":
+      return {
+        ...s,
+        replanNoops: [
+          ...s.replanNoops,
+          { agent_id: event.data.agent_id, obligation: event.data.obligation, at },
+        ],
+      };
+    case "replan_answered": {
+      const d = event.data;
+      if (state.replanOperations[d.operation_id])
+        return refuse(`operation ${d.operation_id} already answered`);
+      const entry = { outcome: d.outcome, obligation: d.obligation, at };
+      return { ...s, replanOperations: { ...s.replanOperations, [d.operation_id]: entry } };
+    }
+    case "change_compensated": {
+      const d = event.data;
+      if (!state.revisionHistory.slice(1, -1).includes(d.reverted_revision))
+        return refuse(`revision ${d.reverted_revision} is not an earlier revision of the goal workspace`);
+      if (state.revision !== d.revert_revision)
+        return refuse(`the revert commit ${d.revert_revision} is not the current revision ${state.revision}`);
+      if (!todo(d.successor_id))
+        return refuse(`the compensation's successor ${d.successor_id} is not a todo`);
+      const c = {
+        reverted_revision: d.reverted_revision,
+        revert_revision: d.revert_revision,
+        successor_id: d.successor_id,
+        at,
+      };
+      return { ...s, compensations: [...s.compensations, c], lastAnswerAt: at };
+    }
+    case "monitor_baseline_recorded":
+    case "monitor_no_change_recorded":
+    case "monitor_observation_recorded":
+    case "monitor_successor_created":
+    case "monitor_poll_failed":
+    case "monitor_completed":
+      return evolveMonitorFact(s, event, at, refuse);
     case "quota_spent": {
       if (s.spends.some((x) => x.turn_id === event.data.turn_id)) return refuse("turn already charged");
       return { ...s, spends: [...s.spends, { ...event.data }] };
@@ -362,6 +446,36 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       return never;
     }
   }
+}
+
+/** A monitor fact: the monitor's own fold, plus the todo it completes and the replan it asks for. */
+function evolveMonitorFact(
+  s: GoalState,
+  event: Extract<GoalEventBody, { type: `monitor_${string}` }>,
+  at: number,
+  refuse: (why: string) => GoalState,
+): GoalState {
+  const t = s.todos[event.data.todo_id];
+  const m = s.monitors[event.data.todo_id];
+  if (!t || !m) return refuse(`${event.data.todo_id} is not a continuous monitor`);
+  if (t.status !== "open") return refuse(`monitor ${t.id} is ${t.status}`);
+  const link = (id: string) => s.todos[id]?.successor_of === t.id && s.todos[id]?.added_at === at - 1;
+  const applied = applyMonitorFact(m, event, link);
+  if (typeof applied === "string") return refuse(applied);
+  const monitors = { ...s.monitors, [t.id]: applied };
+  const monitorReplans =
+    event.type === "monitor_no_change_recorded" && event.data.replan_requested
+      ? { ...s.monitorReplans, [t.id]: at }
+      : s.monitorReplans;
+  if (event.type !== "monitor_completed") return { ...s, monitors, monitorReplans };
+  const f = event.data.followup;
+  const done: TodoState = {
+    ...t,
+    status: "done",
+    closed_at: at,
+    no_followup: f.kind === "no_followup" ? { rationale: f.rationale } : null,
+  };
+  return { ...s, monitors, monitorReplans, todos: { ...s.todos, [t.id]: done } };
 }
 
 /** Folds a whole event list. */

@@ -18,5 +18,6 @@ export { evolve as evolveGoal, foldGoal, initialState as initialGoalState } from
 export * from "./handoff.js";
 export * from "./obligations.js";
 export * from "./projection.js";
+export * from "./replan.js";
 export * from "./runtime-state.js";
 export * from "./todo-rules.js";

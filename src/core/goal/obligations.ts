@@ -41,6 +41,7 @@ export type ObligationKind =
   | "replan_acceptance_failed"
   | "handoff_without_successor"
   | "vision_stale"
+  | "monitor_replan"
   | "closeout";
 
 export interface Obligation {
@@ -57,10 +58,14 @@ export function advancementExhausted(state: GoalState): boolean {
   return todosOf(state).every((t) => t.class !== "advancement_task" || t.status === "done");
 }
 
-/** True when some delta (a todo added, an acceptance change, a vision patch or unchanged reason) follows `at`. */
-function answeredAfter(state: GoalState, at: number): boolean {
+/**
+ * True when a real delta follows `at`: a todo added, an acceptance change, a vision_unchanged_reason, a
+ * vision closed (with its successor), a no_followup intent or a compensation. A bare vision patch is no
+ * answer (a real one comes with its todo or acceptance change), and neither is a replan_noop.
+ */
+export function answeredAfter(state: GoalState, at: number): boolean {
   if (todosOf(state).some((t) => t.added_at > at)) return true;
-  return Object.values(state.visions).some((v) => v.at > at);
+  return state.lastAnswerAt > at;
 }
 
 /** The obligations the goal owes now, in a stable order. */
@@ -91,6 +96,13 @@ export function obligations(state: GoalState): Obligation[] {
         kind: "vision_stale",
         subject: v.agent_id,
         detail: `agent ${v.agent_id}'s vision was read against acceptance version ${v.checkpoint.acceptance_version}; acceptance is now version ${state.acceptanceVersion}: re-read it (patch or vision_unchanged_reason)`,
+      });
+  for (const [id, at] of Object.entries(state.monitorReplans))
+    if (state.todos[id]?.status === "open" && !answeredAfter(state, at))
+      out.push({
+        kind: "monitor_replan",
+        subject: id,
+        detail: `monitor ${id} saw no change ${state.monitors[id]?.consecutive_no_change ?? 0} times (its max_no_change_before_replan): replan (a vision patch with a todo or acceptance change, or vision_unchanged_reason), or complete the monitor`,
       });
   const allDone = todosOf(state).every((t) => t.status === "done");
   if (allDone && report.every((a) => a.proved) && state.noFollowup === null)

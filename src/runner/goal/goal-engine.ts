@@ -35,7 +35,9 @@ export type GoalIntent =
   | { kind: "gate_defer"; gateId: string; until: ResumeConditionData; note: string }
   | { kind: "activation"; activation: "active" | "stopped"; note: string }
   | { kind: "close_goal"; rationale: string }
-  | { kind: "acceptance"; acceptanceId: string; receipt: RunReceipt };
+  | { kind: "acceptance"; acceptanceId: string; receipt: RunReceipt }
+  /** A goal command as is (a replan answer, a monitor poll): the decider checks it like any other. */
+  | { kind: "command"; command: GoalCommand };
 
 /** The goal events of a log, folded into the decider's state. */
 export function goalState(events: readonly RecordedEvent[]): GoalState {
@@ -82,6 +84,8 @@ export function commandOf(intent: GoalIntent): GoalCommand {
       return { type: "declare_no_followup", rationale: intent.rationale };
     case "acceptance":
       return { type: "record_acceptance", acceptance_id: intent.acceptanceId, receipt: intent.receipt };
+    case "command":
+      return intent.command;
   }
 }
 

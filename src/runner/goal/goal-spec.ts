@@ -1,5 +1,6 @@
 import { relative } from "node:path";
 import { parseDuration } from "../../core/duration.js";
+import { parseResumeCondition } from "../../core/goal/index.js";
 import type { GoalBuilder, GoalFileTodo } from "../../core/goal-file.js";
 import type { LoadedGoal } from "./load-goal.js";
 import { taskOrError } from "./load-goal.js";
@@ -48,6 +49,14 @@ export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
             ...(t.poll.expires_at ? { expires_at: t.poll.expires_at } : {}),
             ...(t.poll.max_no_change_before_replan
               ? { max_no_change_before_replan: t.poll.max_no_change_before_replan }
+              : {}),
+            ...(t.poll.resume_when
+              ? {
+                  resume_when: parseResumeCondition(
+                    t.poll.resume_when,
+                    `${loaded.file}: todos[${index}].poll.resume_when`,
+                  ),
+                }
               : {}),
           },
         }

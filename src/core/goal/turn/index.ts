@@ -1,5 +1,7 @@
 /** Governed turns (seed 001 §2–3): settlement, scheduler hint and backoff, monitor polls. Pure. */
 export * from "./monitor.js";
+export * from "./monitor-events.js";
+export * from "./monitor-goal.js";
 export * from "./scheduler.js";
 export * from "./turn-decider.js";
 export * from "./turn-event-decl.js";

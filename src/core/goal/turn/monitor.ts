@@ -1,4 +1,11 @@
-import { LoopgateError } from "../../errors.js";
+import type { z } from "zod";
+import { DomainError } from "../../errors.js";
+import type {
+  MonitorFollowup,
+  MonitorGoalEvent,
+  MonitorSuccessor,
+  PollFailureKind,
+} from "./monitor-events.js";
 
 /**
  * A continuous monitor's poll rules (seed 001 §3), pure. Before next_due_at a poll is a quiet no-op;
@@ -13,18 +20,13 @@ export interface MonitorPolicy {
   max_no_change_before_replan?: number;
 }
 
-export interface SuccessorSpec {
-  todo_id: string;
-  content: string;
-}
-
-export type Followup =
-  | { kind: "successor"; successor: SuccessorSpec }
-  | { kind: "no_followup"; rationale: string };
+export type SuccessorSpec = z.infer<typeof MonitorSuccessor>;
+export type Followup = z.infer<typeof MonitorFollowup>;
 
 export interface MonitorState {
   todo_id: string;
   policy: MonitorPolicy;
+  /** "" before the first poll: due at once. */
   next_due_at: string;
   last_checked_at: string | null;
   result_hash: string | null;
@@ -33,28 +35,16 @@ export interface MonitorState {
   /** operation id → the events it decided (the durable operation receipt). */
   operations: Record<string, MonitorEvent[]>;
   successors: Record<number, string>;
+  /** The last poll asked for a replan (max_no_change_before_replan reached). */
+  replan_requested: boolean;
   completed: Followup | null;
 }
 
 type Op = { todo_id: string; operation_id: string; at: string };
+/** `monitor_armed` is the monitor's own start (in the goal stream: the todo's `todo_added`); the rest are goal facts. */
 export type MonitorEvent =
   | { type: "monitor_armed"; data: { todo_id: string; policy: MonitorPolicy; next_due_at: string } }
-  | { type: "monitor_baseline"; data: Op & { result_hash: string; next_due_at: string } }
-  | {
-      type: "monitor_no_change";
-      data: Op & {
-        result_hash: string;
-        consecutive_no_change: number;
-        next_due_at: string;
-        replan_requested: boolean;
-      };
-    }
-  | {
-      type: "monitor_observation";
-      data: Op & { result_hash: string; generation: number; next_due_at: string };
-    }
-  | { type: "monitor_successor_created"; data: Op & { generation: number; successor: SuccessorSpec } }
-  | { type: "monitor_completed"; data: Op & { reason: string; followup: Followup } };
+  | MonitorGoalEvent;
 
 export type MonitorCommand =
   | { kind: "arm"; todo_id: string; policy: MonitorPolicy; now: string }
@@ -67,11 +57,22 @@ export type MonitorCommand =
       generation?: number;
       successor?: SuccessorSpec;
     }
+  | {
+      kind: "record_poll_failure";
+      operation_id: string;
+      now: string;
+      failure: PollFailureKind;
+      exit_code: number | null;
+      detail: string;
+    }
   | { kind: "complete"; operation_id: string; now: string; reason: string; followup: Followup };
 
-export class MonitorRefusal extends LoopgateError {
+/** A refused monitor command; a DomainError (exit 1 in the CLI) whose message names the rule. */
+export class MonitorRefusal extends DomainError {
+  readonly rule: string;
   constructor(rule: string, message: string) {
-    super(`monitor_${rule}`, `${rule}: ${message}`);
+    super(`rule ${rule}: ${message}`);
+    this.rule = rule;
   }
 }
 
@@ -86,6 +87,7 @@ export function initialMonitorState(): MonitorState {
     material_change_generation: 0,
     operations: {},
     successors: {},
+    replan_requested: false,
     completed: null,
   };
 }
@@ -106,7 +108,7 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
         policy: e.data.policy,
         next_due_at: e.data.next_due_at,
       };
-    case "monitor_baseline":
+    case "monitor_baseline_recorded":
       return {
         ...s,
         operations: ops(e.data),
@@ -114,21 +116,25 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
         last_checked_at: e.data.at,
         next_due_at: e.data.next_due_at,
       };
-    case "monitor_no_change":
+    case "monitor_no_change_recorded":
       return {
         ...s,
         operations: ops(e.data),
         last_checked_at: e.data.at,
         consecutive_no_change: e.data.consecutive_no_change,
+        replan_requested: e.data.replan_requested,
         next_due_at: e.data.next_due_at,
       };
-    case "monitor_observation":
+    case "monitor_poll_failed":
+      return { ...s, operations: ops(e.data), last_checked_at: e.data.at, next_due_at: e.data.next_due_at };
+    case "monitor_observation_recorded":
       return {
         ...s,
         operations: ops(e.data),
         last_checked_at: e.data.at,
         result_hash: e.data.result_hash,
         consecutive_no_change: 0,
+        replan_requested: false,
         material_change_generation: e.data.generation,
         next_due_at: e.data.next_due_at,
       };
@@ -141,6 +147,51 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
     case "monitor_completed":
       return { ...s, operations: ops(e.data), completed: e.data.followup };
   }
+}
+
+/** A monitor as armed by the `todo_added` of its continuous_monitor todo: due at once (the baseline poll). */
+export function armMonitor(
+  todo_id: string,
+  spec: { cadence_seconds: number; expires_at?: string; max_no_change_before_replan?: number },
+): MonitorState {
+  const policy: MonitorPolicy = { cadence_seconds: spec.cadence_seconds };
+  if (spec.expires_at) policy.expires_at = spec.expires_at;
+  if (spec.max_no_change_before_replan) policy.max_no_change_before_replan = spec.max_no_change_before_replan;
+  return { ...initialMonitorState(), todo_id, policy };
+}
+
+/**
+ * Folds a goal-stream monitor fact, re-checking its rules (a forged log cannot open a generation twice,
+ * skip one, or link a successor that was not added): the new state, or why the fact is not applied.
+ * `linked(id)`: todo `id` was added just before, as a successor of this monitor.
+ */
+export function applyMonitorFact(
+  m: MonitorState,
+  e: MonitorGoalEvent,
+  linked: (todoId: string) => boolean,
+): MonitorState | string {
+  if (m.completed) return `monitor ${m.todo_id} is completed`;
+  switch (e.type) {
+    case "monitor_observation_recorded":
+      if (e.data.generation !== m.material_change_generation + 1)
+        return `generation ${e.data.generation} does not follow ${m.material_change_generation}`;
+      break;
+    case "monitor_successor_created":
+      if (e.data.generation !== m.material_change_generation)
+        return `generation ${e.data.generation} is not the current one (${m.material_change_generation})`;
+      if (m.successors[e.data.generation] !== undefined)
+        return `generation ${e.data.generation} already has successor ${m.successors[e.data.generation]}`;
+      if (!linked(e.data.successor.todo_id))
+        return `successor ${e.data.successor.todo_id} was not added as this monitor's successor in the same append`;
+      break;
+    case "monitor_completed":
+      if (e.data.followup.kind === "successor" && !linked(e.data.followup.successor.todo_id))
+        return `successor ${e.data.followup.successor.todo_id} was not added as this monitor's successor in the same append`;
+      break;
+    default:
+      break;
+  }
+  return evolveMonitor(m, e);
 }
 
 /** What a host should do with the monitor now (a future next_due_at is never advancement work). */
@@ -179,20 +230,27 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
       `monitor ${s.todo_id} expired at ${s.policy.expires_at}: complete it with a successor or no_followup`,
     );
   const next = plus(cmd.now, s.policy.cadence_seconds);
+  if (cmd.kind === "record_poll_failure") {
+    const { failure, exit_code, detail } = cmd;
+    return [{ type: "monitor_poll_failed", data: { ...op, failure, exit_code, detail, next_due_at: next } }];
+  }
   if (s.result_hash === null)
-    return [{ type: "monitor_baseline", data: { ...op, result_hash: cmd.result_hash, next_due_at: next } }];
+    return [
+      { type: "monitor_baseline_recorded", data: { ...op, result_hash: cmd.result_hash, next_due_at: next } },
+    ];
   if (cmd.result_hash === s.result_hash) {
     const n = s.consecutive_no_change + 1;
     const max = s.policy.max_no_change_before_replan;
     return [
       {
-        type: "monitor_no_change",
+        type: "monitor_no_change_recorded",
         data: {
           ...op,
           result_hash: cmd.result_hash,
           consecutive_no_change: n,
           next_due_at: next,
-          replan_requested: max !== undefined && n >= max,
+          // Every max-th unchanged poll in a row asks once (not every poll after the first ask).
+          replan_requested: max !== undefined && n % max === 0,
         },
       },
     ];
@@ -212,7 +270,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
     throw new MonitorRefusal("successor_missing", "a material change must name the successor it asks for");
   return [
     {
-      type: "monitor_observation",
+      type: "monitor_observation_recorded",
       data: { ...op, result_hash: cmd.result_hash, generation: gen, next_due_at: next },
     },
     { type: "monitor_successor_created", data: { ...op, generation: gen, successor: cmd.successor } },

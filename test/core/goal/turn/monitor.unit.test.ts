@@ -21,7 +21,7 @@ const armed: MonitorEvent = {
   data: { todo_id: "todo_watch", policy, next_due_at: T0 },
 };
 const baseline: MonitorEvent = {
-  type: "monitor_baseline",
+  type: "monitor_baseline_recorded",
   data: { todo_id: "todo_watch", operation_id: "op1", at: T0, result_hash: "h1", next_due_at: T1 },
 };
 const SUCC = { todo_id: "todo_fix_upstream", content: "adapt to the new upstream format" };
@@ -50,7 +50,7 @@ describe("monitor: poll rules", () => {
   });
   it("due and the same hash: a no-change receipt, consecutive_no_change + 1; at the bound it asks for a replan", () => {
     const nc1: MonitorEvent = {
-      type: "monitor_no_change",
+      type: "monitor_no_change_recorded",
       data: {
         todo_id: "todo_watch",
         operation_id: "op2",
@@ -68,7 +68,7 @@ describe("monitor: poll rules", () => {
       .when({ kind: "record_poll", operation_id: "op3", now: T2, result_hash: "h1" })
       .thenEvents([
         {
-          type: "monitor_no_change",
+          type: "monitor_no_change_recorded",
           data: {
             todo_id: "todo_watch",
             operation_id: "op3",
@@ -93,7 +93,7 @@ describe("monitor: poll rules", () => {
       })
       .thenEvents([
         {
-          type: "monitor_observation",
+          type: "monitor_observation_recorded",
           data: {
             todo_id: "todo_watch",
             operation_id: "op2",

@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/**
+ * Replan facts in the goal stream (seed 001 §3, Vision / replan), declared once: schema and origin.
+ * Composed into goal-events.ts's `goalEvents` (which this file cannot import: plain zod here).
+ * - `replan_noop_recorded`: an answer with no delta. Recorded, so the attempt is visible, but it answers
+ *   nothing: the obligation stays.
+ * - `vision_closed`: the current stage is accepted and closed; its successor todo is added in the same append.
+ * - `replan_answered`: the receipt of an answer given under an operation id (a planner turn's writeback).
+ * - `change_compensated`: a rollback of an accepted change, as a compensation: the revert commit (recorded
+ *   as the new revision in the same append) and a successor. History is never rewritten.
+ */
+const Name = z.string().min(1).max(200);
+const TodoRef = z
+  .string()
+  .regex(/^todo_[a-z0-9_-]{3,64}$/, "a todo id is todo_ followed by 3 to 64 characters");
+const Reason = z.string().max(2000);
+const Checkpoint = z.object({
+  goal_revision: Name,
+  acceptance_version: z.number().int().nonnegative(),
+});
+
+export const replanEvents = {
+  replan_noop_recorded: {
+    origin: ["runtime", "operator"],
+    schema: z.object({ agent_id: Name, obligation: z.string().max(400), reason: Reason }),
+  },
+  vision_closed: {
+    origin: ["runtime", "operator"],
+    schema: z.object({ agent_id: Name, reason: Reason, successor_id: TodoRef, checkpoint: Checkpoint }),
+  },
+  /** The receipt of one answer (delta or noop) under the turn's operation id: readback finds it, a retry replays. */
+  replan_answered: {
+    origin: ["runtime", "operator"],
+    schema: z.object({
+      agent_id: Name,
+      obligation: z.string().max(400),
+      operation_id: Name,
+      outcome: z.enum(["delta", "replan_noop"]),
+    }),
+  },
+  change_compensated: {
+    origin: ["runtime", "operator"],
+    schema: z.object({
+      reverted_revision: Name,
+      revert_revision: Name,
+      reason: z.string().min(1).max(2000),
+      successor_id: TodoRef,
+      turn_id: Name.optional(),
+    }),
+  },
+} as const;
