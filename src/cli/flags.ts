@@ -167,9 +167,11 @@ export const FLAGS = {
     value: "NAME",
     help: "worker: its name in `loopgate workers` (default HOST-PID); one live worker per name",
   },
-  once: { help: "worker: claim at most one job, run it, exit" },
+  once: {
+    help: "worker: claim at most one job, run it, exit; goal run: one governed turn; scheduler: one pass over the due goals",
+  },
   "until-idle": {
-    help: "worker: exit once it holds nothing and the queue has no unfinished job (queued or claimed by anyone)",
+    help: "worker: exit once it holds nothing and the queue has no unfinished job (queued or claimed by anyone); goal run: stop where it would sleep",
   },
   lease: {
     value: "DURATION",

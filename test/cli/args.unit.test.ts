@@ -122,7 +122,7 @@ describe("each command's flag schema", () => {
   it("refuses a flag the command does not take, naming the flag, the command and who takes it", () => {
     expect(parse(["--limit", "3", "--json"], "runs")).toEqual({ limit: 3, json: true });
     expect(fails(["--model", "x"], "runs")).toBe(
-      "--model applies only to loopgate run, submit, goal, todo, not to loopgate runs; see loopgate runs --help",
+      "--model applies only to loopgate run, submit, goal, scheduler, todo, not to loopgate runs; see loopgate runs --help",
     );
     expect(fails(["t.yaml", "--case", "c.yaml"], "verify")).toMatch(
       /^--case applies only to loopgate run, not to loopgate verify/,

@@ -14,7 +14,9 @@ describe.concurrent("per-command flag schemas", () => {
     const r = await loopgate(["runs", "--model", "x", "--store", store]);
     expect(r.code, show(r)).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("--model applies only to loopgate run, submit, todo, not to loopgate runs");
+    expect(r.stderr).toContain(
+      "--model applies only to loopgate run, submit, goal, scheduler, todo, not to loopgate runs",
+    );
   });
 
   it("a value its check refuses names the flag, what it wants and the command", async () => {
@@ -41,7 +43,9 @@ describe.concurrent("per-command flag schemas", () => {
   it("a flag of run given to verify or task check is refused, naming which command takes it", async () => {
     const v = await loopgate(["verify", TASK, "--workspace", tempDir(), "--model", "scripted:x.yaml"]);
     expect(v.code, show(v)).toBe(2);
-    expect(v.stderr).toContain("--model applies only to loopgate run, submit, todo, not to loopgate verify");
+    expect(v.stderr).toContain(
+      "--model applies only to loopgate run, submit, goal, scheduler, todo, not to loopgate verify",
+    );
     const t = await loopgate(["task", "check", TASK, "--case", "c.yaml"]);
     expect(t.code, show(t)).toBe(2);
     expect(t.stderr).toContain("--case applies only to loopgate run, not to loopgate task");

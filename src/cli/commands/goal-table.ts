@@ -68,6 +68,8 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal vision unchanged GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --reason TEXT",
       "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
       "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
+      "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+      "loopgate goal submit GOAL --store postgres://…",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -93,6 +95,11 @@ tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tic
   readback (the run by its id, the commit by its trailer); an ambiguous or failed lookup fails closed
   (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
   the phases on stderr). Monitors and replan obligations are not run by tick yet: it answers idle.
+run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
+  sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
+  a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
+  --until-idle: stop where it would sleep. The builder flags are todo run's (default: the goal's builder).
+submit: would queue the goal's turns for loopgate worker; refused until goals can live in PostgreSQL.
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
     flags: [
       "store",
@@ -106,10 +113,12 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       "reason",
       ...TODO_SPEC_FLAGS,
       "agent-id",
+      "once",
+      "until-idle",
       ...RUN_FLAGS,
     ],
     maxArgs: 4,
-    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). tick: 0 advanced or terminal, 1 waiting on a person, throttled, busy, idle or stopped, 2 failed (typed: receipt_missing, needs_rebase, blocked_health, …).",
+    exit: "Exit codes: 0 done, 1 refused by a goal rule (the message names it) or acceptance not proved, 2 bad input, 3 needs_rebase (another write came first; nothing was written). tick: 0 advanced or terminal, 1 waiting on a person, throttled, busy, idle or stopped, 2 failed (typed: receipt_missing, needs_rebase, blocked_health, …). run: 0 terminal (--once: also when its turn advanced), 1 waiting on a person, stopped, idle or throttled, 2 failure (blocked health, a settlement failure, a todo that keeps failing), 130 interrupted between turns.",
     run: async (io, args, flags) => {
       const s = sub("goal", args, [
         "new",
@@ -121,6 +130,8 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
         "close",
         "vision",
         "tick",
+        "run",
+        "submit",
       ] as const);
       if (s === "vision") {
         const v = sub("goal vision", args.slice(1), ["show", "patch", "unchanged", "close"] as const);
@@ -133,6 +144,18 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
           );
         return (await import("./goal-vision.js")).goalVisionCommand(io, v, goal, todo, f(flags));
       }
+      if (s === "run")
+        return (await import("./goal-run.js")).goalRunCommand(
+          io,
+          word("goal run", args, 1, "GOAL"),
+          f(flags),
+        );
+      if (s === "submit")
+        return (await import("./goal-submit.js")).goalSubmitCommand(
+          io,
+          word("goal submit", args, 1, "GOAL"),
+          f(flags),
+        );
       if (args.length > 2)
         throw new LoopgateError(
           "bad_input",
@@ -148,6 +171,21 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       if (s === "accept") return (await import("./goal-accept.js")).goalAcceptCommand(io, goal, f(flags));
       return m.goalActivationCommand(io, goal, s, f(flags));
     },
+  },
+  {
+    name: "scheduler",
+    usage: [
+      "loopgate scheduler [--store DIR] [--once] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+    ],
+    about: `Hosts every active goal of a store in one process, one governed turn at a time per goal: the goal due
+earliest is ticked next, each goal keeps its own wake-up (backoff derived from its recorded turns), and
+the goal list is read again every pass. A goal waiting on a person or stopped is looked at again every
+minute; a terminal one is dropped. --once: tick every due goal once and exit. SIGINT/SIGTERM: the turn
+in progress settles, then it stops.`,
+    flags: ["store", "json", "once", ...RUN_FLAGS],
+    maxArgs: 0,
+    exit: "Exit codes: 0 stopped (or --once with every tick settled), 2 --once and a tick failed in a way that needs repair, or bad input.",
+    run: async (io, _args, flags) => (await import("./goal-run.js")).schedulerCommand(io, f(flags)),
   },
   {
     name: "goals",

@@ -9,7 +9,7 @@ import { appendGoal, goalStream, listGoalIds, NeedsRebaseError } from "../../run
 import { createGoalWorkspace, goalWorkspace } from "../../runner/goal/goal-workspace.js";
 import { loadGoalFile } from "../../runner/goal/load-goal.js";
 import type { EventStore } from "../../store/event-store.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { formatContract, formatGoalStatus } from "./goal-format.js";
@@ -23,8 +23,22 @@ export interface GoalFlags {
   "unsafe-no-sandbox"?: boolean;
 }
 
+/**
+ * A goal's folder store: --store, else $LOOPGATE_STORE, else `fallback`. Goals live in a folder (the SQLite
+ * log and the goal's git workspace beside it); a Postgres URL is refused, never read as a local folder.
+ */
+export function goalFolder(flag: string | undefined, fallback: string): string {
+  const where = storeFrom(flag, fallback);
+  if (where.kind === "postgres")
+    throw new InputError(
+      `goals live in a folder store (a SQLite log, and the goal's git workspace beside it), not in PostgreSQL yet; give --store DIR (got ${where.label})`,
+      "--store",
+    );
+  return where.dir;
+}
+
 /** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
-export const goalStoreDir = (flags: { store?: string }) => storeDirFrom(flags.store, ".loopgate");
+export const goalStoreDir = (flags: { store?: string }) => goalFolder(flags.store, ".loopgate");
 
 /** --expect-revision as a number, or undefined. */
 export function expectedRevision(flags: { "expect-revision"?: string }): number | undefined {
@@ -80,7 +94,7 @@ export async function withStore<T>(
 export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFlags): Promise<number> {
   const loaded = loadGoalFile(file);
   const id = loaded.goal.id;
-  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const storeDir = goalFolder(flags.store, join(loaded.dir, ".loopgate"));
   const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
   const acceptance = acceptanceItems(loaded);
   return guarded(io, flags.json, () =>

@@ -53,11 +53,12 @@ export function nextBackoff(
 ): BackoffState {
   const same = prev !== null && prev.identity === turn.identity && prev.reset_token === turn.reset_token;
   if (!same || turn.changed) return { identity: turn.identity, reset_token: turn.reset_token, step: 0 };
-  const cap = maxStep(policy);
+  const cap = maxBackoffStep(policy);
   return { ...prev, step: Math.min(prev.step + 1, cap) };
 }
 
-function maxStep(p: BackoffPolicy): number {
+/** The step at which the wait reaches its bound (backoff grows no further). */
+export function maxBackoffStep(p: BackoffPolicy = DEFAULT_BACKOFF): number {
   let step = 1;
   while (delaySeconds(step, p) < p.max_seconds && step < 64) step++;
   return step;
