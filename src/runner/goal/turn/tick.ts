@@ -11,13 +11,13 @@ import {
 } from "../../../core/goal/turn/index.js";
 import { thisOwner } from "../../run-lease-keeper.js";
 import { GoalJournal } from "./goal-journal.js";
-import { executeHost, readbackHost, recordResult } from "./host-step.js";
 import { ackSchedule, applySchedule } from "./schedule-step.js";
-import { executeWriteback, readbackWritebackStep, recordSpend } from "./settle-step.js";
+import { recordSpend } from "./settle-step.js";
 import { type TickCtx, type TickDeps, turnDecision, turnOf } from "./tick-context.js";
 import type { Tick, TickOutcome, TickRequest } from "./tick-outcome.js";
 import { selectOrBind, unsettledTurn } from "./tick-select.js";
 import { acquireTurnLease, keepTurnLease, releaseTurnLease } from "./turn-lease-keeper.js";
+import { hostStep, resultStep, turnSummary, turnUsage, writebackStep } from "./turn-work.js";
 
 /** How many facts one tick records at most (a turn needs about a dozen); a safety net against a loop. */
 const MAX_STEPS = 60;
@@ -127,19 +127,16 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
     case "released":
       return null;
     case "execute":
-      if (next.phase === "host_execute") await executeHost(ctx, id, t);
-      else await executeWriteback(ctx, id, t);
-      return null;
     case "readback":
-      if (next.phase === "host_execute") await readbackHost(ctx, id, t);
-      else await readbackWritebackStep(ctx, id, t);
+      if (next.phase === "host_execute") await hostStep(ctx, id, t, next.kind === "readback");
+      else await writebackStep(ctx, id, t, next.kind === "readback");
       return null;
     case "record":
-      if (next.phase === "quota_spend") await recordSpend(ctx, id, t);
-      else await recordResult(ctx, id, t, next.phase);
+      if (next.phase === "quota_spend") await recordSpend(ctx, id, t, turnUsage(ctx, id, t));
+      else await resultStep(ctx, id, t, next.phase);
       return null;
     case "retry_spend": {
-      await recordSpend(ctx, id, t);
+      await recordSpend(ctx, id, t, turnUsage(ctx, id, t));
       const after = turnOf(ctx.j.state, id);
       return after.failure?.code === "quota_spend_rejected"
         ? failed("quota_spend_rejected", after.failure.detail, repair(after.failure.detail))
@@ -164,13 +161,13 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
         at: hint?.not_before ?? null,
         why: hint?.why ?? "",
       };
-      const todo = t.work?.kind === "todo" ? t.work.todo_id : "";
+      const { result, changed } = turnSummary(ctx, id, t);
       return {
         kind: "advanced",
         turn: id,
-        work: t.work ?? { kind: "todo", todo_id: todo },
-        result: `${todo} done on evidence of run ${t.host?.run_ref}; revision ${t.writeback?.new_revision.slice(0, 12)}`,
-        changed: true,
+        work: t.work ?? { kind: "todo", todo_id: "" },
+        result,
+        changed,
         wake,
       };
     }
