@@ -18,6 +18,16 @@ import type { TickOutcome } from "./tick-outcome.js";
 const dueMonitor = (c: InteractionContract) =>
   c.monitors.find((m) => m.action === "poll" || m.action === "complete") ?? null;
 
+/** Nothing for a tick now: look again when the next monitor is due, else on a change of state. */
+function quietWake(c: InteractionContract, why: string): WakeUp {
+  const next = c.monitors
+    .flatMap((m) => (m.action === "quiet_noop" && m.next_due_at ? [m.next_due_at] : []))
+    .sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+  return next
+    ? { action: "wait_until", at: next, why: `${why}; the next monitor poll is due then` }
+    : { action: "wait_state_change", at: null, why };
+}
+
 /** Binds a new turn to `work` on the goal's current revision. */
 async function bind(ctx: TickCtx, work: TurnWork, label: string | null): Promise<null> {
   const s = ctx.j.state;
@@ -115,21 +125,23 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       break;
   }
   const sel = c.agent_channel.selected_action;
+  const selTodo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
+  const due = dueMonitor(c);
+  // No advancement todo selected: a due monitor is the turn's work (before acceptance waits on goal accept).
+  if ((selTodo?.class !== "advancement_task" || !selTodo.task) && due)
+    return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
   if (sel?.kind === "acceptance")
     return {
       kind: "idle",
       reason: `acceptance ${sel.acceptance_ids.join(", ")} must be proved on the current revision: loopgate goal accept ${s.goalId}`,
-      wake: { action: "wait_state_change", at: null, why: "acceptance is proved by goal accept" },
+      wake: quietWake(c, "acceptance is proved by goal accept"),
     };
-  const todo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
-  const due = dueMonitor(c);
-  if ((todo?.class !== "advancement_task" || !todo.task) && due)
-    return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
+  const todo = selTodo;
   if (todo?.class !== "advancement_task" || !todo.task)
     return {
       kind: "idle",
       reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo; goal tick runs advancement todos only`,
-      wake: { action: "wait_state_change", at: null, why: "no advancement todo is selected" },
+      wake: quietWake(c, "no advancement todo is selected"),
     };
   return bind(ctx, { kind: "todo", todo_id: todo.id }, todo.id);
 }
