@@ -35,7 +35,7 @@ interface Fixture {
   clock: { now: number };
 }
 
-/** A goal whose one todo is a monitor `cat reports.txt` every hour, created as `goal new` does. */
+/** A goal waiting on a deferred fix, with a monitor `cat reports.txt` every hour, created as `goal new` does. */
 async function newGoal(maxNoChange = 5): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "lg-tick-monitor-"));
   temps.push(dir);
@@ -52,6 +52,11 @@ async function newGoal(maxNoChange = 5): Promise<Fixture> {
       "budget: { window: 24h, turns: 20, cost_usd: 5 }",
       `acceptance: [{ task: ${JSON.stringify(ACCEPTANCE_TASK)}, gates: [heldout-quoted] }]`,
       "todos:",
+      // An advancement todo deferred past the test's clock: the goal is waiting, its monitor the only work.
+      "  - id: todo_later",
+      "    class: advancement_task",
+      "    content: A fix for later.",
+      `    task: ${JSON.stringify(ACCEPTANCE_TASK)}`,
       `  - id: ${W}`,
       "    class: continuous_monitor",
       "    content: Watch reports; a new one asks for a successor.",
@@ -65,6 +70,10 @@ async function newGoal(maxNoChange = 5): Promise<Fixture> {
   const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: storeDir, json: true });
   expect(code, err.join("")).toBe(0);
   const store = await openStore(storeDir, true);
+  const log = await store.readStream(goalStream(G));
+  const later = { kind: "at", at: "2027-06-01T00:00:00.000Z" } as const;
+  const defer = { type: "defer_todo", todo_id: "todo_later", resume_when: later } as const;
+  await writeGoal(store, storeDir, G, { kind: "command", command: defer }, log.at(-1)?.revision ?? -1);
   return { dir, storeDir, store, clock: { now: T0 } };
 }
 
@@ -190,7 +199,7 @@ describe("goal tick on a continuous monitor", () => {
         const es = await events(f);
         expect(count(es, "monitor_observation_recorded")).toBe(1);
         expect(count(es, "monitor_successor_created")).toBe(1);
-        expect(count(es, "todo_added")).toBe(2); // the monitor and its one successor
+        expect(count(es, "todo_added")).toBe(3); // the deferred fix, the monitor and its one successor
         expect(count(es, "turn_bound")).toBe(2);
         const s = await state(f);
         expect(s.spends.map((x) => x.turn_id)).toEqual([`${G}/oracle/t1`, `${G}/oracle/t2`]);

@@ -125,18 +125,17 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       break;
   }
   const sel = c.agent_channel.selected_action;
-  const selTodo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
-  const due = dueMonitor(c);
-  // No advancement todo selected: a due monitor is the turn's work (before acceptance waits on goal accept).
-  if ((selTodo?.class !== "advancement_task" || !selTodo.task) && due)
-    return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
   if (sel?.kind === "acceptance")
     return {
       kind: "idle",
       reason: `acceptance ${sel.acceptance_ids.join(", ")} must be proved on the current revision: loopgate goal accept ${s.goalId}`,
-      wake: quietWake(c, "acceptance is proved by goal accept"),
+      wake: { action: "wait_state_change", at: null, why: "acceptance is proved by goal accept" },
     };
-  const todo = selTodo;
+  const todo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
+  const due = dueMonitor(c);
+  // No advancement todo selected (nor acceptance, which goal accept proves): a due monitor is the turn's work.
+  if ((todo?.class !== "advancement_task" || !todo.task) && due)
+    return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
   if (todo?.class !== "advancement_task" || !todo.task)
     return {
       kind: "idle",
