@@ -113,8 +113,13 @@ async function usageOf(ctx: TickCtx, t: TurnState): Promise<Usage> {
 }
 
 /** quota_spend: charged once, keyed by the turn identity, in the same append as the turn's fact. */
-export async function recordSpend(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const usage = await usageOf(ctx, t);
+export async function recordSpend(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+  given?: Usage,
+): Promise<void> {
+  const usage = given ?? (await usageOf(ctx, t));
   const key = spendKey(id);
   const at = ctx.now().toISOString();
   ctx.progress({

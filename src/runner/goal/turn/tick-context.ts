@@ -11,6 +11,7 @@ import {
   type TurnState,
   type WakeUp,
 } from "../../../core/goal/turn/index.js";
+import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
 import type { EventStore } from "../../../store/event-store.js";
 import type { LoadedTask } from "../../load-task.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
@@ -42,6 +43,10 @@ export interface TickDeps {
   owner?: LeaseOwner;
   afterGoalAppend?: AfterGoalAppend;
   leaseTtlMs?: number;
+  /** Where monitor polls run (default bubblewrap, as for gates). */
+  sandbox?: SandboxMode;
+  /** The planner turn's model (default: the goal agent's model) and where proposed task paths resolve. */
+  planner?: { model?: string; taskRoot?: string };
 }
 
 /** One tick's working set. */

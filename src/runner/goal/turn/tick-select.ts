@@ -1,15 +1,49 @@
 import { type InteractionContract, interactionContract } from "../../../core/goal/index.js";
 import {
   contractView,
+  monitorDueTimes,
   nextTurnPhase,
   nextWakeUp,
   type TurnIdentity,
+  type TurnWork,
   type WakeUp,
 } from "../../../core/goal/turn/index.js";
 import { openGoal } from "../goal-service.js";
+import { obligationId, openObligation, tickPlanner } from "./replan-step.js";
 import type { TickCtx } from "./tick-context.js";
 import { turnDecision } from "./tick-context.js";
 import type { TickOutcome } from "./tick-outcome.js";
+
+/** A monitor to poll or complete now (a not-yet-due one is a quiet no-op: nothing runs, nothing is spent). */
+const dueMonitor = (c: InteractionContract) =>
+  c.monitors.find((m) => m.action === "poll" || m.action === "complete") ?? null;
+
+/** Nothing for a tick now: look again when the next monitor is due, else on a change of state. */
+function quietWake(c: InteractionContract, why: string): WakeUp {
+  const next = c.monitors
+    .flatMap((m) => (m.action === "quiet_noop" && m.next_due_at ? [m.next_due_at] : []))
+    .sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+  return next
+    ? { action: "wait_until", at: next, why: `${why}; the next monitor poll is due then` }
+    : { action: "wait_state_change", at: null, why };
+}
+
+/** Binds a new turn to `work` on the goal's current revision. */
+async function bind(ctx: TickCtx, work: TurnWork, label: string | null): Promise<null> {
+  const s = ctx.j.state;
+  const identity: TurnIdentity = {
+    goal_id: s.goalId,
+    agent_id: ctx.req.agentId,
+    turn_instance_id: `t${s.turnOrder.length + 1}`,
+  };
+  await ctx.j.append(turnDecision({ kind: "bind", identity, work, base_revision: s.revision }));
+  ctx.progress({
+    todo: label,
+    phase: "bind",
+    detail: `turn ${identity.turn_instance_id} on revision ${s.revision.slice(0, 12)}`,
+  });
+  return null;
+}
 
 /** The interaction contract now, with the health facts (task files, the goal workspace). */
 export async function contractNow(ctx: TickCtx): Promise<{ contract: InteractionContract; wake: WakeUp }> {
@@ -19,7 +53,11 @@ export async function contractNow(ctx: TickCtx): Promise<{ contract: Interaction
     now: now.toISOString(),
     health: read.facts.health,
   });
-  const wake = nextWakeUp(contractView(contract), { now: now.toISOString(), monitor_due: [], backoff: null });
+  const wake = nextWakeUp(contractView(contract), {
+    now: now.toISOString(),
+    monitor_due: monitorDueTimes(contract.monitors, now.toISOString()),
+    backoff: null,
+  });
   return { contract, wake };
 }
 
@@ -60,22 +98,29 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
     case "throttled":
       return { kind: "throttled", reason: c.reason, wake };
     case "waiting": {
-      const monitors = s.order.filter(
-        (id) => s.todos[id]?.class === "continuous_monitor" && s.todos[id]?.status === "open",
-      );
-      const note = monitors.length ? `; goal tick does not poll monitors yet (${monitors.join(", ")})` : "";
+      const due = dueMonitor(c);
+      if (due) return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
+      const quiet = c.monitors
+        .filter((m) => m.action === "quiet_noop")
+        .map((m) => `${m.todo_id} next due ${m.next_due_at}`);
+      const note = quiet.length ? `; monitors not due (quiet no-op): ${quiet.join(", ")}` : "";
       return { kind: "idle", reason: `waiting: ${c.reason}${note}`, wake };
     }
-    case "focus_wait":
+    case "focus_wait": {
+      const o = openObligation(s);
+      const model = o ? tickPlanner(ctx) : "no open obligation a planner turn answers";
+      if (o && typeof model !== "string")
+        return bind(ctx, { kind: "replan", obligation_id: obligationId(o) }, null);
       return {
         kind: "idle",
-        reason: `replan obligation: ${c.reason}; goal tick does not answer replan obligations yet (an operator does: loopgate todo add, goal close)`,
+        reason: `replan obligation: ${c.reason}; no planner turn (${model}); an operator answers: loopgate todo add, goal close`,
         wake: {
           action: "wait_state_change",
           at: null,
           why: "a replan obligation needs an operator's answer",
         },
       };
+    }
     case "eligible":
       break;
   }
@@ -87,29 +132,15 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       wake: { action: "wait_state_change", at: null, why: "acceptance is proved by goal accept" },
     };
   const todo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
+  const due = dueMonitor(c);
+  // No advancement todo selected (nor acceptance, which goal accept proves): a due monitor is the turn's work.
+  if ((todo?.class !== "advancement_task" || !todo.task) && due)
+    return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
   if (todo?.class !== "advancement_task" || !todo.task)
     return {
       kind: "idle",
-      reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo; goal tick runs advancement todos only`,
-      wake: { action: "wait_state_change", at: null, why: "no advancement todo is selected" },
+      reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo and no monitor is due`,
+      wake: quietWake(c, "no advancement todo is selected"),
     };
-  const identity: TurnIdentity = {
-    goal_id: s.goalId,
-    agent_id: ctx.req.agentId,
-    turn_instance_id: `t${s.turnOrder.length + 1}`,
-  };
-  await ctx.j.append(
-    turnDecision({
-      kind: "bind",
-      identity,
-      work: { kind: "todo", todo_id: todo.id },
-      base_revision: s.revision,
-    }),
-  );
-  ctx.progress({
-    todo: todo.id,
-    phase: "bind",
-    detail: `turn ${identity.turn_instance_id} on revision ${s.revision.slice(0, 12)}`,
-  });
-  return null;
+  return bind(ctx, { kind: "todo", todo_id: todo.id }, todo.id);
 }

@@ -11,13 +11,13 @@ import {
 } from "../../../core/goal/turn/index.js";
 import { thisOwner } from "../../run-lease-keeper.js";
 import { GoalJournal } from "./goal-journal.js";
-import { executeHost, readbackHost, recordResult } from "./host-step.js";
 import { ackSchedule, applySchedule } from "./schedule-step.js";
-import { executeWriteback, readbackWritebackStep, recordSpend } from "./settle-step.js";
+import { recordSpend } from "./settle-step.js";
 import { type TickCtx, type TickDeps, turnDecision, turnOf } from "./tick-context.js";
 import type { Tick, TickOutcome, TickRequest } from "./tick-outcome.js";
 import { selectOrBind, unsettledTurn } from "./tick-select.js";
 import { acquireTurnLease, keepTurnLease, releaseTurnLease } from "./turn-lease-keeper.js";
+import { hostStep, resultStep, turnSummary, turnUsage, writebackStep } from "./turn-work.js";
 
 /** How many facts one tick records at most (a turn needs about a dozen); a safety net against a loop. */
 const MAX_STEPS = 60;
@@ -26,7 +26,8 @@ const repair = (why: string): WakeUp => ({ action: "repair_health", at: null, wh
 
 /**
  * `goal tick`: one governed turn (seed 001 §2). Takes the goal's turn lease, resumes a turn left
- * unsettled (by readback) or binds a new one to the selected advancement todo, and settles it phase by
+ * unsettled (by readback) or binds a new one to the selected advancement todo (or, the goal waiting, a
+ * due monitor; in focus_wait, a replan obligation: turn-work.ts), and settles it phase by
  * phase, each a goal-stream fact: host_execute → typed_result → validation → durable_writeback →
  * quota_spend → scheduler_apply → scheduler_ack. A short switch over the pure `nextTurnPhase`.
  */
@@ -127,19 +128,16 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
     case "released":
       return null;
     case "execute":
-      if (next.phase === "host_execute") await executeHost(ctx, id, t);
-      else await executeWriteback(ctx, id, t);
-      return null;
     case "readback":
-      if (next.phase === "host_execute") await readbackHost(ctx, id, t);
-      else await readbackWritebackStep(ctx, id, t);
+      if (next.phase === "host_execute") await hostStep(ctx, id, t, next.kind === "readback");
+      else await writebackStep(ctx, id, t, next.kind === "readback");
       return null;
     case "record":
-      if (next.phase === "quota_spend") await recordSpend(ctx, id, t);
-      else await recordResult(ctx, id, t, next.phase);
+      if (next.phase === "quota_spend") await recordSpend(ctx, id, t, turnUsage(ctx, id, t));
+      else await resultStep(ctx, id, t, next.phase);
       return null;
     case "retry_spend": {
-      await recordSpend(ctx, id, t);
+      await recordSpend(ctx, id, t, turnUsage(ctx, id, t));
       const after = turnOf(ctx.j.state, id);
       return after.failure?.code === "quota_spend_rejected"
         ? failed("quota_spend_rejected", after.failure.detail, repair(after.failure.detail))
@@ -164,13 +162,13 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
         at: hint?.not_before ?? null,
         why: hint?.why ?? "",
       };
-      const todo = t.work?.kind === "todo" ? t.work.todo_id : "";
+      const { result, changed } = turnSummary(ctx, id, t);
       return {
         kind: "advanced",
         turn: id,
-        work: t.work ?? { kind: "todo", todo_id: todo },
-        result: `${todo} done on evidence of run ${t.host?.run_ref}; revision ${t.writeback?.new_revision.slice(0, 12)}`,
-        changed: true,
+        work: t.work ?? { kind: "todo", todo_id: "" },
+        result,
+        changed,
         wake,
       };
     }

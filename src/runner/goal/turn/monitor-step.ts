@@ -1,0 +1,235 @@
+import { DomainError } from "../../../core/errors.js";
+import { decide, type GoalCommand, type GoalState } from "../../../core/goal/index.js";
+import {
+  effectRef,
+  monitorOperation,
+  monitorPollCommand,
+  monitorSchedule,
+  PollFailureKind,
+  type PollObservation,
+  type TurnIdentity,
+  type TurnState,
+} from "../../../core/goal/turn/index.js";
+import { revisionTree } from "../goal-workspace.js";
+import { pollMonitor } from "../monitor-poll.js";
+import { type TickCtx, turnDecision } from "./tick-context.js";
+import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+
+/**
+ * A monitor turn (seed 001 §3): a todo turn whose todo is a continuous monitor. host_execute = the poll
+ * in the sandbox on a fresh tree of the turn's revision (kept as the turn's effect file); typed_result =
+ * the observation; validation = a well-formed observation; durable_writeback = the monitor's goal command
+ * appended under operation id = the writeback effect_ref (readback: `monitorOperation`). A typed poll
+ * failure is recorded through the monitor's failure command (never a material change). A monitor whose
+ * stop holds (expired, resume_when) is completed with no follow-up of its own.
+ */
+export type MonitorObservation =
+  | { kind: "poll"; at: string; poll: PollObservation; excerpt: string }
+  | { kind: "complete"; at: string; reason: string };
+
+const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");
+
+export const isMonitorTurn = (s: GoalState, t: TurnState) =>
+  t.work?.kind === "todo" && s.todos[t.work.todo_id]?.class === "continuous_monitor";
+
+/** The observation's digest: the typed result and the validation receipt carry it. */
+export function observationDigest(o: MonitorObservation): string {
+  if (o.kind === "complete") return "monitor_complete";
+  return o.poll.ok ? o.poll.result_hash : `poll_failed:${o.poll.failure}`;
+}
+
+const HASH = /^sha256:[0-9a-f]{64}$/;
+const FAILURES = new Set<string>(PollFailureKind.options);
+
+/** Well-formed: a sha256 observation, a typed poll failure, or a completion with its reason. */
+export function wellFormed(o: MonitorObservation | null): boolean {
+  if (!o) return false;
+  if (o.kind === "complete") return o.reason.trim() !== "";
+  return o.poll.ok ? HASH.test(o.poll.result_hash) : FAILURES.has(o.poll.failure);
+}
+
+export async function executeMonitorHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const todoId = todoOf(t);
+  const at = ctx.now().toISOString();
+  const sched = monitorSchedule(ctx.j.state, todoId, at);
+  if (
+    ctx.j.state.todos[todoId]?.status !== "open" ||
+    (sched?.action !== "poll" && sched?.action !== "complete")
+  ) {
+    await ctx.j.append(
+      turnDecision({
+        kind: "release",
+        identity: id,
+        reason: `nothing ran: monitor ${todoId} is ${sched?.action ?? "gone"} now`,
+      }),
+    );
+    return;
+  }
+  const ref = effectRef(id, "host_execute");
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "host_execute", effect_ref: ref }),
+  );
+  await pollIt(ctx, id, t, sched.action === "complete" ? (sched.stop ?? "its stop holds") : null, at);
+}
+
+async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string | null, at: string) {
+  const todoId = todoOf(t);
+  let obs: MonitorObservation;
+  if (stop !== null) obs = { kind: "complete", at, reason: stop };
+  else {
+    const spec = ctx.j.state.todos[todoId]?.monitor;
+    if (!spec) throw new DomainError(`${todoId} is not a continuous monitor of goal ${id.goal_id}`);
+    const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, t.base_revision ?? "");
+    ctx.progress({ phase: "host_execute", detail: `polling ${todoId}: ${spec.argv.join(" ")}` });
+    const p = await pollMonitor(spec, tree, {
+      sandbox: ctx.deps.sandbox ?? "bubblewrap",
+      ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
+    });
+    obs = {
+      kind: "poll",
+      at,
+      poll: p.ok
+        ? { ok: true, result_hash: p.result_hash }
+        : { ok: false, failure: p.failure, exit_code: p.exit_code, detail: p.detail },
+      excerpt: p.output_excerpt,
+    };
+  }
+  const runRef = saveTurnEffect(ctx.deps.storeDir, id, obs);
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_host_execute",
+      identity: id,
+      effect_ref: effectRef(id, "host_execute"),
+      run_ref: runRef,
+    }),
+  );
+}
+
+/** A prepared poll not recorded: its kept observation (committed → reuse) or none (absent → poll again). */
+export async function readbackMonitorHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const kept = loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
+  ctx.progress({ phase: "readback", detail: `poll of ${todoOf(t)}: ${kept ? "kept" : "absent"}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: effectRef(id, "host_execute"),
+      readback: kept
+        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
+        : { found: "absent" },
+    }),
+  );
+}
+
+function observation(ctx: TickCtx, id: TurnIdentity): MonitorObservation | null {
+  return loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
+}
+
+export async function recordMonitorResult(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  phase: "typed_result" | "validation",
+): Promise<void> {
+  const obs = observation(ctx, id);
+  if (phase === "typed_result") {
+    if (!obs) throw new DomainError(`turn ${id.turn_instance_id}: the poll's observation is gone`);
+    const digest = observationDigest(obs);
+    ctx.progress({ phase, detail: `observation ${digest.slice(0, 24)}` });
+    await ctx.j.append(
+      turnDecision({
+        kind: "record_typed_result",
+        identity: id,
+        result: { kind: "observation", result_hash: digest },
+      }),
+    );
+    return;
+  }
+  const ok = wellFormed(obs);
+  ctx.progress({ phase, detail: ok ? "a well-formed observation" : "no well-formed observation" });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_validation",
+      identity: id,
+      receipt: ok && obs ? { kind: "typed", digest: observationDigest(obs) } : null,
+    }),
+  );
+}
+
+function monitorCommand(s: GoalState, todoId: string, ref: string, o: MonitorObservation): GoalCommand {
+  if (o.kind === "poll") return monitorPollCommand(s, todoId, ref, o.at, o.poll);
+  return {
+    type: "complete_monitor",
+    todo_id: todoId,
+    operation_id: ref,
+    now: o.at,
+    reason: o.reason,
+    followup: { kind: "no_followup", rationale: `the monitor stopped: ${o.reason}` },
+  };
+}
+
+/** durable_writeback: the monitor's command and the accepted writeback in ONE goal append (the revision is unchanged). */
+export async function executeMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const obs = observation(ctx, id);
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+  );
+  await ctx.j.append((s) => {
+    let goal: ReturnType<typeof decide>;
+    try {
+      if (!obs) throw new DomainError("the poll's observation is gone");
+      goal = decide(monitorCommand(s, todoOf(t), ref, obs), s);
+    } catch (e) {
+      return turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "rejected", reason: `the goal refuses the observation: ${(e as Error).message}` },
+      })(s);
+    }
+    ctx.progress({
+      phase: "durable_writeback",
+      detail: `${goal.map((e) => e.type).join(", ") || "replayed"} under ${ref}`,
+    });
+    return [
+      ...turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "accepted", commit: base, new_revision: base },
+      })(s),
+      ...goal,
+    ];
+  });
+}
+
+/** A prepared monitor writeback not settled: the goal stream holds the operation (committed → reuse) or not (absent → write). */
+export async function readbackMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const op = monitorOperation(ctx.j.state, ref);
+  ctx.progress({ phase: "readback", detail: `monitor operation ${ref}: ${op ? "committed" : "absent"}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "durable_writeback",
+      effect_ref: ref,
+      readback: op
+        ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
+        : { found: "absent" },
+    }),
+  );
+}
+
+/** What the turn did, for the tick's outcome: the operation's facts; changed = a successor was created. */
+export function monitorSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
+  const op = monitorOperation(s, effectRef(id, "durable_writeback"));
+  const types = op?.events.map((e) => e.type) ?? [];
+  return {
+    result: `monitor ${todoOf(t)}: ${types.join(", ") || "nothing recorded"}`,
+    changed: types.includes("monitor_successor_created"),
+  };
+}

@@ -1,0 +1,225 @@
+import { dirname } from "node:path";
+import { DomainError, InputError } from "../../../core/errors.js";
+import {
+  decide,
+  type GoalCommand,
+  type GoalEventBody,
+  type GoalState,
+  type Obligation,
+  obligationId,
+  obligations,
+  replanOperation,
+} from "../../../core/goal/index.js";
+import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
+import type { ModelAdapter } from "../../../core/model.js";
+import { openGoal } from "../goal-service.js";
+import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
+import { type TickCtx, turnDecision } from "./tick-context.js";
+import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+
+/**
+ * A planner turn (seed 001 §3) bound to a replan obligation: host_execute = `planReplan` with the goal's
+ * model (its admitted commands, outcome and usage kept as the turn's effect file); typed_result = the
+ * plan's digest; validation = an answer the model finished (null commands: receipt_missing);
+ * durable_writeback = the admitted commands in ONE goal append under operation id = the writeback
+ * effect_ref (readback: `replanOperation`). `replan_noop` is recorded and leaves the obligation open.
+ * Spend = the planner's usage, once.
+ */
+export interface PlanEffect {
+  commands: GoalCommand[] | null;
+  outcome: "delta" | "replan_noop";
+  usage: Usage;
+  failure: string | null;
+}
+
+const obligationOf = (t: TurnState) => (t.work?.kind === "replan" ? t.work.obligation_id : "");
+
+/** The first obligation a planner turn answers (closeout is the operator's), or null. */
+export function openObligation(s: GoalState): Obligation | null {
+  return obligations(s).find((o) => o.kind !== "closeout") ?? null;
+}
+
+/** The goal's planner model, or the reason there is none (then a person answers). */
+export function tickPlanner(ctx: TickCtx): ModelAdapter | string {
+  try {
+    return plannerModel(ctx.j.state, ctx.deps.planner?.model);
+  } catch (e) {
+    if (e instanceof InputError) return e.message;
+    throw e;
+  }
+}
+
+export { obligationId };
+
+/** Where a proposed todo's task path resolves: the goal file's folder (the goal was created from it). */
+async function goalFileDir(ctx: TickCtx): Promise<string> {
+  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
+  return view.sourcePath ? dirname(view.sourcePath) : process.cwd();
+}
+
+export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const oid = obligationOf(t);
+  const obligation = replanObligation(ctx.j.state, oid);
+  const model = tickPlanner(ctx);
+  if (!obligation || typeof model === "string") {
+    await ctx.j.append(
+      turnDecision({
+        kind: "release",
+        identity: id,
+        reason: `nothing ran: ${obligation ? model : `the obligation ${oid} is answered already`}`,
+      }),
+    );
+    return;
+  }
+  await ctx.j.append(
+    turnDecision({
+      kind: "prepare_effect",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: effectRef(id, "host_execute"),
+    }),
+  );
+  ctx.progress({ phase: "host_execute", detail: `planner turn on ${oid}` });
+  const r = await planReplan({
+    state: ctx.j.state,
+    obligation,
+    model,
+    taskRoot: ctx.deps.planner?.taskRoot ?? (await goalFileDir(ctx)),
+    operationId: effectRef(id, "durable_writeback"),
+    ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
+  });
+  const effect: PlanEffect = {
+    commands: r.commands,
+    outcome: r.outcome,
+    usage: { tokens: r.usage.tokens, cost_usd: r.usage.cost_usd, turns: 1 },
+    failure: r.failure ? `${r.failure.kind}: ${r.failure.message}` : null,
+  };
+  const runRef = saveTurnEffect(ctx.deps.storeDir, id, effect);
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_host_execute",
+      identity: id,
+      effect_ref: effectRef(id, "host_execute"),
+      run_ref: runRef,
+    }),
+  );
+}
+
+export async function readbackReplanHost(ctx: TickCtx, id: TurnIdentity): Promise<void> {
+  const kept = loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
+  ctx.progress({ phase: "readback", detail: `planner answer: ${kept ? "kept" : "absent"}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: effectRef(id, "host_execute"),
+      readback: kept
+        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
+        : { found: "absent" },
+    }),
+  );
+}
+
+const planOf = (ctx: TickCtx, id: TurnIdentity) => loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
+
+export async function recordReplanResult(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  phase: "typed_result" | "validation",
+): Promise<void> {
+  const p = planOf(ctx, id);
+  if (!p) throw new DomainError(`turn ${id.turn_instance_id}: the planner's answer is gone`);
+  const digest = digestOf(p.commands);
+  if (phase === "typed_result") {
+    ctx.progress({ phase, detail: `${p.outcome}${p.failure ? ` (${p.failure})` : ""}` });
+    await ctx.j.append(
+      turnDecision({
+        kind: "record_typed_result",
+        identity: id,
+        result: { kind: "plan", delta_digest: digest },
+      }),
+    );
+    return;
+  }
+  ctx.progress({ phase, detail: p.commands ? `an admitted ${p.outcome}` : `no answer: ${p.failure}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_validation",
+      identity: id,
+      receipt: p.commands ? { kind: "typed", digest } : null,
+    }),
+  );
+}
+
+/** The admitted commands' events on `s` (planReplan admits one answer_replan; each is decided on `s`). */
+function answerEvents(s: GoalState, commands: GoalCommand[]): GoalEventBody[] {
+  return commands.flatMap((c) => decide(c, s));
+}
+
+export async function executeReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const p = planOf(ctx, id);
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+  );
+  await ctx.j.append((s) => {
+    let goal: GoalEventBody[];
+    try {
+      goal = answerEvents(s, p?.commands ?? []);
+      if (!p?.commands?.length) throw new DomainError("the planner admitted no answer");
+    } catch (e) {
+      return turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "rejected", reason: `the goal refuses the answer: ${(e as Error).message}` },
+      })(s);
+    }
+    ctx.progress({
+      phase: "durable_writeback",
+      detail: `${p.outcome}: ${goal.map((e) => e.type).join(", ")}`,
+    });
+    return [
+      ...turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "accepted", commit: base, new_revision: base },
+      })(s),
+      ...goal,
+    ];
+  });
+}
+
+export async function readbackReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const op = replanOperation(ctx.j.state, ref);
+  ctx.progress({ phase: "readback", detail: `replan operation ${ref}: ${op ? "committed" : "absent"}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "durable_writeback",
+      effect_ref: ref,
+      readback: op
+        ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
+        : { found: "absent" },
+    }),
+  );
+}
+
+/** The planner's usage, charged once by the turn's quota_spend. */
+export function replanUsage(ctx: TickCtx, id: TurnIdentity): Usage {
+  return planOf(ctx, id)?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
+}
+
+export function replanSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
+  const op = replanOperation(s, effectRef(id, "durable_writeback"));
+  return {
+    result: `replan ${obligationOf(t)}: ${op?.outcome ?? "nothing recorded"}`,
+    changed: op?.outcome === "delta",
+  };
+}
