@@ -12,6 +12,7 @@ import {
 } from "../../../core/goal/turn/index.js";
 import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
+import { readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
 
@@ -170,61 +171,21 @@ function monitorCommand(s: GoalState, todoId: string, ref: string, o: MonitorObs
 
 /** durable_writeback: the monitor's command and the accepted writeback in ONE goal append (the revision is unchanged). */
 export async function executeMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
   const obs = observation(ctx, id);
-  await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
-  );
-  await ctx.j.append((s) => {
-    let goal: ReturnType<typeof decide>;
-    try {
+  await writeGoalOperation(ctx, id, t, {
+    noun: "observation",
+    events: (s, ref) => {
       if (!obs) throw new DomainError("the poll's observation is gone");
-      goal = decide(monitorCommand(s, todoOf(t), ref, obs), s);
-    } catch (e) {
-      return turnDecision({
-        kind: "record_writeback",
-        identity: id,
-        effect_ref: ref,
-        outcome: { kind: "rejected", reason: `the goal refuses the observation: ${(e as Error).message}` },
-      })(s);
-    }
-    ctx.progress({
-      phase: "durable_writeback",
-      detail: `${goal.map((e) => e.type).join(", ") || "replayed"} under ${ref}`,
-    });
-    return [
-      ...turnDecision({
-        kind: "record_writeback",
-        identity: id,
-        effect_ref: ref,
-        outcome: { kind: "accepted", commit: base, new_revision: base },
-      })(s),
-      ...goal,
-    ];
+      return decide(monitorCommand(s, todoOf(t), ref, obs), s);
+    },
+    detail: (types, ref) => `${types || "replayed"} under ${ref}`,
   });
 }
 
 /** A prepared monitor writeback not settled: the goal stream holds the operation (committed → reuse) or not (absent → write). */
-export async function readbackMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
-  const op = monitorOperation(ctx.j.state, ref);
-  ctx.progress({ phase: "readback", detail: `monitor operation ${ref}: ${op ? "committed" : "absent"}` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "durable_writeback",
-      effect_ref: ref,
-      readback: op
-        ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
-        : { found: "absent" },
-    }),
-  );
-}
+export const readbackMonitorWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
+  readbackGoalOperation(ctx, id, t, "monitor", (s, ref) => monitorOperation(s, ref) !== null);
 
-/** What the turn did, for the tick's outcome: the operation's facts; changed = a successor was created. */
 export function monitorSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
   const op = monitorOperation(s, effectRef(id, "durable_writeback"));
   const types = op?.events.map((e) => e.type) ?? [];

@@ -14,6 +14,7 @@ import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../
 import type { ModelAdapter } from "../../../core/model.js";
 import { openGoal } from "../goal-service.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
+import { readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
 
@@ -158,60 +159,21 @@ function answerEvents(s: GoalState, commands: GoalCommand[]): GoalEventBody[] {
 }
 
 export async function executeReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
   const p = planOf(ctx, id);
-  await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
-  );
-  await ctx.j.append((s) => {
-    let goal: GoalEventBody[];
-    try {
-      goal = answerEvents(s, p?.commands ?? []);
+  await writeGoalOperation(ctx, id, t, {
+    noun: "answer",
+    events: (s) => {
+      const goal = answerEvents(s, p?.commands ?? []);
       if (!p?.commands?.length) throw new DomainError("the planner admitted no answer");
-    } catch (e) {
-      return turnDecision({
-        kind: "record_writeback",
-        identity: id,
-        effect_ref: ref,
-        outcome: { kind: "rejected", reason: `the goal refuses the answer: ${(e as Error).message}` },
-      })(s);
-    }
-    ctx.progress({
-      phase: "durable_writeback",
-      detail: `${p.outcome}: ${goal.map((e) => e.type).join(", ")}`,
-    });
-    return [
-      ...turnDecision({
-        kind: "record_writeback",
-        identity: id,
-        effect_ref: ref,
-        outcome: { kind: "accepted", commit: base, new_revision: base },
-      })(s),
-      ...goal,
-    ];
+      return goal;
+    },
+    detail: (types) => `${p?.outcome}: ${types}`,
   });
 }
 
-export async function readbackReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
-  const op = replanOperation(ctx.j.state, ref);
-  ctx.progress({ phase: "readback", detail: `replan operation ${ref}: ${op ? "committed" : "absent"}` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "durable_writeback",
-      effect_ref: ref,
-      readback: op
-        ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
-        : { found: "absent" },
-    }),
-  );
-}
+export const readbackReplanWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
+  readbackGoalOperation(ctx, id, t, "replan", (s, ref) => replanOperation(s, ref) !== null);
 
-/** The planner's usage, charged once by the turn's quota_spend. */
 export function replanUsage(ctx: TickCtx, id: TurnIdentity): Usage {
   return planOf(ctx, id)?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
 }

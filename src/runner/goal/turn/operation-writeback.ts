@@ -1,0 +1,79 @@
+import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
+import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
+import { type TickCtx, turnDecision } from "./tick-context.js";
+
+/**
+ * The writeback of a turn whose effect is goal events under the turn's operation id (a monitor's poll, a
+ * planner's answer): the prepared fact, then the events and the accepted writeback in ONE goal append. The
+ * revision does not move (no git commit), so the writeback's commit is the base. Events the goal refuses
+ * (the function throws) are a rejected writeback, and nothing of them is written.
+ */
+export interface GoalOperation {
+  /** What the operation is, for messages: "observation", "answer". */
+  noun: string;
+  /** The goal events the operation decides on `s` under operation id `ref`; throws when the goal refuses them. */
+  events(s: GoalState, ref: string): GoalEventBody[];
+  /** The progress line for the written events' types. */
+  detail(types: string, ref: string): string;
+}
+
+export async function writeGoalOperation(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+  op: GoalOperation,
+): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+  );
+  await ctx.j.append((s) => {
+    let goal: GoalEventBody[];
+    try {
+      goal = op.events(s, ref);
+    } catch (e) {
+      return turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "rejected", reason: `the goal refuses the ${op.noun}: ${(e as Error).message}` },
+      })(s);
+    }
+    ctx.progress({ phase: "durable_writeback", detail: op.detail(goal.map((e) => e.type).join(", "), ref) });
+    return [
+      ...turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "accepted", commit: base, new_revision: base },
+      })(s),
+      ...goal,
+    ];
+  });
+}
+
+/** A prepared operation writeback not settled: the goal stream holds the operation (committed → reuse) or not (absent → write). */
+export async function readbackGoalOperation(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+  label: string,
+  committed: (s: GoalState, ref: string) => boolean,
+): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const found = committed(ctx.j.state, ref);
+  ctx.progress({ phase: "readback", detail: `${label} operation ${ref}: ${found ? "committed" : "absent"}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "durable_writeback",
+      effect_ref: ref,
+      readback: found
+        ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
+        : { found: "absent" },
+    }),
+  );
+}
