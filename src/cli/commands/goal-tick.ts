@@ -95,7 +95,14 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
             );
       const say = (line: string) => (flags.json ? io.err(`${line}\n`) : io.out(`${line}\n`));
       const outcome = await tick(
-        { store, storeDir: dir, runHost, ...goalFaultInjection() },
+        {
+          store,
+          storeDir: dir,
+          runHost,
+          // A planner turn answers with --model when given, else with the goal's own model.
+          ...(flags.model ? { planner: { model: flags.model } } : {}),
+          ...goalFaultInjection(),
+        },
         {
           goalId,
           agentId: flags["agent-id"] ?? view.agent.agent_id,

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -36,7 +36,7 @@ interface Fixture {
 }
 
 /** A goal waiting on a deferred fix, with a monitor `cat reports.txt` every hour, created as `goal new` does. */
-async function newGoal(maxNoChange = 5): Promise<Fixture> {
+async function newGoal(maxNoChange = 5, argv = ["cat", "reports.txt"]): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "lg-tick-monitor-"));
   temps.push(dir);
   mkdirSync(join(dir, "repo"));
@@ -60,7 +60,7 @@ async function newGoal(maxNoChange = 5): Promise<Fixture> {
       `  - id: ${W}`,
       "    class: continuous_monitor",
       "    content: Watch reports; a new one asks for a successor.",
-      `    poll: { run: ["cat", "reports.txt"], every: 1h${limit} }`,
+      `    poll: { run: ${JSON.stringify(argv)}, every: 1h${limit} }`,
       "",
     ].join("\n"),
   );
@@ -211,6 +211,62 @@ describe("goal tick on a continuous monitor", () => {
         await f.store.close();
       }
     });
+});
+
+describe("goal tick on a monitor whose poll fails or whose observation is not well-formed", () => {
+  it("a failing poll is recorded as a typed poll failure: no hash, no successor, one turn spent", async () => {
+    const f = await newGoal(5, ["cat", "no-such-file.txt"]);
+    try {
+      const o = advanced(await tickOnce(f));
+      expect(o.changed).toBe(false);
+      const es = await events(f);
+      const failed = es.filter((e) => e.type === "monitor_poll_failed");
+      expect(failed).toHaveLength(1);
+      expect(failed[0]?.data).toMatchObject({
+        failure: "exit_nonzero",
+        operation_id: `${G}/oracle/t1#durable_writeback`,
+      });
+      const s = goalState(es);
+      expect(s.monitors[W]?.result_hash).toBeNull();
+      expect(s.order.filter((id) => s.todos[id]?.successor_of === W)).toEqual([]);
+      expect(s.turns[`${G}/oracle/t1`]?.result).toEqual({
+        kind: "observation",
+        result_hash: "poll_failed:exit_nonzero",
+      });
+      expect(s.spends.map((x) => x.turns)).toEqual([1]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  it("an observation that is not well-formed gets no receipt: no writeback, nothing spent, the turn given back", async () => {
+    const f = await newGoal();
+    try {
+      const start = (await events(f)).filter((e) => e.type !== "turn_lease_heartbeat").length;
+      const at = start + 4; // lease, bind, prepare host, host executed
+      const kill = (before: number, after: number) => {
+        if (before < at && at <= after) throw new Error("killed");
+      };
+      await expect(tickOnce(f, { afterGoalAppend: kill })).rejects.toThrow("killed");
+      // The kept observation is tampered with: a hash that is no sha256.
+      const dir = join(f.storeDir, "goals", G, "turn-effects");
+      const [file] = readdirSync(dir);
+      const path = join(dir, file as string);
+      const kept = JSON.parse(readFileSync(path, "utf8"));
+      writeFileSync(path, JSON.stringify({ ...kept, poll: { ok: true, result_hash: "not-a-hash" } }));
+      const o = await tickOnce(f);
+      expect(o.kind).toBe("failed");
+      expect(o.kind === "failed" && o.code).toBe("receipt_missing");
+      const es = await events(f);
+      expect(count(es, "turn_writeback_accepted")).toBe(0);
+      expect(es.filter((e) => e.type.startsWith("monitor_"))).toEqual([]);
+      const s = goalState(es);
+      expect(s.spends).toEqual([]);
+      expect(s.turns[`${G}/oracle/t1`]?.released).toMatch(/receipt_missing/);
+    } finally {
+      await f.store.close();
+    }
+  });
 });
 
 /** A scripted planner model file (the model boundary is the only fake). */

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { DomainError, InputError } from "../../../core/errors.js";
 import {
   decide,
@@ -11,6 +12,7 @@ import {
 } from "../../../core/goal/index.js";
 import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
 import type { ModelAdapter } from "../../../core/model.js";
+import { openGoal } from "../goal-service.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
@@ -49,6 +51,12 @@ export function tickPlanner(ctx: TickCtx): ModelAdapter | string {
 
 export { obligationId };
 
+/** Where a proposed todo's task path resolves: the goal file's folder (the goal was created from it). */
+async function goalFileDir(ctx: TickCtx): Promise<string> {
+  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
+  return view.sourcePath ? dirname(view.sourcePath) : process.cwd();
+}
+
 export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const oid = obligationOf(t);
   const obligation = replanObligation(ctx.j.state, oid);
@@ -76,7 +84,7 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
     state: ctx.j.state,
     obligation,
     model,
-    taskRoot: ctx.deps.planner?.taskRoot ?? process.cwd(),
+    taskRoot: ctx.deps.planner?.taskRoot ?? (await goalFileDir(ctx)),
     operationId: effectRef(id, "durable_writeback"),
     ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
   });

@@ -136,7 +136,7 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
   if (todo?.class !== "advancement_task" || !todo.task)
     return {
       kind: "idle",
-      reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo; goal tick runs advancement todos only`,
+      reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo and no monitor is due`,
       wake: quietWake(c, "no advancement todo is selected"),
     };
   return bind(ctx, { kind: "todo", todo_id: todo.id }, todo.id);

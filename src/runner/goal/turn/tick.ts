@@ -26,7 +26,8 @@ const repair = (why: string): WakeUp => ({ action: "repair_health", at: null, wh
 
 /**
  * `goal tick`: one governed turn (seed 001 §2). Takes the goal's turn lease, resumes a turn left
- * unsettled (by readback) or binds a new one to the selected advancement todo, and settles it phase by
+ * unsettled (by readback) or binds a new one to the selected advancement todo (or, the goal waiting, a
+ * due monitor; in focus_wait, a replan obligation: turn-work.ts), and settles it phase by
  * phase, each a goal-stream fact: host_execute → typed_result → validation → durable_writeback →
  * quota_spend → scheduler_apply → scheduler_ack. A short switch over the pure `nextTurnPhase`.
  */
