@@ -35,14 +35,13 @@ const jsonLines = (stdout: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("goal run on the example goal", () => {
-  it("completes the fixes one governed turn each, waits for goal accept, then stops at the user gate naming who must act", async () => {
+  it("completes the fixes one governed turn each, proves acceptance in a turn of its own, then stops at the user gate naming who must act", async () => {
     const store = await newGoal();
     const first = await lg(store, "goal", "run", GOAL, "--json");
     expect(first.code, show(first)).toBe(1);
     const lines = jsonLines(first.stdout);
     const summary = lines.at(-1);
-    expect(summary).toMatchObject({ goal: GOAL, summary: true, exit_code: 1, stop: "idle" });
-    expect(String(summary?.why)).toMatch(/goal accept/);
+    expect(summary).toMatchObject({ goal: GOAL, summary: true, exit_code: 1, stop: "waiting_person" });
     // Each fix is done, by one turn of its own: one commit per todo, in order, each with its turn identity.
     const s = await status(store);
     for (const id of ADVANCEMENT) expect(s.todos.find((t) => t.id === id)?.status, id).toBe("done");
@@ -53,18 +52,24 @@ describe("goal run on the example goal", () => {
       return /turn (t\d+)/.exec(c)?.[1];
     });
     expect(new Set(turnIds).size).toBe(ADVANCEMENT.length);
-    // The facts: one bind, one writeback, one spend and one ACK per turn, and nothing else spent.
+    // The facts: one bind, one writeback, one spend and one ACK per turn (three fixes, then the acceptance
+    // turn, which commits nothing to the workspace and records the receipts), and nothing else spent.
     const events = await goalEvents(store);
     const count = (type: string) => events.filter((e) => e.type === type).length;
-    expect(count("turn_bound")).toBe(3);
-    expect(count("turn_writeback_accepted")).toBe(3);
-    expect(count("turn_quota_spent")).toBe(3);
-    expect(count("turn_scheduler_acked")).toBe(3);
+    expect(count("turn_bound")).toBe(4);
+    expect(count("turn_writeback_accepted")).toBe(4);
+    expect(count("turn_quota_spent")).toBe(4);
+    expect(count("turn_scheduler_acked")).toBe(4);
+    expect(count("acceptance_receipt_recorded")).toBe(3);
     expect(
-      events.filter((e) => e.type === "turn_bound").map((e) => (e.data.work as { todo_id: string }).todo_id),
-    ).toEqual(ADVANCEMENT);
+      events
+        .filter((e) => e.type === "turn_bound")
+        .map((e) => e.data.work as { todo_id?: string; kind: string })
+        .map((w) => w.todo_id ?? w.kind),
+    ).toEqual([...ADVANCEMENT, "acceptance"]);
     expect(s.revision).toBe(head(store));
 
+    // goal accept still proves it by hand (the revision did not move: it holds).
     const accept = await lg(store, "goal", "accept", GOAL);
     expect(accept.code, show(accept)).toBe(0);
     const gated = await lg(store, "goal", "run", GOAL);
@@ -76,8 +81,8 @@ describe("goal run on the example goal", () => {
     );
     // Waiting on a person spent nothing and bound no turn.
     const after = await goalEvents(store);
-    expect(after.filter((e) => e.type === "turn_bound")).toHaveLength(3);
-    expect(after.filter((e) => e.type === "turn_quota_spent")).toHaveLength(3);
+    expect(after.filter((e) => e.type === "turn_bound")).toHaveLength(4);
+    expect(after.filter((e) => e.type === "turn_quota_spent")).toHaveLength(4);
 
     const approve = await lg(store, "gate", "approve", GOAL, "todo_publish_gate", "--note", "ship it");
     expect(approve.code, show(approve)).toBe(0);

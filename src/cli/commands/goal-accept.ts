@@ -1,9 +1,9 @@
 import { noopBuilder } from "../../builders/command-builder.js";
 import { DomainError } from "../../core/errors.js";
+import { acceptanceTask } from "../../runner/goal/acceptance-run.js";
 import { receiptOfRun } from "../../runner/goal/evidence.js";
 import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
 import { revisionTree } from "../../runner/goal/goal-workspace.js";
-import { loadTask } from "../../runner/load-task.js";
 import type { CommandIO } from "../io.js";
 import { type GoalFlags, goalStoreDir, guarded, withStore } from "./goal.js";
 import { executeRun } from "./run-common.js";
@@ -24,13 +24,7 @@ export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: Go
     const tree = await revisionTree(dir, goalId, view.revision);
     const results: { id: string; run_id: string; status: string }[] = [];
     for (const item of view.acceptance) {
-      const [path, gates] = item.ref.split("#") as [string, string | undefined];
-      const loaded = loadTask(path);
-      const keep = gates?.split(",");
-      const task = keep
-        ? { ...loaded.task, gates: loaded.task.gates.filter((g) => keep.includes(g.id)) }
-        : loaded.task;
-      const onGoal = { ...loaded, task, workspace: tree };
+      const onGoal = acceptanceTask(item, tree);
       const env = await executeRun(
         io,
         onGoal,

@@ -30,6 +30,7 @@ export function wakeWords(w: WakeUp): string {
 /** The todo (or replan obligation) an outcome worked on, if any. */
 export function workOf(o: TickOutcome): string | null {
   if (o.kind !== "advanced") return null;
+  if (o.work.kind === "acceptance") return `acceptance ${o.work.acceptance_ids.join(", ")}`;
   return o.work.kind === "todo" ? o.work.todo_id : `replan ${o.work.obligation_id}`;
 }
 

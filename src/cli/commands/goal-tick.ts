@@ -1,3 +1,4 @@
+import { noopBuilder } from "../../builders/command-builder.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
 import { tick } from "../../runner/goal/turn/tick.js";
@@ -82,10 +83,16 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
               mounts: flags["builder-mount"] ?? [],
               builder: recordedBuilder(flags),
             })
-          : executeRun(io, run.loaded, chosen(run.loaded, runFlags, view.agent, view.sourcePath), runFlags, {
-              goal: run.goal,
-              runId: run.runId,
-            });
+          : executeRun(
+              io,
+              run.loaded,
+              run.gatesOnly ? noopBuilder() : chosen(run.loaded, runFlags, view.agent, view.sourcePath),
+              runFlags,
+              {
+                goal: run.goal,
+                runId: run.runId,
+              },
+            );
       const say = (line: string) => (flags.json ? io.err(`${line}\n`) : io.out(`${line}\n`));
       const outcome = await tick(
         {

@@ -1,3 +1,4 @@
+import { noopBuilder } from "../../builders/command-builder.js";
 import type { WakeUp } from "../../core/goal/turn/index.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import { makeTick } from "../../runner/goal/turn/tick.js";
@@ -38,7 +39,7 @@ export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, 
       ...faultInjection(),
       runId: run.runId,
       loaded: run.loaded,
-      builder: chosen(run.loaded, runFlags, view.agent, view.sourcePath),
+      builder: run.gatesOnly ? noopBuilder() : chosen(run.loaded, runFlags, view.agent, view.sourcePath),
       store,
       storeDir,
       sandbox: s.sandbox,

@@ -17,6 +17,7 @@ const Identity = z.object({ goal_id: Name, agent_id: Name, turn_instance_id: Nam
 const Work = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("todo"), todo_id: Name }),
   z.object({ kind: z.literal("replan"), obligation_id: Name }),
+  z.object({ kind: z.literal("acceptance"), acceptance_ids: z.array(Name).min(1).max(100) }),
 ]);
 const EffectPhase = z.enum(["host_execute", "durable_writeback"]);
 const Phase = z.enum(TURN_PHASES);

@@ -12,7 +12,11 @@ export interface TurnIdentity {
   turn_instance_id: string;
 }
 
-export type TurnWork = { kind: "todo"; todo_id: string } | { kind: "replan"; obligation_id: string };
+export type TurnWork =
+  | { kind: "todo"; todo_id: string }
+  | { kind: "replan"; obligation_id: string }
+  /** The acceptance items proved fresh on the turn's revision once the advancement frontier is exhausted. */
+  | { kind: "acceptance"; acceptance_ids: string[] };
 
 export const TURN_PHASES = [
   "host_execute",

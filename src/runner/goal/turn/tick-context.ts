@@ -25,6 +25,8 @@ export interface TurnRun {
   goal: { id: string; revision: string };
   /** A run with this id was started and did not finish (killed): continue it, do not start another. */
   resume: boolean;
+  /** Acceptance: the gates alone run on the revision (no builder: the revision is the work). */
+  gatesOnly?: boolean;
 }
 
 /** Runs a task to its envelope; injected so runner/ never imports cli/ (the CLI builds it on executeRun). */

@@ -125,12 +125,9 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       break;
   }
   const sel = c.agent_channel.selected_action;
+  // The frontier is exhausted and acceptance is not proved on this revision: a turn proves it.
   if (sel?.kind === "acceptance")
-    return {
-      kind: "idle",
-      reason: `acceptance ${sel.acceptance_ids.join(", ")} must be proved on the current revision: loopgate goal accept ${s.goalId}`,
-      wake: { action: "wait_state_change", at: null, why: "acceptance is proved by goal accept" },
-    };
+    return bind(ctx, { kind: "acceptance", acceptance_ids: sel.acceptance_ids }, null);
   const todo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
   const due = dueMonitor(c);
   // No advancement todo selected (nor acceptance, which goal accept proves): a due monitor is the turn's work.

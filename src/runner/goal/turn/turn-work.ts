@@ -1,4 +1,13 @@
 import type { TurnIdentity, TurnState, Usage } from "../../../core/goal/turn/index.js";
+import {
+  acceptanceSummary,
+  acceptanceUsage,
+  executeAcceptanceHost,
+  executeAcceptanceWriteback,
+  readbackAcceptanceHost,
+  readbackAcceptanceWriteback,
+  recordAcceptanceResult,
+} from "./acceptance-step.js";
 import { executeHost, readbackHost, recordResult } from "./host-step.js";
 import {
   executeMonitorHost,
@@ -25,9 +34,13 @@ import type { TickCtx } from "./tick-context.js";
  * The host effects of a turn by its work: an advancement todo (a run, a git writeback), a continuous
  * monitor (a poll, the monitor's goal command) or a replan obligation (a planner turn, its answer).
  */
-type Kind = "todo" | "monitor" | "replan";
+type Kind = "todo" | "monitor" | "replan" | "acceptance";
 const kindOf = (ctx: TickCtx, t: TurnState): Kind =>
-  t.work?.kind === "replan" ? "replan" : isMonitorTurn(ctx.j.state, t) ? "monitor" : "todo";
+  t.work?.kind === "replan" || t.work?.kind === "acceptance"
+    ? t.work.kind
+    : isMonitorTurn(ctx.j.state, t)
+      ? "monitor"
+      : "todo";
 
 export async function hostStep(ctx: TickCtx, id: TurnIdentity, t: TurnState, readback: boolean) {
   switch (kindOf(ctx, t)) {
@@ -35,6 +48,8 @@ export async function hostStep(ctx: TickCtx, id: TurnIdentity, t: TurnState, rea
       return readback ? readbackMonitorHost(ctx, id, t) : executeMonitorHost(ctx, id, t);
     case "replan":
       return readback ? readbackReplanHost(ctx, id) : executeReplanHost(ctx, id, t);
+    case "acceptance":
+      return readback ? readbackAcceptanceHost(ctx, id, t) : executeAcceptanceHost(ctx, id, t);
     case "todo":
       return readback ? readbackHost(ctx, id, t) : void (await executeHost(ctx, id, t));
   }
@@ -46,6 +61,8 @@ export async function writebackStep(ctx: TickCtx, id: TurnIdentity, t: TurnState
       return readback ? readbackMonitorWriteback(ctx, id, t) : executeMonitorWriteback(ctx, id, t);
     case "replan":
       return readback ? readbackReplanWriteback(ctx, id, t) : executeReplanWriteback(ctx, id, t);
+    case "acceptance":
+      return readback ? readbackAcceptanceWriteback(ctx, id, t) : executeAcceptanceWriteback(ctx, id, t);
     case "todo":
       return readback ? readbackWritebackStep(ctx, id, t) : executeWriteback(ctx, id, t);
   }
@@ -62,6 +79,8 @@ export async function resultStep(
       return recordMonitorResult(ctx, id, phase);
     case "replan":
       return recordReplanResult(ctx, id, phase);
+    case "acceptance":
+      return recordAcceptanceResult(ctx, id, t, phase);
     case "todo":
       return recordResult(ctx, id, t, phase);
   }
@@ -74,6 +93,8 @@ export function turnUsage(ctx: TickCtx, id: TurnIdentity, t: TurnState): Usage |
       return { tokens: 0, cost_usd: 0, turns: 1 };
     case "replan":
       return replanUsage(ctx, id);
+    case "acceptance":
+      return acceptanceUsage;
     case "todo":
       return undefined;
   }
@@ -90,6 +111,8 @@ export function turnSummary(
       return monitorSummary(ctx.j.state, id, t);
     case "replan":
       return replanSummary(ctx.j.state, id, t);
+    case "acceptance":
+      return acceptanceSummary(ctx.j.state, id, t);
     case "todo": {
       const todo = t.work?.kind === "todo" ? t.work.todo_id : "";
       return {

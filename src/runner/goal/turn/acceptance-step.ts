@@ -1,0 +1,262 @@
+import { createHash } from "node:crypto";
+import { DomainError } from "../../../core/errors.js";
+import { decide, type GoalEventBody, type GoalState } from "../../../core/goal/index.js";
+import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
+import { acceptanceTask } from "../acceptance-run.js";
+import { type RunReceipt, receiptOfRun } from "../evidence.js";
+import { revisionTree } from "../goal-workspace.js";
+import { readbackRun } from "./readback.js";
+import { type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
+import { contractNow } from "./tick-select.js";
+import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+
+/**
+ * The acceptance turn (seed 001 §3, closure): once the advancement frontier is exhausted and acceptance
+ * is not proved on the current revision, a governed turn proves it. host_execute = every acceptance
+ * item's gates fresh on the turn's revision (no builder, one run per item under a deterministic run id;
+ * a run left unfinished is resumed, a finished one reused); typed_result = the digest of the runs'
+ * receipts; validation = every receipt is loopgate's own, for this goal and revision; durable_writeback
+ * = the receipts recorded in ONE goal append under the writeback effect_ref (readback: the turn's run ids
+ * among the recorded receipts). A failing item leaves the goal's replan obligation, as `goal accept` does.
+ */
+interface AcceptanceEffect {
+  runs: { acceptance_id: string; run_id: string }[];
+}
+
+const idsOf = (t: TurnState) => (t.work?.kind === "acceptance" ? t.work.acceptance_ids : []);
+
+/** The run id of one acceptance item's gates in a turn (readback finds the run by it). */
+export function acceptanceRunId(id: TurnIdentity, acceptanceId: string): string {
+  const h = createHash("sha256").update(acceptanceId).digest("hex").slice(0, 8);
+  return `${turnRunId(id)}-a${h}`;
+}
+
+/** Runs (or resumes, or reuses) every item's gates, keeps the run list, records host_execute. */
+async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const base = t.base_revision ?? "";
+  const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, base);
+  const runs: AcceptanceEffect["runs"] = [];
+  for (const aid of idsOf(t)) {
+    const item = ctx.j.state.acceptance.find((a) => a.id === aid);
+    if (!item) throw new DomainError(`turn ${id.turn_instance_id}: ${aid} is no acceptance item of the goal`);
+    const runId = acceptanceRunId(id, aid);
+    const found = await readbackRun(ctx.deps.store, runId);
+    if (found.found === "unknown") throw new DomainError(`blocked_health: ${found.reason}`);
+    if (found.found !== "finished") {
+      ctx.progress({
+        phase: "host_execute",
+        detail: `${found.found === "started" ? "resuming" : "running"} acceptance ${aid} as run ${runId}`,
+      });
+      await ctx.deps.runHost({
+        runId,
+        loaded: acceptanceTask(item, tree),
+        goal: { id: id.goal_id, revision: base },
+        resume: found.found === "started",
+        gatesOnly: true,
+      });
+    }
+    runs.push({ acceptance_id: aid, run_id: runId });
+  }
+  const runRef = saveTurnEffect(ctx.deps.storeDir, id, { runs } satisfies AcceptanceEffect);
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_host_execute",
+      identity: id,
+      effect_ref: effectRef(id, "host_execute"),
+      run_ref: runRef,
+    }),
+  );
+}
+
+export async function executeAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const { contract: c } = await contractNow(ctx);
+  const sel = c.agent_channel.selected_action;
+  if (c.runtime_state !== "eligible" || sel?.kind !== "acceptance") {
+    await ctx.j.append(
+      turnDecision({
+        kind: "release",
+        identity: id,
+        reason: `nothing ran: the contract no longer selects acceptance (${c.runtime_state}: ${c.reason})`,
+      }),
+    );
+    return;
+  }
+  await ctx.j.append(
+    turnDecision({
+      kind: "prepare_effect",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: effectRef(id, "host_execute"),
+    }),
+  );
+  await runAll(ctx, id, t);
+}
+
+/** host_execute prepared, not settled: the kept run list → reuse; else the runs by id (reused, resumed or run). */
+export async function readbackAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const kept = loadTurnEffect<AcceptanceEffect>(ctx.deps.storeDir, id);
+  ctx.progress({ phase: "readback", detail: `acceptance runs: ${kept ? "kept" : "not kept"}` });
+  if (!kept) return runAll(ctx, id, t);
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: effectRef(id, "host_execute"),
+      readback: { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } },
+    }),
+  );
+}
+
+/** The receipts of the turn's runs, from loopgate's own record of each. */
+async function receiptsOf(ctx: TickCtx, id: TurnIdentity): Promise<{ id: string; receipt: RunReceipt }[]> {
+  const kept = loadTurnEffect<AcceptanceEffect>(ctx.deps.storeDir, id);
+  if (!kept) throw new DomainError(`turn ${id.turn_instance_id}: the acceptance run list is gone`);
+  const out: { id: string; receipt: RunReceipt }[] = [];
+  for (const r of kept.runs)
+    out.push({
+      id: r.acceptance_id,
+      receipt: (await receiptOfRun(ctx.deps.store, ctx.deps.storeDir, r.run_id)).receipt,
+    });
+  return out;
+}
+
+export async function recordAcceptanceResult(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+  phase: "typed_result" | "validation",
+): Promise<void> {
+  const receipts = await receiptsOf(ctx, id);
+  const digest = digestOf(receipts);
+  const verdicts = receipts.map((r) => `${r.id} ${r.receipt.status}`).join(", ");
+  if (phase === "typed_result") {
+    ctx.progress({ phase, detail: verdicts });
+    await ctx.j.append(
+      turnDecision({
+        kind: "record_typed_result",
+        identity: id,
+        result: { kind: "observation", result_hash: digest },
+      }),
+    );
+    return;
+  }
+  const foreign = receipts.find(
+    (r) => r.receipt.goal_id !== id.goal_id || r.receipt.goal_revision !== t.base_revision,
+  );
+  ctx.progress({
+    phase,
+    detail: foreign
+      ? `no receipt: run ${foreign.receipt.run_id} is not on the turn's revision`
+      : `receipts: ${verdicts}`,
+  });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_validation",
+      identity: id,
+      receipt: foreign ? null : { kind: "typed", digest },
+    }),
+  );
+}
+
+/** The goal events recording the receipts (the decider checks each against its acceptance item). */
+function receiptEvents(s: GoalState, receipts: { id: string; receipt: RunReceipt }[]): GoalEventBody[] {
+  return receipts.flatMap((r) =>
+    decide({ type: "record_acceptance", acceptance_id: r.id, receipt: r.receipt }, s),
+  );
+}
+
+export async function executeAcceptanceWriteback(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const receipts = await receiptsOf(ctx, id);
+  await ctx.j.append(
+    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+  );
+  await ctx.j.append((s) => {
+    let goal: GoalEventBody[];
+    try {
+      goal = receiptEvents(s, receipts);
+    } catch (e) {
+      return turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "rejected", reason: `the goal refuses the receipts: ${(e as Error).message}` },
+      })(s);
+    }
+    ctx.progress({
+      phase: "durable_writeback",
+      detail: `${goal.length} acceptance receipt(s) recorded on ${base.slice(0, 12)}`,
+    });
+    return [
+      ...turnDecision({
+        kind: "record_writeback",
+        identity: id,
+        effect_ref: ref,
+        outcome: { kind: "accepted", commit: base, new_revision: base },
+      })(s),
+      ...goal,
+    ];
+  });
+}
+
+/** How many of the turn's runs have their receipt recorded on the goal. */
+function recorded(s: GoalState, id: TurnIdentity, t: TurnState): number {
+  const runIds = new Set(idsOf(t).map((a) => acceptanceRunId(id, a)));
+  const seen = new Set(
+    Object.values(s.acceptanceReceipts)
+      .flat()
+      .map((e) => e.receipt.run_id)
+      .filter((r) => runIds.has(r)),
+  );
+  return seen.size;
+}
+
+/** Readback: all the turn's receipts recorded → committed; none → absent; some → unknown (fail closed). */
+export async function readbackAcceptanceWriteback(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  t: TurnState,
+): Promise<void> {
+  const ref = effectRef(id, "durable_writeback");
+  const base = t.base_revision ?? "";
+  const n = recorded(ctx.j.state, id, t);
+  const all = idsOf(t).length;
+  ctx.progress({ phase: "readback", detail: `acceptance receipts of ${ref}: ${n} of ${all} recorded` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "durable_writeback",
+      effect_ref: ref,
+      readback:
+        n === all
+          ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
+          : n === 0
+            ? { found: "absent" }
+            : { found: "unknown", reason: `only ${n} of the turn's ${all} acceptance receipts are recorded` },
+    }),
+  );
+}
+
+/** Gates alone, no model: one turn, no tokens. */
+export const acceptanceUsage: Usage = { tokens: 0, cost_usd: 0, turns: 1 };
+
+export function acceptanceSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
+  const runIds = new Set(idsOf(t).map((a) => acceptanceRunId(id, a)));
+  const mine = Object.entries(s.acceptanceReceipts).flatMap(([aid, es]) =>
+    es.filter((e) => runIds.has(e.receipt.run_id)).map((e) => ({ aid, status: e.receipt.status })),
+  );
+  const failing = mine.filter((m) => m.status !== "SUCCESS").map((m) => m.aid);
+  return {
+    result: failing.length
+      ? `acceptance does not hold on ${t.base_revision?.slice(0, 12)}: ${failing.join(", ")} failed`
+      : `acceptance holds on ${t.base_revision?.slice(0, 12)}`,
+    changed: true,
+  };
+}
