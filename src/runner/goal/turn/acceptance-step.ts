@@ -5,6 +5,7 @@ import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../
 import { acceptanceTask } from "../acceptance-run.js";
 import { type RunReceipt, receiptOfRun } from "../evidence.js";
 import { revisionTree } from "../goal-workspace.js";
+import { type OperationFound, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { readbackRun } from "./readback.js";
 import { type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
@@ -171,37 +172,13 @@ export async function executeAcceptanceWriteback(
   id: TurnIdentity,
   t: TurnState,
 ): Promise<void> {
-  const ref = effectRef(id, "durable_writeback");
   const base = t.base_revision ?? "";
   const receipts = await receiptsOf(ctx, id);
-  await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
-  );
-  await ctx.j.append((s) => {
-    let goal: GoalEventBody[];
-    try {
-      goal = receiptEvents(s, receipts);
-    } catch (e) {
-      return turnDecision({
-        kind: "record_writeback",
-        identity: id,
-        effect_ref: ref,
-        outcome: { kind: "rejected", reason: `the goal refuses the receipts: ${(e as Error).message}` },
-      })(s);
-    }
-    ctx.progress({
-      phase: "durable_writeback",
-      detail: `${goal.length} acceptance receipt(s) recorded on ${base.slice(0, 12)}`,
-    });
-    return [
-      ...turnDecision({
-        kind: "record_writeback",
-        identity: id,
-        effect_ref: ref,
-        outcome: { kind: "accepted", commit: base, new_revision: base },
-      })(s),
-      ...goal,
-    ];
+  await writeGoalOperation(ctx, id, t, {
+    noun: "receipts",
+    events: (s) => receiptEvents(s, receipts),
+    detail: (types) =>
+      `${types ? types.split(", ").length : 0} acceptance receipt(s) recorded on ${base.slice(0, 12)}`,
   });
 }
 
@@ -218,31 +195,18 @@ function recorded(s: GoalState, id: TurnIdentity, t: TurnState): number {
 }
 
 /** Readback: all the turn's receipts recorded → committed; none → absent; some → unknown (fail closed). */
-export async function readbackAcceptanceWriteback(
-  ctx: TickCtx,
-  id: TurnIdentity,
-  t: TurnState,
-): Promise<void> {
-  const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
-  const n = recorded(ctx.j.state, id, t);
-  const all = idsOf(t).length;
-  ctx.progress({ phase: "readback", detail: `acceptance receipts of ${ref}: ${n} of ${all} recorded` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "durable_writeback",
-      effect_ref: ref,
-      readback:
-        n === all
-          ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
-          : n === 0
-            ? { found: "absent" }
-            : { found: "unknown", reason: `only ${n} of the turn's ${all} acceptance receipts are recorded` },
-    }),
-  );
-}
+export const readbackAcceptanceWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
+  readbackGoalOperation(ctx, id, t, (s, ref) => {
+    const n = recorded(s, id, t);
+    const all = idsOf(t).length;
+    const found: OperationFound =
+      n === all
+        ? { found: "committed" }
+        : n === 0
+          ? { found: "absent" }
+          : { found: "unknown", reason: `only ${n} of the turn's ${all} acceptance receipts are recorded` };
+    return { found, detail: `acceptance receipts of ${ref}: ${n} of ${all} recorded` };
+  });
 
 /** Gates alone, no model: one turn, no tokens. */
 export const acceptanceUsage: Usage = { tokens: 0, cost_usd: 0, turns: 1 };

@@ -12,7 +12,7 @@ import {
 } from "../../../core/goal/turn/index.js";
 import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
-import { readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
+import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
 
@@ -184,7 +184,10 @@ export async function executeMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t:
 
 /** A prepared monitor writeback not settled: the goal stream holds the operation (committed → reuse) or not (absent → write). */
 export const readbackMonitorWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
-  readbackGoalOperation(ctx, id, t, "monitor", (s, ref) => monitorOperation(s, ref) !== null);
+  readbackGoalOperation(ctx, id, t, (s, ref) => {
+    const found = presence(monitorOperation(s, ref) !== null);
+    return { found, detail: `monitor operation ${ref}: ${found.found}` };
+  });
 
 export function monitorSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
   const op = monitorOperation(s, effectRef(id, "durable_writeback"));

@@ -53,27 +53,37 @@ export async function writeGoalOperation(
   });
 }
 
-/** A prepared operation writeback not settled: the goal stream holds the operation (committed → reuse) or not (absent → write). */
+/** What a readback of an operation found: committed → reuse, absent → write, unknown → fail closed. */
+export type OperationFound =
+  | { found: "committed" }
+  | { found: "absent" }
+  | { found: "unknown"; reason: string };
+
+/** The readback of an operation that is either recorded or not (a monitor's poll, a planner's answer). */
+export const presence = (present: boolean): OperationFound =>
+  present ? { found: "committed" } : { found: "absent" };
+
+/** A prepared operation writeback not settled: the readback of what the goal stream holds under the operation id. */
 export async function readbackGoalOperation(
   ctx: TickCtx,
   id: TurnIdentity,
   t: TurnState,
-  label: string,
-  committed: (s: GoalState, ref: string) => boolean,
+  look: (s: GoalState, ref: string) => { found: OperationFound; detail: string },
 ): Promise<void> {
   const ref = effectRef(id, "durable_writeback");
   const base = t.base_revision ?? "";
-  const found = committed(ctx.j.state, ref);
-  ctx.progress({ phase: "readback", detail: `${label} operation ${ref}: ${found ? "committed" : "absent"}` });
+  const { found, detail } = look(ctx.j.state, ref);
+  ctx.progress({ phase: "readback", detail });
   await ctx.j.append(
     turnDecision({
       kind: "resolve_readback",
       identity: id,
       phase: "durable_writeback",
       effect_ref: ref,
-      readback: found
-        ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
-        : { found: "absent" },
+      readback:
+        found.found === "committed"
+          ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
+          : found,
     }),
   );
 }

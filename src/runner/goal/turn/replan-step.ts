@@ -14,7 +14,7 @@ import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../
 import type { ModelAdapter } from "../../../core/model.js";
 import { openGoal } from "../goal-service.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
-import { readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
+import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
 
@@ -172,7 +172,10 @@ export async function executeReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: 
 }
 
 export const readbackReplanWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
-  readbackGoalOperation(ctx, id, t, "replan", (s, ref) => replanOperation(s, ref) !== null);
+  readbackGoalOperation(ctx, id, t, (s, ref) => {
+    const found = presence(replanOperation(s, ref) !== null);
+    return { found, detail: `replan operation ${ref}: ${found.found}` };
+  });
 
 export function replanUsage(ctx: TickCtx, id: TurnIdentity): Usage {
   return planOf(ctx, id)?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
