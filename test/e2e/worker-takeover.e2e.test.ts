@@ -52,6 +52,11 @@ async function eventsOf(runId: string): Promise<Ev[]> {
   return (await store.readStream(`run-${runId}`)) as unknown as Ev[];
 }
 
+// A SIGKILLed worker's registration stays live until its lease expires, and a live id cannot be taken:
+// each worker process of this file gets its own id, so a test never waits on the previous test's worker.
+let workers = 0;
+const workerId = (host: string) => `${host}-${++workers}`;
+
 /** Submits a job, lets worker A (folder A) die after `killAfter` run events, deletes folder A. */
 async function killedOnHostA(killAfter: number): Promise<{ jobId: string; runId: string; hostB: string }> {
   const sub = await loopgate(["submit", task, "--model", script, "--store", db.url, "--json"]);
@@ -59,7 +64,7 @@ async function killedOnHostA(killAfter: number): Promise<{ jobId: string; runId:
   const { job_id: jobId } = parseStdout<{ job_id: string }>(sub);
   const hostA = tempDir();
   const killed = await loopgate(
-    ["worker", "--store", db.url, "--once", "--lease", "2s", "--id", "host-a", "--work-dir", hostA],
+    ["worker", "--store", db.url, "--once", "--lease", "2s", "--id", workerId("host-a"), "--work-dir", hostA],
     {
       cwd: hostA,
       env: { LOOPGATE_FAULT_KILL_AFTER_EVENTS: String(killAfter) },
@@ -79,7 +84,18 @@ async function killedOnHostA(killAfter: number): Promise<{ jobId: string; runId:
 /** Worker B, in its own folder, until the queue is empty. */
 async function workerOnHostB(hostB: string) {
   return loopgate(
-    ["worker", "--store", db.url, "--until-idle", "--lease", "2s", "--id", "host-b", "--work-dir", hostB],
+    [
+      "worker",
+      "--store",
+      db.url,
+      "--until-idle",
+      "--lease",
+      "2s",
+      "--id",
+      workerId("host-b"),
+      "--work-dir",
+      hostB,
+    ],
     {
       cwd: hostB,
     },
