@@ -1,13 +1,13 @@
 import { noopBuilder } from "../../builders/command-builder.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
-import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
 import { tick } from "../../runner/goal/turn/tick.js";
 import type { RunHost } from "../../runner/goal/turn/tick-context.js";
 import type { TickOutcome, TickProgress } from "../../runner/goal/turn/tick-outcome.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import type { CommandIO } from "../io.js";
-import { goalStoreDir, guarded, withStore } from "./goal.js";
+import { goalStore, guarded, withStore } from "./goal.js";
 import { chosen } from "./goal-todo-run.js";
+import { goalFaultInjection, goalRunHost } from "./goal-turn-host.js";
 import { recordedBuilder } from "./resume.js";
 import { executeRun, faultInjection, type RunFlags } from "./run-common.js";
 
@@ -50,49 +50,39 @@ export function formatOutcome(o: TickOutcome): string {
   return `${what}\n${wake}`;
 }
 
-/**
- * Kill-point fault injection for the crash tests: with LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS=N the
- * process kills itself (SIGKILL) right after the append that brings the goal stream to N events
- * (heartbeats not counted). LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run.
- */
-export function goalFaultInjection(): { afterGoalAppend?: AfterGoalAppend } {
-  const at = process.env.LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS;
-  if (at === undefined) return {};
-  const n = Number(at);
-  return {
-    afterGoalAppend: (before, after) =>
-      before < n && n <= after ? process.kill(process.pid, "SIGKILL") : undefined,
-  };
-}
-
 /** `loopgate goal tick GOAL`: one governed turn, printed phase by phase. */
 export async function goalTickCommand(io: CommandIO, goalId: string, flags: TickFlags): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   return guarded(io, flags.json, () =>
-    withStore(dir, true, async (store) => {
+    withStore(where, true, async (store) => {
       const { view } = await openGoal(store, dir, goalId);
       const runFlags: RunFlags = { ...flags, store: dir };
-      const runHost: RunHost = (run) =>
-        run.resume
-          ? resumeRun({
-              ...faultInjection(),
-              runId: run.runId,
-              store,
-              storeDir: dir,
-              allowEnv: flags["builder-env"] ?? [],
-              mounts: flags["builder-mount"] ?? [],
-              builder: recordedBuilder(flags),
-            })
-          : executeRun(
-              io,
-              run.loaded,
-              run.gatesOnly ? noopBuilder() : chosen(run.loaded, runFlags, view.agent, view.sourcePath),
-              runFlags,
-              {
-                goal: run.goal,
-                runId: run.runId,
-              },
-            );
+      // On a shared store the runs go through the store given (a folder's `goal tick` keeps executeRun's output).
+      const runHost: RunHost =
+        where.kind === "postgres"
+          ? goalRunHost(io, store, dir, flags)
+          : (run) =>
+              run.resume
+                ? resumeRun({
+                    ...faultInjection(),
+                    runId: run.runId,
+                    store,
+                    storeDir: dir,
+                    allowEnv: flags["builder-env"] ?? [],
+                    mounts: flags["builder-mount"] ?? [],
+                    builder: recordedBuilder(flags),
+                  })
+                : executeRun(
+                    io,
+                    run.loaded,
+                    run.gatesOnly ? noopBuilder() : chosen(run.loaded, runFlags, view.agent, view.sourcePath),
+                    runFlags,
+                    {
+                      goal: run.goal,
+                      runId: run.runId,
+                    },
+                  );
       const say = (line: string) => (flags.json ? io.err(`${line}\n`) : io.out(`${line}\n`));
       const outcome = await tick(
         {

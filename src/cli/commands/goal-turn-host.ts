@@ -1,14 +1,15 @@
+import { join } from "node:path";
 import { noopBuilder } from "../../builders/command-builder.js";
 import type { WakeUp } from "../../core/goal/turn/index.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
+import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
 import { makeTick } from "../../runner/goal/turn/tick.js";
-import type { RunHost, ScheduleHost } from "../../runner/goal/turn/tick-context.js";
+import type { RunHost, ScheduleHost, TickDeps } from "../../runner/goal/turn/tick-context.js";
 import type { Tick } from "../../runner/goal/turn/tick-outcome.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { runTask } from "../../runner/run-task.js";
 import type { EventStore } from "../../store/event-store.js";
 import type { CommandIO } from "../io.js";
-import { goalFaultInjection } from "./goal-tick.js";
 import { chosen } from "./goal-todo-run.js";
 import { recordedBuilder } from "./resume.js";
 import { faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
@@ -20,12 +21,50 @@ import { faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run
  * host (it applies each wake-up itself, so the ACK is `host_updated` when the cadence changed, else
  * `host_match`).
  */
-export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, flags: RunFlags): Tick {
+export function goalTickFor(
+  io: CommandIO,
+  store: EventStore,
+  storeDir: string,
+  flags: RunFlags,
+  more: Partial<TickDeps> = {},
+): Tick {
+  let applied: string | null = null;
+  const scheduleHost: ScheduleHost = async (wake: WakeUp) => {
+    const key = JSON.stringify([wake.action, wake.at]);
+    const mode = key === applied ? "host_match" : "host_updated";
+    applied = key;
+    return mode;
+  };
+  return makeTick({
+    store,
+    storeDir,
+    runHost: goalRunHost(io, store, storeDir, flags),
+    scheduleHost,
+    ...goalFaultInjection(),
+    ...more,
+  });
+}
+
+/**
+ * The run host of a goal's turns: the todo's task on the revision's tree under the turn's run id, or the
+ * run resumed. With a store shared beyond this machine, a resumed run is driven in this host's own run
+ * folder (rebuilt from the store when another host started it), never in the folder another host recorded.
+ */
+export function goalRunHost(
+  io: CommandIO,
+  store: EventStore,
+  storeDir: string,
+  flags: RunFlags,
+  extra: { signal?: AbortSignal; leaseTtlMs?: number } = {},
+): RunHost {
   const runFlags: RunFlags = { ...flags, store: storeDir };
-  const runHost: RunHost = async (run) => {
+  const shared = store.content !== undefined;
+  return async (run) => {
     if (run.resume)
       return resumeRun({
         ...faultInjection(),
+        ...extra,
+        ...(shared ? { runDir: join(storeDir, "runs", run.runId) } : {}),
         runId: run.runId,
         store,
         storeDir,
@@ -40,6 +79,7 @@ export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, 
       runId: run.runId,
       loaded: run.loaded,
       builder: run.gatesOnly ? noopBuilder() : chosen(run.loaded, runFlags, view.agent, view.sourcePath),
+      ...extra,
       store,
       storeDir,
       sandbox: s.sandbox,
@@ -52,12 +92,19 @@ export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, 
       ...judgeModelFor(run.loaded, runFlags),
     });
   };
-  let applied: string | null = null;
-  const scheduleHost: ScheduleHost = async (wake: WakeUp) => {
-    const key = JSON.stringify([wake.action, wake.at]);
-    const mode = key === applied ? "host_match" : "host_updated";
-    applied = key;
-    return mode;
+}
+
+/**
+ * Kill-point fault injection for the crash tests: with LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS=N the
+ * process kills itself (SIGKILL) right after the append that brings the goal stream to N events
+ * (heartbeats not counted). LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run.
+ */
+export function goalFaultInjection(): { afterGoalAppend?: AfterGoalAppend } {
+  const at = process.env.LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS;
+  if (at === undefined) return {};
+  const n = Number(at);
+  return {
+    afterGoalAppend: (before, after) =>
+      before < n && n <= after ? process.kill(process.pid, "SIGKILL") : undefined,
   };
-  return makeTick({ store, storeDir, runHost, scheduleHost, ...goalFaultInjection() });
 }

@@ -10,11 +10,10 @@ import {
   type TurnIdentity,
   type TurnState,
 } from "../../../core/goal/turn/index.js";
-import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { type TickCtx, turnDecision } from "./tick-context.js";
-import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { repoOf, type TickCtx, turnDecision } from "./tick-context.js";
+import { effectRunRef } from "./turn-effects.js";
 
 /**
  * A monitor turn (seed 001 §3): a todo turn whose todo is a continuous monitor. host_execute = the poll
@@ -80,7 +79,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
   else {
     const spec = ctx.j.state.todos[todoId]?.monitor;
     if (!spec) throw new DomainError(`${todoId} is not a continuous monitor of goal ${id.goal_id}`);
-    const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, t.base_revision ?? "");
+    const tree = await repoOf(ctx).tree(id.goal_id, t.base_revision ?? "");
     ctx.progress({ phase: "host_execute", detail: `polling ${todoId}: ${spec.argv.join(" ")}` });
     const p = await pollMonitor(spec, tree, {
       sandbox: ctx.deps.sandbox ?? "bubblewrap",
@@ -95,7 +94,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
       excerpt: p.output_excerpt,
     };
   }
-  const runRef = saveTurnEffect(ctx.deps.storeDir, id, obs);
+  const runRef = await repoOf(ctx).saveEffect(id, obs);
   await ctx.j.append(
     turnDecision({
       kind: "record_host_execute",
@@ -108,7 +107,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
 
 /** A prepared poll not recorded: its kept observation (committed → reuse) or none (absent → poll again). */
 export async function readbackMonitorHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const kept = loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
+  const kept = await repoOf(ctx).loadEffect<MonitorObservation>(id);
   ctx.progress({ phase: "readback", detail: `poll of ${todoOf(t)}: ${kept ? "kept" : "absent"}` });
   await ctx.j.append(
     turnDecision({
@@ -123,8 +122,8 @@ export async function readbackMonitorHost(ctx: TickCtx, id: TurnIdentity, t: Tur
   );
 }
 
-function observation(ctx: TickCtx, id: TurnIdentity): MonitorObservation | null {
-  return loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
+function observation(ctx: TickCtx, id: TurnIdentity): Promise<MonitorObservation | null> {
+  return repoOf(ctx).loadEffect<MonitorObservation>(id);
 }
 
 export async function recordMonitorResult(
@@ -132,7 +131,7 @@ export async function recordMonitorResult(
   id: TurnIdentity,
   phase: "typed_result" | "validation",
 ): Promise<void> {
-  const obs = observation(ctx, id);
+  const obs = await observation(ctx, id);
   if (phase === "typed_result") {
     if (!obs) throw new DomainError(`turn ${id.turn_instance_id}: the poll's observation is gone`);
     const digest = observationDigest(obs);
@@ -171,7 +170,7 @@ function monitorCommand(s: GoalState, todoId: string, ref: string, o: MonitorObs
 
 /** durable_writeback: the monitor's command and the accepted writeback in ONE goal append (the revision is unchanged). */
 export async function executeMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const obs = observation(ctx, id);
+  const obs = await observation(ctx, id);
   await writeGoalOperation(ctx, id, t, {
     noun: "observation",
     events: (s, ref) => {

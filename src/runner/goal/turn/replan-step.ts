@@ -15,8 +15,8 @@ import type { ModelAdapter } from "../../../core/model.js";
 import { openGoal } from "../goal-service.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { type TickCtx, turnDecision } from "./tick-context.js";
-import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { repoOf, type TickCtx, turnDecision } from "./tick-context.js";
+import { digestOf, effectRunRef } from "./turn-effects.js";
 
 /**
  * A planner turn (seed 001 §3) bound to a replan obligation: host_execute = `planReplan` with the goal's
@@ -95,7 +95,7 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
     usage: { tokens: r.usage.tokens, cost_usd: r.usage.cost_usd, turns: 1 },
     failure: r.failure ? `${r.failure.kind}: ${r.failure.message}` : null,
   };
-  const runRef = saveTurnEffect(ctx.deps.storeDir, id, effect);
+  const runRef = await repoOf(ctx).saveEffect(id, effect);
   await ctx.j.append(
     turnDecision({
       kind: "record_host_execute",
@@ -107,7 +107,7 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
 }
 
 export async function readbackReplanHost(ctx: TickCtx, id: TurnIdentity): Promise<void> {
-  const kept = loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
+  const kept = await repoOf(ctx).loadEffect<PlanEffect>(id);
   ctx.progress({ phase: "readback", detail: `planner answer: ${kept ? "kept" : "absent"}` });
   await ctx.j.append(
     turnDecision({
@@ -122,14 +122,14 @@ export async function readbackReplanHost(ctx: TickCtx, id: TurnIdentity): Promis
   );
 }
 
-const planOf = (ctx: TickCtx, id: TurnIdentity) => loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
+const planOf = (ctx: TickCtx, id: TurnIdentity) => repoOf(ctx).loadEffect<PlanEffect>(id);
 
 export async function recordReplanResult(
   ctx: TickCtx,
   id: TurnIdentity,
   phase: "typed_result" | "validation",
 ): Promise<void> {
-  const p = planOf(ctx, id);
+  const p = await planOf(ctx, id);
   if (!p) throw new DomainError(`turn ${id.turn_instance_id}: the planner's answer is gone`);
   const digest = digestOf(p.commands);
   if (phase === "typed_result") {
@@ -159,7 +159,7 @@ function answerEvents(s: GoalState, commands: GoalCommand[]): GoalEventBody[] {
 }
 
 export async function executeReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const p = planOf(ctx, id);
+  const p = await planOf(ctx, id);
   await writeGoalOperation(ctx, id, t, {
     noun: "answer",
     events: (s) => {
@@ -177,8 +177,8 @@ export const readbackReplanWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnS
     return { found, detail: `replan operation ${ref}: ${found.found}` };
   });
 
-export function replanUsage(ctx: TickCtx, id: TurnIdentity): Usage {
-  return planOf(ctx, id)?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
+export async function replanUsage(ctx: TickCtx, id: TurnIdentity): Promise<Usage> {
+  return (await planOf(ctx, id))?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
 }
 
 export function replanSummary(s: GoalState, id: TurnIdentity, t: TurnState) {

@@ -10,26 +10,26 @@ import { goalFolder } from "../goal-workspace.js";
  * host effect = this file exists (committed → reuse, absent → execute again: a poll is read-only; a
  * planner answer not yet kept is asked again).
  */
-const name = (id: TurnIdentity) => {
+export const turnEffectName = (id: TurnIdentity) => {
   const h = createHash("sha256").update(spendKey(id)).digest("hex").slice(0, 16);
   return `${id.turn_instance_id.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 40)}-${h}.json`;
 };
 const dir = (storeDir: string, id: TurnIdentity) => join(goalFolder(storeDir, id.goal_id), "turn-effects");
 
 /** The run_ref a host effect kept here is recorded under. */
-export const effectRunRef = (id: TurnIdentity) => `effect:${name(id)}`;
+export const effectRunRef = (id: TurnIdentity) => `effect:${turnEffectName(id)}`;
 
 export function saveTurnEffect(storeDir: string, id: TurnIdentity, data: unknown): string {
   const d = dir(storeDir, id);
   mkdirSync(d, { recursive: true });
-  const path = join(d, name(id));
+  const path = join(d, turnEffectName(id));
   writeFileSync(`${path}.tmp`, JSON.stringify(data));
   renameSync(`${path}.tmp`, path);
   return effectRunRef(id);
 }
 
 export function loadTurnEffect<T>(storeDir: string, id: TurnIdentity): T | null {
-  const path = join(dir(storeDir, id), name(id));
+  const path = join(dir(storeDir, id), turnEffectName(id));
   if (!existsSync(path)) return null;
   return JSON.parse(readFileSync(path, "utf8")) as T;
 }

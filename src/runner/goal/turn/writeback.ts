@@ -17,6 +17,8 @@ export interface WritebackRequest {
   /** The turn key `goal/agent/turn_instance_id`, carried as the commit's trailer. */
   turnKey: string;
   subject: string;
+  /** false: a cache repository whose work tree is never used (a shared store's); default true. */
+  workTree?: boolean;
 }
 
 const headRef = async (ws: string) => (await git(ws, ["symbolic-ref", "-q", "HEAD"])).trim();
@@ -81,7 +83,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
       // The compare-and-swap lost: someone moved the branch after the check above.
       return { kind: "cas_conflict", current_revision: await headOf(ws) };
     }
-    await syncWorkTree(ws, req.base, commit);
+    if (req.workTree !== false) await syncWorkTree(ws, req.base, commit);
     return { kind: "accepted", commit, new_revision: commit };
   } catch (e) {
     return { kind: "rejected", reason: `git could not write the change back: ${String(e).split("\n")[0]}` };
