@@ -69,7 +69,7 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
       "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
       "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
-      "loopgate goal submit GOAL --store postgres://…",
+      "loopgate goal submit GOAL --store postgres://… [--model SPEC | --builder CMD | --oracle | --noop] [options] [--json]",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
@@ -99,8 +99,15 @@ run: governed turns one at a time until the goal is terminal, stopped, waiting o
   sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
   a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
   --until-idle: stop where it would sleep. The builder flags are todo run's (default: the goal's builder).
-submit: would queue the goal's turns for loopgate worker; refused until goals can live in PostgreSQL.
-Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
+submit: queues the goal's next turn (a job of kind "goal turn") in a PostgreSQL store's run queue and prints
+  the job id. A loopgate worker that claims it runs one tick under the goal's turn lease (one turn at a time
+  per goal across workers; a worker killed mid-turn is taken over once its lease expires, the turn resumed
+  by readback) and queues the next turn at the scheduler's wake-up (that enqueue is the turn's ACK), until
+  the goal is terminal, stopped or waiting on a person: submit again once they have acted. One turn per goal
+  is queued at a time. The run flags given are carried to every turn's run.
+Store for everything but new: --store DIR|postgres://…, else $LOOPGATE_STORE, else ./.loopgate. With a
+  PostgreSQL store the goal's workspace lives in the database (its git objects, packed), and each host keeps
+  its run folders and a cache of the repository in the local folder (.loopgate/, or a worker's --work-dir).`,
     flags: [
       "store",
       "json",

@@ -137,6 +137,16 @@ interface WritebackRecord {
   parent: string;
 }
 
+/**
+ * Kill-point fault injection for the crash tests, like LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS:
+ * LOOPGATE_FAULT_KILL_AT_GOAL_UPLOAD=before kills the process (SIGKILL) after the writeback commit was
+ * made in the local cache and before any of it is uploaded; `after`, once the turn record is stored and
+ * before the goal stream records the writeback.
+ */
+function uploadFault(at: "before" | "after"): void {
+  if (process.env.LOOPGATE_FAULT_KILL_AT_GOAL_UPLOAD === at) process.kill(process.pid, "SIGKILL");
+}
+
 /** git with bytes in and out (packs). */
 function gitBytes(cwd: string, args: string[], input?: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -274,6 +284,7 @@ class SharedGoalRepo implements GoalRepo {
     await git(ws, ["update-ref", "refs/heads/main", req.base]);
     const outcome = await writeBack({ ...req, workspace: ws, workTree: false });
     if (outcome.kind !== "accepted") return outcome;
+    uploadFault("before");
     await this.upload(req.goalId, ws, outcome.commit, req.base);
     const rec: WritebackRecord = {
       kind: "loopgate_goal_writeback",
@@ -284,6 +295,7 @@ class SharedGoalRepo implements GoalRepo {
     };
     // The turn record last: once it is held, readback finds the commit (and every object of it).
     await this.content.putObservation(recordKey("writeback", req.goalId, req.turnKey), JSON.stringify(rec));
+    uploadFault("after");
     return outcome;
   }
 
