@@ -58,6 +58,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
         change: await acceptedChange(ctx.deps.store, t.host?.run_ref ?? "", turnTask(ctx, t)),
         turnKey: spendKey(id),
         subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
+        ...(ctx.deps.atWritebackPoint ? { atPoint: ctx.deps.atWritebackPoint } : {}),
       });
   ctx.progress({
     phase: "durable_writeback",

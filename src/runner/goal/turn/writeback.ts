@@ -17,7 +17,12 @@ export interface WritebackRequest {
   /** The turn key `goal/agent/turn_instance_id`, carried as the commit's trailer. */
   turnKey: string;
   subject: string;
+  /** Fault injection for the kill-point tests: called with the point the writeback just reached. */
+  atPoint?: (point: WritebackPoint) => void;
 }
+
+/** Points inside a writeback a crash test can kill at: the commit object written, the branch moved. */
+export type WritebackPoint = "commit_written" | "ref_moved";
 
 const headRef = async (ws: string) => (await git(ws, ["symbolic-ref", "-q", "HEAD"])).trim();
 export const headOf = async (ws: string) =>
@@ -69,6 +74,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
         `${TURN_TRAILER}: ${req.turnKey}`,
       ])
     ).trim();
+    req.atPoint?.("commit_written");
     try {
       await git(ws, [
         "update-ref",
@@ -84,6 +90,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
       if (now !== req.base) return { kind: "cas_conflict", current_revision: now };
       return { kind: "rejected", reason: `git could not move the branch: ${String(e).split("\n")[0]}` };
     }
+    req.atPoint?.("ref_moved");
     await syncWorkTree(ws, req.base, commit);
     return { kind: "accepted", commit, new_revision: commit };
   } catch (e) {
