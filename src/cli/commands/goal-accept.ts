@@ -5,7 +5,7 @@ import { receiptOfRun } from "../../runner/goal/evidence.js";
 import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
 import { revisionTree } from "../../runner/goal/goal-workspace.js";
 import type { CommandIO } from "../io.js";
-import { type GoalFlags, goalStore, guarded, withStore } from "./goal.js";
+import { type GoalFlags, goalFolderStore, guarded, withStore } from "./goal.js";
 import { executeRun } from "./run-common.js";
 
 /**
@@ -14,10 +14,9 @@ import { executeRun } from "./run-common.js";
  * passed, 1 otherwise.
  */
 export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  const where = goalStore(flags);
-  const dir = where.dir;
+  const dir = goalFolderStore(flags, "goal accept");
   return guarded(io, flags.json, async () => {
-    const { view, facts } = await withStore(where, "read", (store) => openGoal(store, dir, goalId));
+    const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
     if (facts.health.length)
       throw new DomainError(
         `blocked_health: ${facts.health.map((h) => h.detail).join("; ")}; nothing was run`,
@@ -37,7 +36,7 @@ export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: Go
         },
       );
       results.push({ id: item.id, run_id: env.run_id, status: env.status });
-      await withStore(where, false, async (store) => {
+      await withStore(dir, false, async (store) => {
         const { receipt } = await receiptOfRun(store, dir, env.run_id);
         await writeGoal(
           store,

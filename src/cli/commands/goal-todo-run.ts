@@ -10,7 +10,7 @@ import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
-import { goalStore, guarded, withStore } from "./goal.js";
+import { goalFolderStore, guarded, withStore } from "./goal.js";
 import { chooseBuilder, executeRun, type RunFlags } from "./run-common.js";
 
 /**
@@ -24,10 +24,9 @@ export async function todoRunCommand(
   todoId: string,
   flags: RunFlags,
 ): Promise<number> {
-  const where = goalStore(flags);
-  const dir = where.dir;
+  const dir = goalFolderStore(flags, "todo run");
   return guarded(io, flags.json, async () => {
-    const { view, facts } = await withStore(where, "read", (store) => openGoal(store, dir, goalId));
+    const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
     const todo = view.todos.find((t) => t.id === todoId);
     if (!todo) throw new DomainError(`goal ${goalId} has no todo ${todoId}`);
     if (view.activation === "stopped")

@@ -36,6 +36,20 @@ export function goalLocation(flag: string | undefined, fallback: string): StoreL
 
 /** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
 export const goalStore = (flags: { store?: string }) => goalLocation(flags.store, ".loopgate");
+/**
+ * The folder store of a goal command that works on the goal's local workspace directly (todo run, accept,
+ * revert): a PostgreSQL store is refused with what to use instead, never read as a local folder.
+ */
+export function goalFolderStore(flags: { store?: string }, command: string): string {
+  const where = goalStore(flags);
+  if (where.kind === "postgres")
+    throw new InputError(
+      `loopgate ${command} works on a goal in a folder store; with a PostgreSQL store (${where.label}) a goal advances by governed turns: loopgate goal tick|run GOAL, or goal submit GOAL and loopgate worker`,
+      "--store",
+    );
+  return where.dir;
+}
+
 /** The local folder of a goal command's store (the store itself, or this host's folder beside a database). */
 export const goalStoreDir = (flags: { store?: string }) => goalStore(flags).dir;
 

@@ -18,7 +18,7 @@ import {
 import type { AcceptedChange } from "./turn/deliverables.js";
 import { readbackWriteback } from "./turn/readback.js";
 import { loadTurnEffect, saveTurnEffect, turnEffectName } from "./turn/turn-effects.js";
-import { syncWorkTree, TURN_TRAILER, writeBack } from "./turn/writeback.js";
+import { syncWorkTree, TURN_TRAILER, type WritebackPoint, writeBack } from "./turn/writeback.js";
 
 /**
  * Where a goal's workspace and its kept turn effects live: the one interface writeback, readback, the
@@ -47,6 +47,11 @@ export interface GoalRepo {
   writeBack(req: RepoWriteback): Promise<WritebackOutcome>;
   /** The writeback commit of `turnKey` by its trailer: committed, absent or unknown. */
   readbackWriteback(goalId: string, turnKey: string, base: string): Promise<Readback>;
+  /**
+   * After a readback found the commit: finish what the crash interrupted on this host (folder: move the
+   * work tree from `base` to `commit`, clearing stale git locks). Returns a line for the progress, or null.
+   */
+  finishReadback(goalId: string, base: string, commit: string): Promise<string | null>;
   /** Keeps a monitor poll's or planner turn's host result (write once); returns its run_ref. */
   saveEffect(id: TurnIdentity, data: unknown): Promise<string>;
   /** The kept host result of a turn, or null when none was kept. */
@@ -61,6 +66,8 @@ export interface RepoWriteback {
   change: AcceptedChange;
   turnKey: string;
   subject: string;
+  /** Fault injection for the kill-point tests (see turn/writeback.ts). */
+  atPoint?: (point: WritebackPoint) => void;
 }
 
 /** The goal repository of `store`: shared when the store keeps content beyond this machine, else the folder's. */
@@ -97,13 +104,14 @@ class FolderGoalRepo implements GoalRepo {
     return writeBack({ ...req, workspace: goalWorkspace(this.storeDir, req.goalId) });
   }
 
-  async readbackWriteback(goalId: string, turnKey: string, base: string): Promise<Readback> {
-    const ws = goalWorkspace(this.storeDir, goalId);
-    const rb = await readbackWriteback(ws, turnKey, base);
-    // A crash between the ref move and the work tree's update: finish the latter.
-    if (rb.found === "committed" && rb.payload.phase === "durable_writeback")
-      await syncWorkTree(ws, base, rb.payload.commit);
-    return rb;
+  readbackWriteback(goalId: string, turnKey: string, base: string): Promise<Readback> {
+    return readbackWriteback(goalWorkspace(this.storeDir, goalId), turnKey, base);
+  }
+
+  async finishReadback(goalId: string, base: string, commit: string): Promise<string | null> {
+    const sync = await syncWorkTree(goalWorkspace(this.storeDir, goalId), base, commit);
+    if (sync.cleared.length === 0 && sync.kind === "already") return null;
+    return `work tree ${sync.kind === "left" ? `left: ${sync.reason}` : sync.kind}${sync.cleared.length ? `; removed stale ${sync.cleared.join(", ")}` : ""}`;
   }
 
   async saveEffect(id: TurnIdentity, data: unknown) {
@@ -330,6 +338,11 @@ class SharedGoalRepo implements GoalRepo {
       found: "committed",
       payload: { phase: "durable_writeback", commit: rec.commit, new_revision: rec.commit },
     };
+  }
+
+  /** The cache has no work tree to finish: every read goes through the store's objects. */
+  async finishReadback(): Promise<string | null> {
+    return null;
   }
 
   async saveEffect(id: TurnIdentity, data: unknown) {

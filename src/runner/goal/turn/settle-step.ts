@@ -61,6 +61,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
         ),
         turnKey: spendKey(id),
         subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
+        ...(ctx.deps.atWritebackPoint ? { atPoint: ctx.deps.atWritebackPoint } : {}),
       });
   ctx.progress({
     phase: "durable_writeback",
@@ -91,6 +92,11 @@ export async function readbackWritebackStep(
     phase: "readback",
     detail: `writeback ${spendKey(id)}: ${rb.found}${rb.found === "unknown" ? ` (${rb.reason})` : ""}`,
   });
+  if (rb.found === "committed" && rb.payload.phase === "durable_writeback") {
+    // The work tree is a view of the branch: finish a move the crash interrupted (never over a local edit).
+    const note = await repoOf(ctx).finishReadback(id.goal_id, base, rb.payload.commit);
+    if (note) ctx.progress({ phase: "readback", detail: note });
+  }
   const ref = effectRef(id, "durable_writeback");
   await ctx.j.append((s) => {
     const turn = turnDecision({

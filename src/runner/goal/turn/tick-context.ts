@@ -17,6 +17,7 @@ import type { LoadedTask } from "../../load-task.js";
 import { type GoalRepo, goalRepo } from "../goal-repo.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
+import type { WritebackPoint } from "./writeback.js";
 
 /** One run of a turn's todo task, as the host (the CLI, a worker) carries it out. */
 export interface TurnRun {
@@ -45,6 +46,8 @@ export interface TickDeps {
   clock?: () => Date;
   owner?: LeaseOwner;
   afterGoalAppend?: AfterGoalAppend;
+  /** Fault injection: called at each point inside a writeback (kill-point tests). */
+  atWritebackPoint?: (point: WritebackPoint) => void;
   leaseTtlMs?: number;
   /** Where monitor polls run (default bubblewrap, as for gates). */
   sandbox?: SandboxMode;
