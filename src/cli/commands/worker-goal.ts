@@ -1,4 +1,6 @@
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DomainError, InputError } from "../../core/errors.js";
 import {
   backoffAtBound,
   DEFAULT_BACKOFF,
@@ -6,10 +8,11 @@ import {
   scheduleStep,
   type WakeUp,
 } from "../../core/goal/turn/index.js";
+import { LeaseHeldError } from "../../core/run-lease.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import { storeProbe } from "../../runner/goal/schedule/schedule-probe.js";
 import { makeTick } from "../../runner/goal/turn/tick.js";
-import type { ScheduleHost } from "../../runner/goal/turn/tick-context.js";
+import type { RunHost, ScheduleHost } from "../../runner/goal/turn/tick-context.js";
 import type { TickOutcome } from "../../runner/goal/turn/tick-outcome.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
 import type { Claim, JobOptions, PostgresRunQueue } from "../../store/run-queue.js";
@@ -59,21 +62,48 @@ export async function runGoalTurnJob(
     enqueued = r.job.jobId;
     return r.mode;
   };
+  const host = goalRunHost(io, store, dir, flags, { signal, leaseTtlMs: leaseMs });
+  // A dead worker's run lease can outlive its turn lease by a heartbeat: wait for it, then take the run over.
+  const runHost: RunHost = async (run) => {
+    for (;;) {
+      try {
+        return await host(run);
+      } catch (e) {
+        if (!(e instanceof LeaseHeldError) || signal.aborted) throw e;
+        const waitMs = Math.min(Math.max(Date.parse(e.lease.expiresAt) - Date.now(), 0) + 250, leaseMs);
+        say(
+          `run ${run.runId} is still leased until ${e.lease.expiresAt}; waiting ${waitMs} ms to take it over`,
+        );
+        await sleep(waitMs, undefined, { signal }).catch(() => {});
+      }
+    }
+  };
   const tick = makeTick({
     store,
     storeDir: dir,
-    runHost: goalRunHost(io, store, dir, flags, { signal, leaseTtlMs: leaseMs }),
+    runHost,
     scheduleHost,
     leaseTtlMs: leaseMs,
     ...goalFaultInjection(),
   });
-  const outcome: TickOutcome = await tick({
-    goalId,
-    agentId: view.agent.agent_id,
-    signal,
-    onProgress: (p) =>
-      say(`goal ${goalId} turn ${p.turn}${p.todo ? ` · ${p.todo}` : ""} · ${p.phase}: ${p.detail}`),
-  });
+  let outcome: TickOutcome;
+  try {
+    outcome = await tick({
+      goalId,
+      agentId: view.agent.agent_id,
+      signal,
+      onProgress: (p) =>
+        say(`goal ${goalId} turn ${p.turn}${p.todo ? ` · ${p.todo}` : ""} · ${p.phase}: ${p.detail}`),
+    });
+  } catch (e) {
+    // At least once: a tick that failed on something other than bad input is queued again, after a
+    // lease's length (the next claimer resumes the turn by readback); the job ends with the reason.
+    if (!signal.aborted && !(e instanceof InputError) && !(e instanceof DomainError)) {
+      const at = new Date((await queue.now()).getTime() + leaseMs).toISOString();
+      await queue.submitGoalTurn(goalId, carried, at).catch(() => {});
+    }
+    throw e;
+  }
   const status = `GOAL_TURN ${outcome.kind}${outcome.kind === "failed" ? ` (${outcome.code})` : ""}`;
   if (signal.aborted) return { status };
   if (outcome.kind === "advanced") {
