@@ -123,8 +123,8 @@ class FolderGoalRepo implements GoalRepo {
   }
 }
 
-/** The key of a record in the shared store's content (a namespaced sha256, as content keys are). */
-const recordKey = (...parts: string[]) =>
+/** The key of a record in the shared store's content (a namespaced sha256, as content keys are; exported for the tests that forge one). */
+export const recordKey = (...parts: string[]) =>
   createHash("sha256")
     .update(`loopgate-goal-repo\0${parts.join("\0")}`)
     .digest("hex");
