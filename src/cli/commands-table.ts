@@ -184,6 +184,8 @@ The task file's path and digest are recorded: every worker must see the task at 
     about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
 A run another machine drove is rebuilt in this one's folder from the observations the store keeps.
+Goal turns (queued by \`loopgate goal submit\`): one governed tick under the goal's turn lease, then the
+next turn queued at the scheduler's wake-up; the goal's repository cache lives in the same folder.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
     flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,

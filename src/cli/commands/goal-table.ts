@@ -75,7 +75,8 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
 new: validates the goal file, copies its workspace folder into <store>/goals/GOAL/workspace, git-initialises
-  it and records the goal (store: --store, else .loopgate/ beside the goal file).
+  it and records the goal (store: --store, else .loopgate/ beside the goal file; with a PostgreSQL store
+  the repository's first commit is packed into the database instead).
 status: the todos as a tree with status symbols, the gates and whom they wait on, the runtime state, the
   frontier gaps that keep it from closing, the budget used and the single next action.
 next: the interaction contract: what may run now, or who must act, and why.
