@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -35,8 +36,15 @@ interface Fixture {
   clock: { now: number };
 }
 
-/** A goal waiting on a deferred fix, with a monitor `cat reports.txt` every hour, created as `goal new` does. */
-async function newGoal(maxNoChange = 5, argv = ["cat", "reports.txt"]): Promise<Fixture> {
+/**
+ * A goal waiting on a deferred fix, with a monitor every hour, created as `goal new` does. The default poll
+ * reads reports.txt of the turn's revision of the goal workspace ($LOOPGATE_GOAL_WORKSPACE); its argv
+ * itself resolves against the goal file's folder.
+ */
+async function newGoal(
+  maxNoChange = 5,
+  argv = ["sh", "-c", 'cat "$LOOPGATE_GOAL_WORKSPACE/reports.txt"'],
+): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "lg-tick-monitor-"));
   temps.push(dir);
   mkdirSync(join(dir, "repo"));
@@ -211,6 +219,31 @@ describe("goal tick on a continuous monitor", () => {
         await f.store.close();
       }
     });
+});
+
+describe("goal tick on a monitor whose poll script lives beside the goal file", () => {
+  it("runs `sh watch/inbox.sh` from the goal file's folder; what it reads changing is one material change", async () => {
+    const f = await newGoal(5, ["sh", "watch/inbox.sh"]);
+    try {
+      mkdirSync(join(f.dir, "watch"));
+      writeFileSync(join(f.dir, "watch", "inbox.sh"), 'cat "$(dirname "$0")/inbox.txt"\n');
+      writeFileSync(join(f.dir, "watch", "inbox.txt"), "inbox empty\n");
+      advanced(await tickOnce(f));
+      let s = await state(f);
+      // The observation is the sha256 of what the script printed (computed here, not by loopgate).
+      const sha = (t: string) => `sha256:${createHash("sha256").update(t, "utf8").digest("hex")}`;
+      expect(s.monitors[W]?.result_hash).toBe(sha("inbox empty"));
+      expect(count(await events(f), "monitor_poll_failed")).toBe(0);
+      writeFileSync(join(f.dir, "watch", "inbox.txt"), "inbox empty\nreport: quoted header names\n");
+      hours(f, 1);
+      expect(advanced(await tickOnce(f)).changed).toBe(true);
+      s = await state(f);
+      expect(s.monitors[W]?.result_hash).toBe(sha("inbox empty\nreport: quoted header names"));
+      expect(s.order.filter((id) => s.todos[id]?.successor_of === W)).toEqual([`${W}_g1`]);
+    } finally {
+      await f.store.close();
+    }
+  });
 });
 
 describe("goal tick on a monitor whose poll fails or whose observation is not well-formed", () => {

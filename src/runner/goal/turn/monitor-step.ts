@@ -13,7 +13,7 @@ import {
 import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { type TickCtx, turnDecision } from "./tick-context.js";
+import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
 import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
@@ -82,8 +82,11 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
     if (!spec) throw new DomainError(`${todoId} is not a continuous monitor of goal ${id.goal_id}`);
     const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, t.base_revision ?? "");
     ctx.progress({ phase: "host_execute", detail: `polling ${todoId}: ${spec.argv.join(" ")}` });
+    // The argv resolves against the goal file's folder (cwd, read-only); the store beside it stays hidden.
+    const goalDir = await goalFileDir(ctx);
     const p = await pollMonitor(spec, tree, {
       sandbox: ctx.deps.sandbox ?? "bubblewrap",
+      ...(goalDir ? { goalDir, masked: [ctx.deps.storeDir] } : {}),
       ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
     });
     obs = {

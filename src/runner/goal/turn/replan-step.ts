@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import { DomainError, InputError } from "../../../core/errors.js";
 import {
   decide,
@@ -12,10 +11,9 @@ import {
 } from "../../../core/goal/index.js";
 import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
 import type { ModelAdapter } from "../../../core/model.js";
-import { openGoal } from "../goal-service.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { type TickCtx, turnDecision } from "./tick-context.js";
+import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
 import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
@@ -52,12 +50,6 @@ export function tickPlanner(ctx: TickCtx): ModelAdapter | string {
 
 export { obligationId };
 
-/** Where a proposed todo's task path resolves: the goal file's folder (the goal was created from it). */
-async function goalFileDir(ctx: TickCtx): Promise<string> {
-  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
-  return view.sourcePath ? dirname(view.sourcePath) : process.cwd();
-}
-
 export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const oid = obligationOf(t);
   const obligation = replanObligation(ctx.j.state, oid);
@@ -85,7 +77,8 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
     state: ctx.j.state,
     obligation,
     model,
-    taskRoot: ctx.deps.planner?.taskRoot ?? (await goalFileDir(ctx)),
+    // A proposed todo's task path resolves against the goal file's folder (the goal was created from it).
+    taskRoot: ctx.deps.planner?.taskRoot ?? (await goalFileDir(ctx)) ?? process.cwd(),
     operationId: effectRef(id, "durable_writeback"),
     ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
   });
