@@ -384,6 +384,53 @@ describe("goal tick on a replan obligation (planner turn)", () => {
     }
   });
 
+  it("a kill after the planner turn's host_execute was prepared: readback finds no kept answer, asks once, answers once", async () => {
+    const f = await owingReplan();
+    try {
+      const model = script(f, [
+        {
+          tool_calls: [
+            {
+              name: "propose_todos",
+              args: { todos: [{ id: "todo_triage", content: "Triage the reports", class: "user_action" }] },
+            },
+            {
+              name: "patch_vision",
+              args: { kind: "patch", route: "triage first", patch: "triage", reason: "quiet monitor" },
+            },
+          ],
+          usage: { input_tokens: 10, output_tokens: 2 },
+        },
+        { text: "done", usage: { input_tokens: 1, output_tokens: 1 } },
+      ]);
+      const start = (await events(f)).filter((e) => e.type !== "turn_lease_heartbeat").length;
+      const at = start + 3; // lease, bind, prepare host
+      const kill = (before: number, after: number) => {
+        if (before < at && at <= after) throw new Error("killed");
+      };
+      await expect(tickOnce(f, { planner: { model }, afterGoalAppend: kill })).rejects.toThrow("killed");
+      const cut = await events(f);
+      expect(
+        cut.filter((e) => e.type.startsWith("turn_") && !e.type.startsWith("turn_lease_")).at(-1)?.type,
+      ).toBe("turn_effect_prepared");
+      // The resumed tick: the host effect is absent (nothing kept), so the planner is asked, once, and
+      // its answer is written once.
+      const o = advanced(await tickOnce(f, { planner: { model } }));
+      expect(o.turn.turn_instance_id).toBe("t3");
+      const es = await events(f);
+      expect(es.filter((e) => e.type === "turn_effect_readback").map((e) => e.data.found)).toEqual([
+        "absent",
+      ]);
+      expect(count(es, "replan_answered")).toBe(1);
+      expect(count(es, "todo_added")).toBe(3); // the deferred fix, the monitor and the planner's one todo
+      const s = goalState(es);
+      expect(obligations(s)).toEqual([]);
+      expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 14 }]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
   it("a no-delta answer is replan_noop: recorded, the obligation stays open", async () => {
     const f = await owingReplan();
     try {

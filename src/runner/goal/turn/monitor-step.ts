@@ -14,7 +14,7 @@ import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
-import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
  * A monitor turn (seed 001 §3): a todo turn whose todo is a continuous monitor. host_execute = the poll
@@ -110,21 +110,8 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
 }
 
 /** A prepared poll not recorded: its kept observation (committed → reuse) or none (absent → poll again). */
-export async function readbackMonitorHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const kept = loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
-  ctx.progress({ phase: "readback", detail: `poll of ${todoOf(t)}: ${kept ? "kept" : "absent"}` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
-      readback: kept
-        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
-        : { found: "absent" },
-    }),
-  );
-}
+export const readbackMonitorHost = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
+  readbackKeptEffect(ctx, id, `poll of ${todoOf(t)}`);
 
 function observation(ctx: TickCtx, id: TurnIdentity): MonitorObservation | null {
   return loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);

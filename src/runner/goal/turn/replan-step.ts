@@ -14,7 +14,7 @@ import type { ModelAdapter } from "../../../core/model.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
-import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { digestOf, loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
  * A planner turn (seed 001 §3) bound to a replan obligation: host_execute = `planReplan` with the goal's
@@ -99,21 +99,9 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
   );
 }
 
-export async function readbackReplanHost(ctx: TickCtx, id: TurnIdentity): Promise<void> {
-  const kept = loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
-  ctx.progress({ phase: "readback", detail: `planner answer: ${kept ? "kept" : "absent"}` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
-      readback: kept
-        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
-        : { found: "absent" },
-    }),
-  );
-}
+/** A prepared planner turn not recorded: its kept answer (committed → reuse) or none (absent → ask again). */
+export const readbackReplanHost = (ctx: TickCtx, id: TurnIdentity) =>
+  readbackKeptEffect(ctx, id, "planner answer");
 
 const planOf = (ctx: TickCtx, id: TurnIdentity) => loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
 
