@@ -62,6 +62,8 @@ export interface TickCtx {
   now: () => Date;
   /** Reports a phase; the turn number and todo are those of the turn being settled unless given. */
   progress(p: { phase: string; detail: string; todo?: string | null }): void;
+  /** The blocked effects this tick already looked up again (once per tick, then the block is reported). */
+  retriedReadbacks: Set<string>;
 }
 
 /** The key of a turn: goal/agent/turn_instance_id (the spend key and the writeback trailer). */
