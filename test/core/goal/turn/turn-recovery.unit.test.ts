@@ -114,7 +114,7 @@ describe("turn: crash recovery by readback", () => {
         "durable_writeback",
         `readback of ${WB} is unknown: two commits; failing closed`,
       ),
-    ];
+    ] as typeof FULL;
     // The block names the effect a fresh readback may resolve once the workspace is repaired.
     expect(nextTurnPhase(fold(turnDecider, blocked))).toEqual({
       kind: "blocked_health",
