@@ -246,6 +246,44 @@ describe("goal tick on a monitor whose poll script lives beside the goal file", 
   });
 });
 
+/** A person's change of the budget: at most `turns` per 24h window. */
+async function capTurns(f: Fixture, turns: number): Promise<void> {
+  const read = await events(f);
+  const budget = { window_seconds: 86_400, turns_per_window: turns, max_cost_usd: 5 };
+  await writeGoal(
+    f.store,
+    f.storeDir,
+    G,
+    { kind: "command", command: { type: "change_budget", budget, reason: "a tighter quota" } },
+    (read.at(-1)?.revision ?? -1) as number,
+  );
+}
+
+describe("goal tick with the budget spent", () => {
+  it("a due monitor is not polled: throttled, nothing bound, polled or spent; with a turn left it is polled", async () => {
+    const f = await newGoal();
+    try {
+      advanced(await tickOnce(f)); // the baseline: one turn spent
+      await capTurns(f, 1);
+      hours(f, 1.5); // due again, inside the same 24h window
+      const before = await events(f);
+      const o = await tickOnce(f);
+      expect(o.kind, JSON.stringify(o)).toBe("throttled");
+      expect(o.kind === "throttled" && o.reason).toMatch(/budget is spent \(turns_per_window\)/);
+      expect(o.wake.action).toBe("wait_until");
+      const added = (await events(f)).slice(before.length).map((e) => e.type);
+      expect(added.filter((t) => !t.startsWith("turn_lease_"))).toEqual([]);
+      expect((await state(f)).spends).toHaveLength(1);
+      // One more turn in the window: the due poll runs and is the second (and last) spend.
+      await capTurns(f, 2);
+      expect(advanced(await tickOnce(f)).work).toEqual({ kind: "todo", todo_id: W });
+      expect((await state(f)).spends).toHaveLength(2);
+    } finally {
+      await f.store.close();
+    }
+  });
+});
+
 describe("goal tick on a monitor whose poll fails or whose observation is not well-formed", () => {
   it("a failing poll is recorded as a typed poll failure: no hash, no successor, one turn spent", async () => {
     const f = await newGoal(5, ["cat", "no-such-file.txt"]);
@@ -426,6 +464,25 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       const s = goalState(es);
       expect(obligations(s)).toEqual([]);
       expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 14 }]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  it("with the budget spent no planner turn is bound: throttled, the obligation stays, nothing spent", async () => {
+    const f = await owingReplan();
+    try {
+      await capTurns(f, 2); // the two monitor turns owingReplan took
+      const model = script(f, [{ text: "never asked", usage: { input_tokens: 1, output_tokens: 1 } }]);
+      const o = await tickOnce(f, { planner: { model } });
+      expect(o.kind, JSON.stringify(o)).toBe("throttled");
+      expect(o.kind === "throttled" && o.reason).toMatch(
+        /the planner turn on monitor_replan:.*budget is spent/,
+      );
+      const s = await state(f);
+      expect(s.spends).toHaveLength(2);
+      expect(count(await events(f), "turn_bound")).toBe(2);
+      expect(obligations(s).map((x) => x.kind)).toEqual(["monitor_replan"]);
     } finally {
       await f.store.close();
     }
