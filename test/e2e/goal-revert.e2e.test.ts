@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/cli/context.js";
 import type { RecordedEvent } from "../../src/core/events.js";
 import { revertAcceptedChange } from "../../src/runner/goal/compensation.js";
-import { goalStream } from "../../src/runner/goal/goal-store.js";
-import { parseStdout, removeTemps, show } from "./cli.js";
+import { appendGoal, goalStream } from "../../src/runner/goal/goal-store.js";
+import { loopgate, parseStdout, removeTemps, show } from "./cli.js";
 import { GOAL, GOAL_DIR, head, lg, newGoal, refused, status } from "./goal-support.js";
 
 // `goal revert`: a rollback of an accepted change is a compensation (a revert commit, the successor, the
@@ -145,5 +146,46 @@ describe("goal revert", () => {
     expect(trailers).toEqual([`${GOAL}/${accepted}`]);
     expect((await events(store)).filter((e) => e.type === "change_compensated")).toHaveLength(1);
     expect((await status(store)).revision).toBe(orphan);
+  });
+  it("waits for the turn: busy while another live owner holds the lease, refused while a turn is unsettled", async () => {
+    const { store, accepted } = await oneAcceptedChange();
+    // A second tick killed inside its writeback: its turn is bound and not settled.
+    const killed = await loopgate(["goal", "tick", GOAL, "--store", store], {
+      env: { LOOPGATE_FAULT_KILL_IN_WRITEBACK: "commit_written" },
+    });
+    expect(killed.signal, show(killed)).toBe("SIGKILL");
+    const h = head(store);
+    await refused(store, await lg(store, "goal", "revert", GOAL, accepted, ...SUCCESSOR), /is not settled/);
+    expect(head(store)).toBe(h);
+    // Settle it, then hold the lease as a live owner (this test's own process) until far ahead.
+    const settle = await lg(store, "goal", "tick", GOAL);
+    expect(settle.code, show(settle)).toBe(0);
+    const s = await openStore(store, true);
+    try {
+      const es = await s.readStream(goalStream(GOAL));
+      await appendGoal(
+        s,
+        GOAL,
+        [
+          {
+            type: "turn_lease_acquired",
+            data: {
+              holder: "someone-else",
+              owner: { pid: process.pid, host: hostname(), token: "another-owners-token" },
+              expires_at: "2999-01-01T00:00:00.000Z",
+              previous: null,
+            },
+          },
+        ],
+        es.at(-1)?.revision ?? -1,
+        () => "runtime",
+      );
+    } finally {
+      await s.close();
+    }
+    const busy = await lg(store, "goal", "revert", GOAL, accepted, ...SUCCESSOR);
+    expect(busy.code, show(busy)).toBe(1);
+    expect(busy.stderr).toMatch(/busy: turn in progress by someone-else/);
+    expect((await events(store)).some((e) => e.type === "change_compensated")).toBe(false);
   });
 });

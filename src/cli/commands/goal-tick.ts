@@ -7,12 +7,15 @@ import { resumeRun } from "../../runner/resume-run.js";
 import type { CommandIO } from "../io.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 import { chosen } from "./goal-todo-run.js";
-import { goalFaultInjection, goalRunHost } from "./goal-turn-host.js";
+import { goalFaultInjection, goalRunHost, plannerFor } from "./goal-turn-host.js";
+
+export { type PlannerFlags, plannerFor } from "./goal-turn-host.js";
+
 import { recordedBuilder } from "./resume.js";
 import { executeRun, faultInjection, type RunFlags } from "./run-common.js";
 
 /** `goal tick`'s flags: the run flags of `todo run`, and the agent the turn runs as. */
-export type TickFlags = RunFlags & { "agent-id"?: string };
+export type TickFlags = RunFlags & { "agent-id"?: string; "planner-model"?: string };
 
 /** A tick's outcome as an exit code (as `goal run`): 0 advanced or terminal, 1 waiting/throttled/busy/idle/stopped, 2 failed. */
 export function tickExitCode(o: TickOutcome): number {
@@ -56,6 +59,7 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
   const dir = where.dir;
   return guarded(io, flags.json, () =>
     withStore(where, true, async (store) => {
+      const planner = plannerFor(flags);
       const { view } = await openGoal(store, dir, goalId);
       const runFlags: RunFlags = { ...flags, store: dir };
       // On a shared store the runs go through the store given (a folder's `goal tick` keeps executeRun's output).
@@ -89,8 +93,8 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
           store,
           storeDir: dir,
           runHost,
-          // A planner turn answers with --model when given, else with the goal's own model.
-          ...(flags.model ? { planner: { model: flags.model } } : {}),
+          // A planner turn answers with --planner-model, else --model, else the goal's own model.
+          ...(planner ? { planner } : {}),
           ...goalFaultInjection(),
         },
         {

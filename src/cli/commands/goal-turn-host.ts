@@ -1,5 +1,7 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { createModel } from "../../agent/models/provider.js";
 import { noopBuilder } from "../../builders/command-builder.js";
+import { InputError, LoopgateError } from "../../core/errors.js";
 import type { WakeUp } from "../../core/goal/turn/index.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
@@ -26,9 +28,10 @@ export function goalTickFor(
   io: CommandIO,
   store: EventStore,
   storeDir: string,
-  flags: RunFlags,
+  flags: RunFlags & PlannerFlags,
   more: Partial<TickDeps> = {},
 ): Tick {
+  const planner = plannerFor(flags);
   let applied: string | null = null;
   const scheduleHost: ScheduleHost = async (wake: WakeUp) => {
     const key = JSON.stringify([wake.action, wake.at]);
@@ -41,6 +44,7 @@ export function goalTickFor(
     storeDir,
     runHost: goalRunHost(io, store, storeDir, flags),
     scheduleHost,
+    ...(planner ? { planner } : {}),
     ...goalFaultInjection(),
     ...more,
   });
@@ -123,4 +127,32 @@ export function goalFaultInjection(): {
             point === inWriteback ? process.kill(process.pid, "SIGKILL") : undefined,
         }),
   };
+}
+
+/** The flags that name the planner turns' model. */
+export type PlannerFlags = { model?: string; "planner-model"?: string };
+
+/**
+ * The model of the planner turns (replan obligations): --planner-model, else --model, else none (the
+ * tick falls back to the goal agent's model). --planner-model is checked now, so a bad spec, a missing
+ * script or a missing API key is a bad-input error before any turn runs, not an idle goal later. A
+ * scripted/replay file is made absolute (every tick of the process reads it from the start).
+ */
+export function plannerFor(flags: PlannerFlags): { model: string } | undefined {
+  const spec = flags["planner-model"];
+  if (spec === undefined) return flags.model === undefined ? undefined : { model: flags.model };
+  const file = /^(scripted|replay):(.+)$/.exec(spec.trim());
+  const model = file ? `${file[1]}:${resolve(file[2] as string)}` : spec.trim();
+  try {
+    createModel(model);
+  } catch (e) {
+    if (!(e instanceof LoopgateError)) throw e;
+    const where = e instanceof InputError ? e.where : undefined;
+    const why = where && e.message.startsWith(`${where}: `) ? e.message.slice(where.length + 2) : e.message;
+    const path = file ? resolve(file[2] as string) : "";
+    throw new InputError(path && !why.includes(path) ? `${why} (${path})` : why, "--planner-model", {
+      cause: e,
+    });
+  }
+  return { model };
 }

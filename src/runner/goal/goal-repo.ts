@@ -16,8 +16,8 @@ import {
   workspaceHealth,
 } from "./goal-workspace.js";
 import type { AcceptedChange } from "./turn/deliverables.js";
+import { loadTurnEffect, saveTurnEffect, turnEffectName } from "./turn/effect-files.js";
 import { readbackWriteback } from "./turn/readback.js";
-import { loadTurnEffect, saveTurnEffect, turnEffectName } from "./turn/turn-effects.js";
 import { syncWorkTree, TURN_TRAILER, type WritebackPoint, writeBack } from "./turn/writeback.js";
 
 /**

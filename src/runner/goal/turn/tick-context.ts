@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { dirname } from "node:path";
 import type { Envelope } from "../../../core/envelope.js";
 import type { LeaseOwner } from "../../../core/event-parts.js";
 import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
@@ -15,6 +16,7 @@ import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
 import type { EventStore } from "../../../store/event-store.js";
 import type { LoadedTask } from "../../load-task.js";
 import { type GoalRepo, goalRepo } from "../goal-repo.js";
+import { openGoal } from "../goal-service.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
 import type { WritebackPoint } from "./writeback.js";
@@ -63,6 +65,8 @@ export interface TickCtx {
   now: () => Date;
   /** Reports a phase; the turn number and todo are those of the turn being settled unless given. */
   progress(p: { phase: string; detail: string; todo?: string | null }): void;
+  /** The blocked effects this tick already looked up again (once per tick, then the block is reported). */
+  retriedReadbacks: Set<string>;
 }
 
 /** Where the goal's workspace and kept turn effects live (the folder's repository, or the shared store's). */
@@ -86,3 +90,9 @@ export const turnDecision =
   (cmd: TurnCommand) =>
   (s: GoalState): GoalEventBody[] =>
     decideTurn(cmd, turnOf(s, cmd.identity)) as unknown as GoalEventBody[];
+
+/** The folder of the goal file the goal was created from (where its relative paths resolve), or null. */
+export async function goalFileDir(ctx: TickCtx): Promise<string | null> {
+  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
+  return view.sourcePath ? dirname(view.sourcePath) : null;
+}
