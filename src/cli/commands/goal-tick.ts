@@ -89,7 +89,7 @@ export type PlannerFlags = { model?: string; "planner-model"?: string };
 
 /**
  * The model of the planner turns (replan obligations): --planner-model, else --model, else none (the
- * tick falls back to the goal agent's model). --planner-model is checked now, so a bad spec, a missing
+ * tick falls back to the goal file's planner.model, then the builder's model). --planner-model is checked now, so a bad spec, a missing
  * script or a missing API key is a bad-input error before any turn runs, not an idle goal later. A
  * scripted/replay file is made absolute (every tick of the process reads it from the start).
  */
