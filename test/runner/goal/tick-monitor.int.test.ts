@@ -519,7 +519,10 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       hours(f, 2);
       advanced(await tickOnce(f));
       expect(obligations(await state(f)).map((o) => o.kind)).toEqual(["monitor_replan"]);
-      const o = advanced(await tickOnce(f)); // no deps.planner: the goal's own planner model
+      // The goal file's planner comes before the builder's --model (a script that is not there: were it
+      // asked, the tick would answer idle).
+      const builderModel = `scripted:${join(f.dir, "no-such-builder-script.json")}`;
+      const o = advanced(await tickOnce(f, { planner: { builderModel } }));
       expect(o.work).toEqual({ kind: "replan", obligation_id: `monitor_replan:${W}` });
       const s = await state(f);
       expect(obligations(s)).toEqual([]);
@@ -534,6 +537,18 @@ describe("goal tick on a replan obligation (planner turn)", () => {
     await expect(
       newGoal(1, undefined, { lines: ["planner: { model: scripted:missing.json }"] }),
     ).rejects.toThrow(/goal\.yaml: planner\.model: .*missing\.json is not there/);
+  });
+
+  it("without a planner of its own, the builder's --model answers (goal tick/run --model)", async () => {
+    const f = await owingReplan();
+    try {
+      const builderModel = script(f, [{ text: "nothing", usage: { input_tokens: 4, output_tokens: 1 } }]);
+      const o = advanced(await tickOnce(f, { planner: { builderModel } }));
+      expect(o.work).toEqual({ kind: "replan", obligation_id: `monitor_replan:${W}` });
+      expect(count(await events(f), "replan_noop_recorded")).toBe(1);
+    } finally {
+      await f.store.close();
+    }
   });
 
   it("a no-delta answer is replan_noop: recorded, the obligation stays open", async () => {
