@@ -17,7 +17,7 @@ import type { TickOutcome } from "../../runner/goal/turn/tick-outcome.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
 import type { Claim, JobOptions, PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
-import { goalFaultInjection, goalRunHost } from "./goal-turn-host.js";
+import { goalFaultInjection, goalRunHost, plannerFor } from "./goal-turn-host.js";
 import type { RunFlags } from "./run-common.js";
 
 /** The options of a goal-turn job that are not run flags (`cwd` is kept: where relative paths resolve). */
@@ -78,10 +78,13 @@ export async function runGoalTurnJob(
       }
     }
   };
+  // The planner turns' model as goal run chooses it (the goal file's planner, else the builder's --model).
+  const planner = plannerFor(flags);
   const tick = makeTick({
     store,
     storeDir: dir,
     runHost,
+    ...(planner ? { planner } : {}),
     scheduleHost,
     leaseTtlMs: leaseMs,
     ...goalFaultInjection(),
