@@ -172,7 +172,8 @@ export async function pgGoalSetup(base: Omit<PgGoalContext, "reference">): Promi
   );
   const sameAppend = new Set(["todo_completed", "goal_revision_recorded", "quota_spent"]);
   const counted = goal.filter((e) => e.type !== "turn_lease_heartbeat");
-  const upTo = counted.findIndex((e) => e === goal[firstAck]);
+  const ack = goal[firstAck];
+  const upTo = counted.findIndex((e) => e.id === ack?.id);
   const goalPoints: number[] = [];
   for (let n = initial + 1; n <= upTo + 1; n++)
     if (!sameAppend.has(counted[n]?.type ?? "")) goalPoints.push(n);
