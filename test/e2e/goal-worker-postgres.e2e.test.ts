@@ -255,4 +255,45 @@ describe("goals on Postgres, advanced by workers", () => {
     expect(at).toBeGreaterThan(0);
     await killedAndTakenOver({ LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS: String(at + 1) });
   }, 420_000);
+  it("a person's write to a submitted goal queues its next turn again; to a goal never submitted, nothing", async () => {
+    const goalId = await newPgGoal();
+    const first = await worker(tempDir("loopgate-host-a-"), ["--until-idle"]);
+    expect(first.code, show(first)).toBe(0);
+    const queued = async (id: string) =>
+      (await store.queue().list({ unfinished: true })).filter((j) => j.taskPath === `goal:${id}`);
+    expect(await queued(goalId)).toEqual([]);
+    // The goal is done with its work and no worker will queue a turn: a person adds a todo.
+    const task = join(ROOT, "examples", "goal-csvcol", "tasks", "quoted-fields", "task.yaml");
+    const add = (id: string) =>
+      loopgate([
+        "todo",
+        "add",
+        id,
+        "todo_again",
+        "--content",
+        "Quoted fields, checked once more.",
+        "--class",
+        "advancement_task",
+        "--task",
+        task,
+        "--store",
+        db.url,
+      ]);
+    const r = await add(goalId);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toMatch(/its next turn is queued for the workers \(job /);
+    expect(await queued(goalId)).toHaveLength(1);
+    const second = await worker(tempDir("loopgate-host-b-"), ["--until-idle"]);
+    expect(second.code, show(second)).toBe(0);
+    expect((await goalStatus(goalId)).todos.find((t) => t.id === "todo_again")?.status).toBe("done");
+
+    // A goal created but never submitted: the write queues nothing (goal submit starts its workers).
+    const lone = `pg-goal-${++goals}`;
+    const made = await loopgate(["goal", "new", goalFixture(lone), "--store", db.url, "--json"]);
+    expect(made.code, show(made)).toBe(0);
+    const r2 = await add(lone);
+    expect(r2.code, show(r2)).toBe(0);
+    expect(r2.stdout).not.toMatch(/queued/);
+    expect(await queued(lone)).toEqual([]);
+  }, 420_000);
 });

@@ -12,9 +12,9 @@ import { CARRIED, postgresStoreFrom } from "./submit.js";
  * `loopgate goal submit GOAL --store postgres://…`: queues the goal's next turn (a job of kind "goal
  * turn") on the run queue. A worker that claims it runs one governed tick under the goal's turn lease
  * and queues the turn after it at the scheduler's wake-up, so the goal advances one turn at a time,
- * whichever workers share the database, until it is terminal, stopped or waiting on a person (submit it
- * again once the person has acted). One turn per goal is queued at a time: submitting a goal whose turn
- * is already queued prints that job. The run flags given (builder, sandbox, …) are carried to every turn.
+ * whichever workers share the database, until it is terminal, stopped or waiting on a person (that
+ * person's next write to the goal queues it again: goal-service `requeueSubmitted`). One turn per goal is
+ * queued at a time: submitting a goal whose turn is already queued prints that job. The run flags given (builder, sandbox, …) are carried to every turn.
  */
 export async function goalSubmitCommand(
   io: CommandIO,

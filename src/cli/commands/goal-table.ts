@@ -116,7 +116,8 @@ submit: queues the goal's next turn (a job of kind "goal turn") in a PostgreSQL 
   the job id. A loopgate worker that claims it runs one tick under the goal's turn lease (one turn at a time
   per goal across workers; a worker killed mid-turn is taken over once its lease expires, the turn resumed
   by readback) and queues the next turn at the scheduler's wake-up (that enqueue is the turn's ACK), until
-  the goal is terminal, stopped or waiting on a person: submit again once they have acted. One turn per goal
+  the goal is terminal, stopped or waiting on a person; a person's write to the goal (gate approve, todo add,
+  goal resume, …) then queues its next turn again. One turn per goal
   is queued at a time. The run flags given are carried to every turn's run.
 Store for everything but new: --store DIR|postgres://…, else $LOOPGATE_STORE, else ./.loopgate. With a
   PostgreSQL store the goal's workspace lives in the database (its git objects, packed), and each host keeps

@@ -244,12 +244,17 @@ export function printWrite(
   io: CommandIO,
   flags: { json?: boolean },
   goalId: string,
-  r: { revision: number; events: string[] },
+  r: { revision: number; events: string[]; requeued?: string },
   what: string,
 ): void {
   if (flags.json)
-    io.out(`${JSON.stringify({ goal: goalId, stream_revision: r.revision, events: r.events })}\n`);
-  else io.out(`${what} (recorded ${r.events.join(", ")}; goal revision ${r.revision})\n`);
+    io.out(
+      `${JSON.stringify({ goal: goalId, stream_revision: r.revision, events: r.events, ...(r.requeued ? { requeued_job: r.requeued } : {}) })}\n`,
+    );
+  else {
+    io.out(`${what} (recorded ${r.events.join(", ")}; goal revision ${r.revision})\n`);
+    if (r.requeued) io.out(`its next turn is queued for the workers (job ${r.requeued})\n`);
+  }
 }
 
 /** `loopgate goals`: every goal in the store, one line each with its runtime state. */

@@ -1,6 +1,8 @@
 import { DomainError } from "../../core/errors.js";
 import type { HealthIssue } from "../../core/goal/index.js";
 import type { EventStore } from "../../store/event-store.js";
+import { PostgresEventStore } from "../../store/postgres-event-store.js";
+import { goalOfJob } from "../../store/run-queue.js";
 import { loadTask } from "../load-task.js";
 import { decideIntent, type GoalIntent, goalView, originOf } from "./goal-engine.js";
 import { goalRepo } from "./goal-repo.js";
@@ -73,7 +75,7 @@ export async function writeGoal(
   intent: GoalIntent,
   expect: number | undefined,
   byOperator = true,
-): Promise<{ revision: number; events: string[] }> {
+): Promise<{ revision: number; events: string[]; requeued?: string }> {
   const read = await openGoal(store, storeDir, goalId);
   if (expect !== undefined && expect !== read.log.revision)
     throw new NeedsRebaseError(goalId, expect, read.log.revision);
@@ -82,5 +84,22 @@ export async function writeGoal(
   const revision = await appendGoal(store, goalId, bodies, expect ?? read.log.revision, (t) =>
     originOf(t, byOperator),
   );
-  return { revision, events: bodies.map((b) => b.type) };
+  const requeued = byOperator ? await requeueSubmitted(store, goalId) : null;
+  return { revision, events: bodies.map((b) => b.type), ...(requeued ? { requeued } : {}) };
+}
+
+/**
+ * A person's write to a goal its workers advance (a gate approved, a todo added, the goal resumed) can
+ * make a turn runnable that no worker will queue: the last turn ended waiting on that person. On a
+ * shared store, a goal that was ever submitted gets its next turn queued again (one per goal; kept when
+ * one is queued already), with the options of its last turn. Returns the job id, or null (a folder
+ * store, or a goal never submitted: `goal submit` starts that).
+ */
+async function requeueSubmitted(store: EventStore, goalId: string): Promise<string | null> {
+  if (!(store instanceof PostgresEventStore)) return null;
+  const queue = store.queue();
+  const last = (await queue.list()).filter((j) => goalOfJob(j) === goalId).at(-1);
+  if (!last) return null;
+  const { not_before: _, ...options } = last.options;
+  return (await queue.submitGoalTurn(goalId, options, null)).job.jobId;
 }
