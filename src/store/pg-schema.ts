@@ -93,6 +93,20 @@ const MIGRATIONS: readonly Migration[] = [
         seen_until timestamptz NOT NULL
       );`,
   },
+  {
+    version: 4,
+    name: "streams removed by gc",
+    // A stream `loopgate gc` deleted, with how many events it held: the integrity check counts them, so
+    // the positions they leave unused are accounted for, not a lost append.
+    sql: (s) => `
+      CREATE TABLE ${s}.pruned_streams (
+        stream text PRIMARY KEY,
+        events integer NOT NULL CHECK (events > 0),
+        first_position bigint NOT NULL,
+        last_position bigint NOT NULL,
+        pruned_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];
 
 /** The newest schema version this code writes. */
