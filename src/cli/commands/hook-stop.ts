@@ -168,9 +168,7 @@ export async function localPostTool(
   if (input.hook_event_name !== "PostToolUse" && input.hook_event_name !== "PostToolUseFailure")
     return { exit_code: 0, stdout: "", stderr: "" };
   const loaded = loadTask(taskPath);
-  const where = storeFrom(storeFlag, join(loaded.dir, ".loopgate"));
-  const storeDir = where.dir;
-  const store = await openStore(where, true);
+  const store = await openStore(storeFrom(storeFlag, join(loaded.dir, ".loopgate")), true);
   try {
     const stream = sessionStream(input.session_id);
     const data = toolFact(input, 1);
