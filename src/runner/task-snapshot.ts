@@ -28,6 +28,12 @@ import { mkdirPrivate } from "../workspace/private-modes.js";
 import { resolveInside } from "../workspace/safe-path.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
 
+/**
+ * The queued job's option naming its task snapshot in the store (the manifest's hash); like `cwd`, it is
+ * not a run flag.
+ */
+export const TASK_SNAPSHOT_OPTION = "task_snapshot";
+
 /** What `snapshotTask` stored: the manifest's hash names the snapshot. */
 export interface TaskSnapshotRef {
   manifest: string;

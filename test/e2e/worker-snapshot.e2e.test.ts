@@ -143,6 +143,73 @@ describe.sequential("submitted tasks live in the store", () => {
     expect(heldout).toContain("transliterates letters");
   });
 
+  it("a worker killed mid-run, the submitter's folder gone: `loopgate resume` elsewhere writes the snapshot out and finishes the run", async () => {
+    const { dir, task } = exampleCopy();
+    const sub = await loopgate(["submit", task, "--oracle", "--store", db.url, "--json"]);
+    expect(sub.code, show(sub)).toBe(0);
+    const { job_id } = parseStdout<{ job_id: string }>(sub);
+    renameSync(dir, `${dir}-moved-away`);
+    const hostA = tempDir();
+    const killed = await loopgate(
+      [
+        "worker",
+        "--store",
+        db.url,
+        "--once",
+        "--lease",
+        "2s",
+        "--id",
+        `snap-${++workers}`,
+        "--work-dir",
+        hostA,
+      ],
+      { cwd: hostA, env: { LOOPGATE_FAULT_KILL_AFTER_EVENTS: "8" } },
+    );
+    expect(killed.signal, show(killed)).toBe("SIGKILL");
+    const runId = (await store.queue().list()).find((j) => j.jobId === job_id)?.runId ?? "";
+    expect(runId).not.toBe("");
+    renameSync(hostA, `${hostA}-gone`);
+    // (The killed worker's process is gone on this host, so its run lease is taken over at once.)
+    const elsewhere = tempDir();
+    const resumed = await loopgate(["resume", runId, "--store", db.url, "--json"], { cwd: elsewhere });
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(parseStdout<{ status: string }>(resumed).status).toBe("SUCCESS");
+    expect(readdirSync(join(elsewhere, ".loopgate", "tasks")).length).toBe(1);
+    // The job the killed worker held is claimed again once its lease expires, and just marked finished.
+    const drained = await workerElsewhere();
+    expect(drained.stderr).toContain(`finished ${job_id}: SUCCESS`);
+  });
+
+  it("a worker killed mid-run, its folder and the submitter's gone: another worker elsewhere takes the oracle run over to SUCCESS", async () => {
+    const { dir, task } = exampleCopy();
+    const sub = await loopgate(["submit", task, "--oracle", "--store", db.url, "--json"]);
+    expect(sub.code, show(sub)).toBe(0);
+    const { job_id } = parseStdout<{ job_id: string }>(sub);
+    renameSync(dir, `${dir}-moved-away`);
+    const hostA = tempDir();
+    const killed = await loopgate(
+      [
+        "worker",
+        "--store",
+        db.url,
+        "--once",
+        "--lease",
+        "2s",
+        "--id",
+        `snap-${++workers}`,
+        "--work-dir",
+        hostA,
+      ],
+      { cwd: hostA, env: { LOOPGATE_FAULT_KILL_AFTER_EVENTS: "8" } },
+    );
+    expect(killed.signal, show(killed)).toBe("SIGKILL");
+    renameSync(hostA, `${hostA}-gone`);
+    const { stderr } = await workerElsewhere();
+    expect(stderr).toContain(`finished ${job_id}: SUCCESS`);
+    const row = (await store.queue().list()).find((j) => j.jobId === job_id);
+    expect(row).toMatchObject({ state: "finished", status: "SUCCESS", attempts: 2 });
+  });
+
   it("the same task submitted twice is stored once: same snapshot, no new blobs", async () => {
     const { task } = exampleCopy();
     const first = await loopgate(["submit", task, "--noop", "--store", db.url, "--json"]);

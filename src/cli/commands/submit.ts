@@ -1,6 +1,6 @@
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
-import { snapshotTask } from "../../runner/task-snapshot.js";
+import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { StoreLocation } from "../../store/open-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { type JobOptions, jobView } from "../../store/run-queue.js";
@@ -27,12 +27,6 @@ const CARRIED = [
   "no-step-checks",
   "step-escalation",
 ] as const;
-
-/**
- * The job option naming the task's snapshot in the store (a manifest hash, see runner/task-snapshot.ts);
- * like `cwd`, it is not a run flag.
- */
-export const TASK_SNAPSHOT_OPTION = "task_snapshot";
 
 /** True for an error that means the database cannot be reached (not a refusal of one statement). */
 export function isStoreUnreachable(e: unknown): boolean {

@@ -11,13 +11,13 @@ import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { RunJournal } from "../../runner/run-journal.js";
 import { newRunId, runTask } from "../../runner/run-task.js";
-import { materializeTask } from "../../runner/task-snapshot.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
 import type { Claim, PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
 import { recordedBuilder } from "./resume.js";
 import { chooseBuilder, faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
-import { isStoreUnreachable, postgresStoreFrom, TASK_SNAPSHOT_OPTION } from "./submit.js";
+import { isStoreUnreachable, postgresStoreFrom } from "./submit.js";
 
 export interface WorkerFlags {
   store?: string;
@@ -292,7 +292,7 @@ async function runJob(
         allowEnv: flags["builder-env"] ?? [],
         mounts: flags["builder-mount"] ?? [],
         signal,
-        builder: recordedBuilder(flags),
+        builder: recordedBuilder(flags, undefined, undefined, loaded.oracle),
         taskFile: loaded.file,
       });
     } catch (e) {
