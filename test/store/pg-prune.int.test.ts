@@ -1,0 +1,103 @@
+// prunePostgres on a real PostgreSQL: removed streams stay accounted for in the integrity check (which
+// still finds a lost event elsewhere), a stream that moved on since gc planned is left alone, content a
+// remaining event names stays, content within the grace period stays, a dry run changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LoopgateEvent } from "../../src/core/events.js";
+import { contentHash } from "../../src/store/content-store.js";
+import { prunePostgres } from "../../src/store/pg-prune.js";
+import { integrityProblems, PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { type FreshDatabase, freshDatabase, freshSchema } from "../support/postgres.js";
+import { attemptStarted, batch, newId, newStream } from "./event-fixtures.js";
+
+let db: FreshDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function open(): Promise<PostgresEventStore> {
+  return PostgresEventStore.open(db.url, { pgSchema: freshSchema() });
+}
+async function sql(store: PostgresEventStore, text: string, params: unknown[] = []) {
+  return store.withClient(async (c) => (await c.query(text, params)).rows);
+}
+const count = async (store: PostgresEventStore, table: string) =>
+  Number((await sql(store, `SELECT count(*) AS n FROM ${store.pgSchema}.${table}`))[0]?.n);
+
+describe("prunePostgres", () => {
+  it("removes a stream's events, and the integrity check still accounts for every position and finds a real gap", async () => {
+    const store = await open();
+    const [a, b, c] = [newStream("a"), newStream("b"), newStream("c")];
+    await store.append(a, batch(3), "no_stream");
+    await store.append(b, batch(2), "no_stream");
+    await store.append(c, batch(4), "no_stream");
+    const r = await prunePostgres(store, {
+      candidates: [{ stream: b, lastRevision: 1 }],
+      dryRun: false,
+      jobCutoffMs: 0,
+    });
+    expect(r.streams).toEqual([{ stream: b, events: 2 }]);
+    expect(await store.readStream(b)).toEqual([]);
+    expect((await store.listStreams()).map((s) => s.stream).sort()).toEqual([a, c].sort());
+    expect(await integrityProblems(store)).toEqual([]);
+    // Appends go on at the next position.
+    await store.append(a, batch(1), 2);
+    expect(await integrityProblems(store)).toEqual([]);
+    // An event lost behind the store's back is still found: 10 appended, 2 removed by gc, 1 lost = 7 held.
+    await sql(store, `DELETE FROM ${store.pgSchema}.events WHERE stream = $1 AND revision = 3`, [c]);
+    expect(await integrityProblems(store)).toContainEqual(
+      expect.stringMatching(/^positions: 7 events at positions 1\.\.10, counter 10, 2 removed by gc/),
+    );
+    await store.close();
+  });
+
+  it("leaves a stream that got an event since gc planned, and a dry run changes nothing", async () => {
+    const store = await open();
+    const a = newStream("a");
+    await store.append(a, batch(2), "no_stream");
+    const stale = await prunePostgres(store, {
+      candidates: [{ stream: a, lastRevision: 0 }],
+      dryRun: false,
+      jobCutoffMs: 0,
+    });
+    expect(stale.streams).toEqual([]);
+    expect(stale.skipped).toEqual([{ stream: a, why: "it has new events since gc looked (revision 1)" }]);
+    const dry = await prunePostgres(store, {
+      candidates: [{ stream: a, lastRevision: 1 }],
+      dryRun: true,
+      jobCutoffMs: 0,
+    });
+    expect(dry.streams).toEqual([{ stream: a, events: 2 }]);
+    expect((await store.readStream(a)).length).toBe(2);
+    expect(await count(store, "pruned_streams")).toBe(0);
+    await store.close();
+  });
+
+  it("keeps content a remaining event names or that is within the grace period; removes the rest", async () => {
+    const store = await open();
+    const content = store.content();
+    const blob = (t: string) => {
+      const b = Buffer.from(t);
+      return { b, h: contentHash(b) };
+    };
+    const named = blob("named by an event\n");
+    const orphan = blob("named by nothing\n");
+    const fresh = blob("named by nothing, stored just now\n");
+    for (const x of [named, orphan]) await content.putBlob(x.h, x.b);
+    await sql(store, `UPDATE ${store.pgSchema}.blobs SET stored_at = now() - interval '1 hour'`);
+    await content.putBlob(fresh.h, fresh.b);
+    // A remaining event whose data names the blob (here in the required fix's text).
+    const event = attemptStarted(newId());
+    await store.append(
+      newStream("obs"),
+      [{ ...event, data: { attempt: 1, required_fix: `restore ${named.h}` } } as LoopgateEvent],
+      "no_stream",
+    );
+    const r = await prunePostgres(store, { candidates: [], dryRun: false, jobCutoffMs: 0 });
+    expect(r.blobs).toBe(1);
+    expect(await content.missingBlobs([named.h, orphan.h, fresh.h])).toEqual([orphan.h]);
+    await store.close();
+  });
+});
