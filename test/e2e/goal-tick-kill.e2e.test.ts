@@ -163,6 +163,13 @@ describe.concurrent("goal tick survives a SIGKILL at every kill point of a turn"
     for (const n of runPoints) await crashAndResume([{ LOOPGATE_FAULT_KILL_AFTER_EVENTS: String(n) }]);
   }, 600_000);
 
+  it("inside the writeback: the commit written but the branch not moved, and the branch moved but the work tree not", async () => {
+    // commit_written: readback finds no commit on the branch (absent) and commits again, once;
+    // ref_moved: readback finds the commit (committed), reuses it and finishes moving the work tree.
+    for (const point of ["commit_written", "ref_moved"])
+      await crashAndResume([{ LOOPGATE_FAULT_KILL_IN_WRITEBACK: point }]);
+  }, 600_000);
+
   it("twice: again while the resumed tick reads back and settles", async () => {
     // The resumed tick's own appends: after its lease takeover (+1), its readback or next fact (+2, +3).
     const firsts = [goalPoints[2], goalPoints[3], goalPoints[4], goalPoints[6], goalPoints[7]] as number[];

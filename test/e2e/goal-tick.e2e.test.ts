@@ -181,9 +181,22 @@ describe("goal tick", () => {
     const s = goalState(await events(store));
     expect(s.todos.todo_quoted_fields?.status).toBe("open");
     expect(s.spends).toEqual([]);
-    // It stays closed: the next tick says the same and does nothing else.
+    // It stays closed: the next tick looks again, says the same and records nothing new.
+    const facts = async () => (await events(store)).filter((e) => !e.type.startsWith("turn_lease"));
+    const before = (await facts()).length;
     const again = await tick(store);
     expect(again.code, show(again)).toBe(2);
     expect(parseStdout<Outcome>(again)).toMatchObject({ kind: "failed", code: "blocked_health" });
+    expect((await facts()).length).toBe(before);
+    // Repaired (the forged commits removed by hand), the next tick's readback finds none (absent),
+    // writes the change back once and settles the turn: repair, verify, recompute.
+    const base = goalState(await events(store)).turns[`${GOAL}/oracle/t1`]?.base_revision ?? "";
+    execFileSync("git", ["reset", "-q", "--hard", base], { cwd: ws(store) });
+    const repaired = await tick(store);
+    expect(repaired.code, show(repaired)).toBe(0);
+    const done = goalState(await events(store));
+    expect(done.todos.todo_quoted_fields?.status).toBe("done");
+    expect(done.spends).toHaveLength(1);
+    expect(trailerCommits(store)).toEqual([`${GOAL}/oracle/t1`]);
   });
 });

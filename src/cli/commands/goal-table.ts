@@ -67,6 +67,7 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal vision patch GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --route TEXT --patch TEXT --reason TEXT",
       "loopgate goal vision unchanged GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --reason TEXT",
       "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
+      "loopgate goal revert GOAL REVISION NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT [--store DIR] [--json]",
       "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
       "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
       "loopgate goal submit GOAL --store postgres://…",
@@ -85,6 +86,12 @@ close: records the structured no_followup intent closure needs; the goal is clos
 vision: the agent's route and the replan obligations it owes (show); an operator's answer to one, with a real
   delta: patch (the new route, together with NEW_TODO), unchanged (the route holds: the reason), close (the
   stage is done; NEW_TODO is its successor). A patch without a todo, or a close without one, is refused.
+revert: rolls an accepted change (a revision a turn or todo wrote back) back as a compensation: a revert
+  commit on the current revision (trailer Loopgate-Compensation: GOAL/REVISION), the successor NEW_TODO and
+  the change_compensated receipt in one append; history is never rewritten. Under the goal's turn lease;
+  refused while a turn is unsettled, for a revision that is no accepted change, a second time, or when the
+  revert does not apply on the current revision. A revert interrupted after its commit is finished by
+  running it again (the commit is found by its trailer and reused).
 tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tick answers busy: "turn in
   progress by … until …"): binds goal/agent/turn to the selected advancement todo and the revision, then
   settles it, each phase a goal-stream fact: host_execute (the todo's task on a copy of that revision,
@@ -94,7 +101,8 @@ tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tic
   quota_spend (once per turn), scheduler_apply and its ACK. A turn a crash left unsettled is resumed by
   readback (the run by its id, the commit by its trailer); an ambiguous or failed lookup fails closed
   (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
-  the phases on stderr). Monitors and replan obligations are not run by tick yet: it answers idle.
+  the phases on stderr). The goal waiting, a due monitor's poll, a replan obligation's planner turn or an
+  acceptance turn is the turn instead (README: Monitors and replan).
 run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
   sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
   a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
@@ -129,6 +137,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
         "accept",
         "close",
         "vision",
+        "revert",
         "tick",
         "run",
         "submit",
@@ -143,6 +152,20 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
             `loopgate goal vision show: unexpected argument ${JSON.stringify(args[3])}`,
           );
         return (await import("./goal-vision.js")).goalVisionCommand(io, v, goal, todo, f(flags));
+      }
+      if (s === "revert") {
+        if (args.length > 4)
+          throw new LoopgateError(
+            "bad_input",
+            `loopgate goal revert: unexpected argument ${JSON.stringify(args[4])}`,
+          );
+        return (await import("./goal-revert.js")).goalRevertCommand(
+          io,
+          word("goal revert", args, 1, "GOAL"),
+          word("goal revert", args, 2, "REVISION"),
+          word("goal revert", args, 3, "NEW_TODO"),
+          f(flags),
+        );
       }
       if (s === "run")
         return (await import("./goal-run.js")).goalRunCommand(

@@ -4,6 +4,7 @@ import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
 import { tick } from "../../runner/goal/turn/tick.js";
 import type { RunHost } from "../../runner/goal/turn/tick-context.js";
 import type { TickOutcome, TickProgress } from "../../runner/goal/turn/tick-outcome.js";
+import type { WritebackPoint } from "../../runner/goal/turn/writeback.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import type { CommandIO } from "../io.js";
 import { goalStoreDir, guarded, withStore } from "./goal.js";
@@ -53,15 +54,30 @@ export function formatOutcome(o: TickOutcome): string {
 /**
  * Kill-point fault injection for the crash tests: with LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS=N the
  * process kills itself (SIGKILL) right after the append that brings the goal stream to N events
- * (heartbeats not counted). LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run.
+ * (heartbeats not counted); with LOOPGATE_FAULT_KILL_IN_WRITEBACK=commit_written|ref_moved, inside the
+ * writeback (the commit object written; the branch moved, the work tree not yet).
+ * LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run.
  */
-export function goalFaultInjection(): { afterGoalAppend?: AfterGoalAppend } {
+export function goalFaultInjection(): {
+  afterGoalAppend?: AfterGoalAppend;
+  atWritebackPoint?: (point: WritebackPoint) => void;
+} {
   const at = process.env.LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS;
-  if (at === undefined) return {};
+  const inWriteback = process.env.LOOPGATE_FAULT_KILL_IN_WRITEBACK;
   const n = Number(at);
   return {
-    afterGoalAppend: (before, after) =>
-      before < n && n <= after ? process.kill(process.pid, "SIGKILL") : undefined,
+    ...(at === undefined
+      ? {}
+      : {
+          afterGoalAppend: (before: number, after: number) =>
+            before < n && n <= after ? process.kill(process.pid, "SIGKILL") : undefined,
+        }),
+    ...(inWriteback === undefined
+      ? {}
+      : {
+          atWritebackPoint: (point: WritebackPoint) =>
+            point === inWriteback ? process.kill(process.pid, "SIGKILL") : undefined,
+        }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import type { ObservedEntry } from "../../../src/core/observation.js";
 import { createGoalWorkspace } from "../../../src/runner/goal/goal-workspace.js";
 import type { AcceptedChange } from "../../../src/runner/goal/turn/deliverables.js";
 import { readbackWriteback } from "../../../src/runner/goal/turn/readback.js";
-import { writeBack } from "../../../src/runner/goal/turn/writeback.js";
+import { syncWorkTree, writeBack } from "../../../src/runner/goal/turn/writeback.js";
 
 // Writeback and readback of a governed turn on a real git repository (the goal workspace).
 const temps: string[] = [];
@@ -26,6 +26,7 @@ const git = (ws: string, ...args: string[]) =>
   execFileSync("git", args, {
     cwd: ws,
     encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
       GIT_AUTHOR_NAME: "t",
@@ -150,5 +151,98 @@ describe("writeback readback by the turn trailer", () => {
     expect(rb.found).toBe("unknown");
     const gone = await readbackWriteback(join(temp(), "no-repo"), KEY, base);
     expect(gone.found).toBe("unknown");
+  });
+});
+
+// A turn SIGKILLed inside the writeback leaves the goal workspace as git left it: stale lock files, the
+// branch moved but the index and files still at the base, or a checkout half done. The next turn's
+// readback must finish the move (and never overwrite an edit it cannot explain).
+describe("work tree sync after a crash", () => {
+  /** A workspace whose branch moved to the turn's commit while its index and files stay at the base. */
+  async function movedBranch(): Promise<{ ws: string; base: string; commit: string }> {
+    const { ws, base } = await workspace();
+    const out = await writeBack({
+      workspace: ws,
+      base,
+      change: change({ "a.txt": "ALPHA\n", "bin/new.sh": "#!/bin/sh\necho new\n" }, ["old.txt"]),
+      turnKey: KEY,
+      subject: "s",
+    });
+    if (out.kind !== "accepted") throw new Error(`writeback: ${JSON.stringify(out)}`);
+    // Undo the sync by hand, keeping HEAD: index and files back at the base, as before the sync ran.
+    git(ws, "read-tree", "--reset", "-u", base);
+    rmSync(join(ws, "bin"), { recursive: true, force: true });
+    return { ws, base, commit: out.commit };
+  }
+  const atCommit = (ws: string) => {
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("ALPHA\n");
+    expect(readFileSync(join(ws, "bin/new.sh"), "utf8")).toBe("#!/bin/sh\necho new\n");
+    expect(() => readFileSync(join(ws, "old.txt"))).toThrow();
+    expect(git(ws, "status", "--porcelain", "--untracked-files=all")).toBe("");
+  };
+
+  it("killed after the ref moved, with git's index.lock left behind: the locks go and the move finishes", async () => {
+    const { ws, base, commit } = await movedBranch();
+    // The state the campaign's kill left: HEAD at the commit, the index at the base, index.lock present.
+    expect(git(ws, "status", "--porcelain")).toMatch(/a\.txt/);
+    writeFileSync(join(ws, ".git", "index.lock"), "");
+    expect(() => git(ws, "write-tree")).toThrow(/index\.lock/);
+    const sync = await syncWorkTree(ws, base, commit);
+    expect(sync).toEqual({ kind: "synced", cleared: ["index.lock"] });
+    atCommit(ws);
+    expect(existsSync(join(ws, ".git", "index.lock"))).toBe(false);
+    // Idempotent: a second call finds nothing to do.
+    expect(await syncWorkTree(ws, base, commit)).toEqual({ kind: "already", cleared: [] });
+  });
+
+  it("a checkout killed half way (some files at the commit, the rest at the base) is finished", async () => {
+    const { ws, base, commit } = await movedBranch();
+    writeFileSync(join(ws, "a.txt"), "ALPHA\n"); // already the commit's
+    mkdirSync(join(ws, "bin"));
+    writeFileSync(join(ws, "bin/new.sh"), "#!/bin/sh\necho new\n"); // written, not yet in the index
+    // old.txt still the base's.
+    expect(await syncWorkTree(ws, base, commit)).toEqual({ kind: "synced", cleared: [] });
+    atCommit(ws);
+  });
+
+  it("never overwrites an edit it cannot explain: a file unlike both revisions, or one the commit did not touch", async () => {
+    const { ws, base, commit } = await movedBranch();
+    writeFileSync(join(ws, "a.txt"), "hand edit\n");
+    const left = await syncWorkTree(ws, base, commit);
+    expect(left.kind).toBe("left");
+    if (left.kind === "left") expect(left.reason).toMatch(/a\.txt differs from both/);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("hand edit\n");
+
+    const other = await movedBranch();
+    writeFileSync(join(other.ws, "notes.txt"), "mine\n");
+    const left2 = await syncWorkTree(other.ws, other.base, other.commit);
+    expect(left2.kind).toBe("left");
+    if (left2.kind === "left")
+      expect(left2.reason).toMatch(/notes\.txt was changed in the workspace by hand/);
+    expect(readFileSync(join(other.ws, "notes.txt"), "utf8")).toBe("mine\n");
+    expect(readFileSync(join(other.ws, "a.txt"), "utf8")).toBe("alpha\n");
+  });
+
+  it("a branch moved elsewhere is not synced to", async () => {
+    const { ws, base, commit } = await movedBranch();
+    const left = await syncWorkTree(ws, commit, base);
+    expect(left.kind).toBe("left");
+    if (left.kind === "left") expect(left.reason).toMatch(/the branch is at/);
+  });
+
+  it("a writeback after a crash that left the index and branch locks commits as usual", async () => {
+    const { ws, base } = await workspace();
+    writeFileSync(join(ws, ".git", "index.lock"), "");
+    writeFileSync(join(ws, ".git", "refs", "heads", "main.lock"), "");
+    const out = await writeBack({
+      workspace: ws,
+      base,
+      change: change({ "a.txt": "ALPHA\n" }),
+      turnKey: KEY,
+      subject: "s",
+    });
+    expect(out.kind).toBe("accepted");
+    expect(git(ws, "log", "-1", "--format=%(trailers:key=Loopgate-Turn,valueonly)")).toBe(KEY);
+    expect(git(ws, "status", "--porcelain")).toBe("");
   });
 });

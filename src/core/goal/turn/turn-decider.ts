@@ -275,12 +275,13 @@ function decideReadback(
     return refuse("receipt_missing", `readback: no prepared ${cmd.phase} effect ${cmd.effect_ref}`);
   const rb = cmd.readback;
   const base = { identity: id, phase: cmd.phase, effect_ref: cmd.effect_ref };
-  if (rb.found === "unknown")
-    return failed(id, {
-      code: "blocked_health",
-      phase: cmd.phase,
-      detail: `readback of ${cmd.effect_ref} is unknown: ${rb.reason}; failing closed`,
-    });
+  if (rb.found === "unknown") {
+    const detail = `readback of ${cmd.effect_ref} is unknown: ${rb.reason}; failing closed`;
+    // The same unknown again (a tick retrying before anyone repaired it) is no new fact.
+    if (s.failure?.code === "blocked_health" && s.failure.phase === cmd.phase && s.failure.detail === detail)
+      return [];
+    return failed(id, { code: "blocked_health", phase: cmd.phase, detail });
+  }
   if (rb.found === "absent") return [{ type: "turn_effect_readback", data: { ...base, found: "absent" } }];
   const p = rb.payload;
   if (p.phase !== cmd.phase)
@@ -307,7 +308,9 @@ export type TurnNext =
   | { kind: "scheduler_ack"; effect_ref: string }
   | { kind: "rebase_or_release"; current_revision: string }
   | { kind: "retry_spend" }
-  | { kind: "blocked_health"; reason: string }
+  /** `retry`: the prepared effect whose readback failed; a repair (of the workspace, the store) may let a
+   * fresh readback resolve it, so a tick looks it up again once before it reports the block. */
+  | { kind: "blocked_health"; reason: string; retry: { phase: EffectPhase; effect_ref: string } | null }
   | { kind: "repair"; failure: TurnFailure }
   | { kind: "released"; reason: string }
   | { kind: "done" };
@@ -318,7 +321,15 @@ export function nextTurnPhase(s: TurnState): TurnNext {
   if (!id) return { kind: "bind" };
   if (s.released) return { kind: "released", reason: s.released };
   const f = s.failure;
-  if (f?.code === "blocked_health") return { kind: "blocked_health", reason: f.detail };
+  if (f?.code === "blocked_health") {
+    const phase = f.phase === "host_execute" || f.phase === "durable_writeback" ? f.phase : null;
+    const ref = phase ? s.prepared[phase] : undefined;
+    return {
+      kind: "blocked_health",
+      reason: f.detail,
+      retry: phase && ref ? { phase, effect_ref: ref } : null,
+    };
+  }
   if (f?.code === "needs_rebase")
     return { kind: "rebase_or_release", current_revision: f.current_revision ?? "" };
   if (f?.code === "quota_spend_rejected") return { kind: "retry_spend" };

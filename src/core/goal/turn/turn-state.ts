@@ -61,8 +61,13 @@ export function evolveTurn(s: TurnState, e: TurnEvent): TurnState {
     case "turn_effect_prepared":
       return { ...s, prepared: { ...s.prepared, [e.data.phase]: e.data.effect_ref } };
     case "turn_effect_readback":
-      // committed: the completion fact follows in the same batch; absent: execute again.
-      return { ...s, prepared: without(s.prepared, e.data.phase) };
+      // committed: the completion fact follows in the same batch; absent: execute again. A readback
+      // that resolves an effect an earlier one could not (blocked_health, then repaired) clears it.
+      return {
+        ...s,
+        prepared: without(s.prepared, e.data.phase),
+        failure: s.failure?.code === "blocked_health" && s.failure.phase === e.data.phase ? null : s.failure,
+      };
     case "turn_host_executed":
       return {
         ...s,

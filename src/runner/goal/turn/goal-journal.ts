@@ -63,14 +63,18 @@ export class GoalJournal {
   /**
    * Decides on the current state and appends the result in ONE write; an empty decision writes nothing.
    * Returns the state after it. On a stale revision it reads again and decides again (a few times).
+   * `byOperator`: the events are a person's command (their origin says so), not loopgate's own.
    */
-  append(decide: (s: GoalState) => GoalEventBody[]): Promise<GoalState> {
-    const next = this.chain.then(() => this.appendNow(decide));
+  append(decide: (s: GoalState) => GoalEventBody[], byOperator = false): Promise<GoalState> {
+    const next = this.chain.then(() => this.appendNow(decide, byOperator));
     this.chain = next.catch(() => {});
     return next;
   }
 
-  private async appendNow(decide: (s: GoalState) => GoalEventBody[]): Promise<GoalState> {
+  private async appendNow(
+    decide: (s: GoalState) => GoalEventBody[],
+    byOperator: boolean,
+  ): Promise<GoalState> {
     for (let tries = 0; ; tries++) {
       const current = goalState(this.events);
       if (this.leaseToken !== null && current.lease?.owner.token !== this.leaseToken)
@@ -84,7 +88,7 @@ export class GoalJournal {
           this.goalId,
           bodies,
           this.revision,
-          (t) => originOf(t, false),
+          (t) => originOf(t, byOperator),
           this.clock,
         );
       } catch (e) {

@@ -58,6 +58,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
         change: await acceptedChange(ctx.deps.store, t.host?.run_ref ?? "", turnTask(ctx, t)),
         turnKey: spendKey(id),
         subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
+        ...(ctx.deps.atWritebackPoint ? { atPoint: ctx.deps.atWritebackPoint } : {}),
       });
   ctx.progress({
     phase: "durable_writeback",
@@ -88,8 +89,15 @@ export async function readbackWritebackStep(
     phase: "readback",
     detail: `writeback ${spendKey(id)}: ${rb.found}${rb.found === "unknown" ? ` (${rb.reason})` : ""}`,
   });
-  if (rb.found === "committed" && rb.payload.phase === "durable_writeback")
-    await syncWorkTree(ws, base, rb.payload.commit);
+  if (rb.found === "committed" && rb.payload.phase === "durable_writeback") {
+    // The work tree is a view of the branch: finish a move the crash interrupted (never over a local edit).
+    const sync = await syncWorkTree(ws, base, rb.payload.commit);
+    if (sync.cleared.length > 0 || sync.kind !== "already")
+      ctx.progress({
+        phase: "readback",
+        detail: `work tree ${sync.kind === "left" ? `left: ${sync.reason}` : sync.kind}${sync.cleared.length ? `; removed stale ${sync.cleared.join(", ")}` : ""}`,
+      });
+  }
   const ref = effectRef(id, "durable_writeback");
   await ctx.j.append((s) => {
     const turn = turnDecision({

@@ -16,6 +16,7 @@ import type { EventStore } from "../../../store/event-store.js";
 import type { LoadedTask } from "../../load-task.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
+import type { WritebackPoint } from "./writeback.js";
 
 /** One run of a turn's todo task, as the host (the CLI, a worker) carries it out. */
 export interface TurnRun {
@@ -44,6 +45,8 @@ export interface TickDeps {
   clock?: () => Date;
   owner?: LeaseOwner;
   afterGoalAppend?: AfterGoalAppend;
+  /** Fault injection: called at each point inside a writeback (kill-point tests). */
+  atWritebackPoint?: (point: WritebackPoint) => void;
   leaseTtlMs?: number;
   /** Where monitor polls run (default bubblewrap, as for gates). */
   sandbox?: SandboxMode;
@@ -59,6 +62,8 @@ export interface TickCtx {
   now: () => Date;
   /** Reports a phase; the turn number and todo are those of the turn being settled unless given. */
   progress(p: { phase: string; detail: string; todo?: string | null }): void;
+  /** The blocked effects this tick already looked up again (once per tick, then the block is reported). */
+  retriedReadbacks: Set<string>;
 }
 
 /** The key of a turn: goal/agent/turn_instance_id (the spend key and the writeback trailer). */

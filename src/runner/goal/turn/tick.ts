@@ -68,6 +68,7 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
     req,
     j,
     now,
+    retriedReadbacks: new Set(),
     progress: (p) => {
       const t = current ? turnOf(j.state, current) : null;
       req.onProgress?.({
@@ -191,6 +192,14 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
       return failed(f.code, f.detail, retryNow(`${f.code}: another turn may try again`));
     }
     case "blocked_health":
+      // Repaired since (seed 001: repair, verify, recompute)? Look the effect up again, once per tick.
+      if (next.retry && !ctx.retriedReadbacks.has(next.retry.effect_ref)) {
+        ctx.retriedReadbacks.add(next.retry.effect_ref);
+        ctx.progress({ phase: "readback", detail: `again after blocked_health: ${next.retry.effect_ref}` });
+        if (next.retry.phase === "host_execute") await hostStep(ctx, id, t, true);
+        else await writebackStep(ctx, id, t, true);
+        return null;
+      }
       return {
         kind: "failed",
         turn: id,

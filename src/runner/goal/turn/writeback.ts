@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WritebackOutcome } from "../../../core/goal/turn/index.js";
@@ -17,7 +17,12 @@ export interface WritebackRequest {
   /** The turn key `goal/agent/turn_instance_id`, carried as the commit's trailer. */
   turnKey: string;
   subject: string;
+  /** Fault injection for the kill-point tests: called with the point the writeback just reached. */
+  atPoint?: (point: WritebackPoint) => void;
 }
+
+/** Points inside a writeback a crash test can kill at: the commit object written, the branch moved. */
+export type WritebackPoint = "commit_written" | "ref_moved";
 
 const headRef = async (ws: string) => (await git(ws, ["symbolic-ref", "-q", "HEAD"])).trim();
 export const headOf = async (ws: string) =>
@@ -31,6 +36,7 @@ export const headOf = async (ws: string) =>
  */
 export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome> {
   const ws = req.workspace;
+  await clearStaleLocks(ws);
   const head = await headOf(ws);
   if (head !== req.base) return { kind: "cas_conflict", current_revision: head };
   const tmp = mkdtempSync(join(tmpdir(), "loopgate-writeback-"));
@@ -68,6 +74,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
         `${TURN_TRAILER}: ${req.turnKey}`,
       ])
     ).trim();
+    req.atPoint?.("commit_written");
     try {
       await git(ws, [
         "update-ref",
@@ -77,10 +84,13 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
         commit,
         req.base,
       ]);
-    } catch {
-      // The compare-and-swap lost: someone moved the branch after the check above.
-      return { kind: "cas_conflict", current_revision: await headOf(ws) };
+    } catch (e) {
+      // The compare-and-swap lost (someone moved the branch after the check above), or git failed.
+      const now = await headOf(ws);
+      if (now !== req.base) return { kind: "cas_conflict", current_revision: now };
+      return { kind: "rejected", reason: `git could not move the branch: ${String(e).split("\n")[0]}` };
     }
+    req.atPoint?.("ref_moved");
     await syncWorkTree(ws, req.base, commit);
     return { kind: "accepted", commit, new_revision: commit };
   } catch (e) {
@@ -90,16 +100,94 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
   }
 }
 
+/** What bringing the work tree to the new revision did. */
+export type WorkTreeSync =
+  | { kind: "synced" | "already"; cleared: string[] }
+  | { kind: "left"; reason: string; cleared: string[] };
+
 /**
- * Brings the workspace's index and files from `from` to `to` after the branch moved (a two-tree merge:
- * a local edit is never overwritten; it then shows as a health issue). Idempotent: already at `to`, it
- * does nothing. Used after a writeback and by readback after a crash between the ref move and this step.
+ * Lock files a SIGKILLed git child leaves in the goal workspace: the index's, HEAD's and the branch's.
+ * Only the holder of the goal's turn lease writes the goal workspace, so a lock met here is a crashed
+ * turn's and is removed (returned, for the progress line). An edit made by hand in the goal workspace
+ * while a turn runs is not supported (the README says so).
  */
-export async function syncWorkTree(ws: string, from: string, to: string): Promise<void> {
-  const index = (await git(ws, ["write-tree"])).trim();
-  const target = (await git(ws, ["rev-parse", `${to}^{tree}`])).trim();
-  if (index === target) return;
-  const fromTree = (await git(ws, ["rev-parse", `${from}^{tree}`])).trim();
-  if (index !== fromTree) return;
-  await git(ws, ["read-tree", "-m", "-u", from, to]).catch(() => {});
+export async function clearStaleLocks(ws: string): Promise<string[]> {
+  const dotGit = join(ws, ".git");
+  const ref = await headRef(ws).catch(() => "");
+  const locks = ["index.lock", "HEAD.lock", "packed-refs.lock", ...(ref ? [`${ref}.lock`] : [])];
+  const cleared: string[] = [];
+  for (const l of locks) {
+    const p = join(dotGit, l);
+    if (!existsSync(p)) continue;
+    rmSync(p, { force: true });
+    cleared.push(l);
+  }
+  return cleared;
+}
+
+/** A path's entry at a revision (`mode sha`), or null when the revision has none. */
+async function entryAt(ws: string, rev: string, path: string): Promise<string | null> {
+  const out = await git(ws, ["ls-tree", "-z", rev, "--", path]);
+  const row = out.split("\0").find((r) => r.endsWith(`\t${path}`));
+  if (!row) return null;
+  const [mode = "", , sha = ""] = row.split("\t")[0]?.split(" ") ?? [];
+  return `${mode === "120000" ? "link" : "file"} ${sha}`;
+}
+
+/** The same of the work tree's file (a folder counts as no file). */
+async function entryOnDisk(ws: string, path: string): Promise<string | null> {
+  const st = lstatSync(join(ws, path), { throwIfNoEntry: false });
+  if (!st || st.isDirectory()) return null;
+  if (st.isSymbolicLink()) {
+    const tmp = mkdtempSync(join(tmpdir(), "loopgate-link-"));
+    try {
+      writeFileSync(join(tmp, "t"), readlinkSync(join(ws, path)));
+      return `link ${(await git(ws, ["hash-object", "--no-filters", "--", join(tmp, "t")])).trim()}`;
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  return `file ${(await git(ws, ["hash-object", "--no-filters", "--", path])).trim()}`;
+}
+
+const zList = async (ws: string, args: string[]) => (await git(ws, args)).split("\0").filter(Boolean);
+
+/**
+ * Brings the workspace's index and files to `to` after the branch moved from `from` to `to`. Idempotent:
+ * already there, it does nothing. Crash-safe: a turn killed anywhere in it (or between the ref move and
+ * it) leaves stale locks, an index still at `from`, or some files at `to` and the rest at `from`; the
+ * next call clears the locks and finishes the move. A change it cannot explain that way (a file
+ * differing from both revisions, or outside the paths the commit changed) is a local edit and is never
+ * overwritten: the call leaves it (`left`), and it then shows as the workspace's health problem.
+ */
+export async function syncWorkTree(ws: string, from: string, to: string): Promise<WorkTreeSync> {
+  const cleared = await clearStaleLocks(ws);
+  const head = await headOf(ws);
+  if (head !== to)
+    return { kind: "left", reason: `the branch is at ${head.slice(0, 12)}, not ${to.slice(0, 12)}`, cleared };
+  const dirty = new Set([
+    ...(await zList(ws, ["diff", "--no-renames", "--name-only", "-z"])),
+    ...(await zList(ws, ["diff", "--cached", "--no-renames", "--name-only", "-z", to])),
+    ...(await zList(ws, ["ls-files", "--others", "--exclude-standard", "-z"])),
+  ]);
+  if (dirty.size === 0) return { kind: "already", cleared };
+  const moved = new Set(await zList(ws, ["diff", "--no-renames", "--name-only", "-z", from, to]));
+  for (const p of dirty) {
+    if (!moved.has(p))
+      return {
+        kind: "left",
+        reason: `${p} was changed in the workspace by hand; it is left as it is`,
+        cleared,
+      };
+    const disk = await entryOnDisk(ws, p);
+    if (disk !== (await entryAt(ws, from, p)) && disk !== (await entryAt(ws, to, p)))
+      return {
+        kind: "left",
+        reason: `${p} differs from both ${from.slice(0, 12)} and ${to.slice(0, 12)}; it is left as it is`,
+        cleared,
+      };
+  }
+  // Every difference is the interrupted move's own: finish it.
+  await git(ws, ["reset", "-q", "--hard", to]);
+  return { kind: "synced", cleared };
 }

@@ -99,6 +99,60 @@ describe("turn: crash recovery by readback", () => {
       })
       .thenError(/phase_conflict.*blocked_health/);
   });
+  it("blocked: the same unknown again is no new fact; a repaired readback clears the block and settles", () => {
+    const unknown = (reason: string) => ({
+      kind: "resolve_readback" as const,
+      identity: ID,
+      phase: "durable_writeback" as const,
+      effect_ref: WB,
+      readback: { found: "unknown" as const, reason },
+    });
+    const blocked = [
+      ...upTo(wbPrepared),
+      fail(
+        "blocked_health",
+        "durable_writeback",
+        `readback of ${WB} is unknown: two commits; failing closed`,
+      ),
+    ] as typeof FULL;
+    // The block names the effect a fresh readback may resolve once the workspace is repaired.
+    expect(nextTurnPhase(fold(turnDecider, blocked))).toEqual({
+      kind: "blocked_health",
+      reason: `readback of ${WB} is unknown: two commits; failing closed`,
+      retry: { phase: "durable_writeback", effect_ref: WB },
+    });
+    g(blocked).when(unknown("two commits")).thenEvents([]);
+    // A different unknown is a new fact (the reason changed).
+    expect(g(blocked).when(unknown("git log failed")).events()).toHaveLength(1);
+    // Repaired: absent → the block is gone and the writeback executes again.
+    const absent = {
+      type: "turn_effect_readback" as const,
+      data: { identity: ID, phase: "durable_writeback" as const, effect_ref: WB, found: "absent" as const },
+    };
+    g(blocked)
+      .when({ ...unknown(""), readback: { found: "absent" } })
+      .thenEvents([absent]);
+    expect(nextTurnPhase(fold(turnDecider, [...blocked, absent]))).toEqual({
+      kind: "execute",
+      phase: "durable_writeback",
+      effect_ref: WB,
+    });
+    // Repaired: committed → its payload is reused, and the turn goes on to the spend.
+    const committed = g(blocked)
+      .when({
+        ...unknown(""),
+        readback: {
+          found: "committed",
+          payload: { phase: "durable_writeback", commit: "c1", new_revision: "rev_b" },
+        },
+      })
+      .events();
+    expect(committed.map((e) => e.type)).toEqual(["turn_effect_readback", "turn_writeback_accepted"]);
+    expect(nextTurnPhase(fold(turnDecider, [...blocked, ...committed]))).toEqual({
+      kind: "record",
+      phase: "quota_spend",
+    });
+  });
   it("a readback without a prepared effect, or with another phase's payload, is refused", () => {
     g(upTo(validated))
       .when({
