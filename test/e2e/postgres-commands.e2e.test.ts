@@ -4,8 +4,12 @@
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionStream } from "../../src/builders/claude/hook-input.js";
+import { mcpPlanStream } from "../../src/mcp/evidence.js";
+import { loadTask } from "../../src/runner/load-task.js";
 import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { addTask } from "./claude-support.js";
@@ -75,6 +79,29 @@ describe("commands that take --store, on PostgreSQL", () => {
     expect(refused.stderr).toContain(":***@");
     expect(refused.stderr).not.toContain("s3cr3t-pw");
     expect(existsSync(join(cwd, ".claude"))).toBe(false);
+  });
+
+  it("mcp keeps the plan a client declares in the database", async () => {
+    const task = addTask();
+    const cwd = tempDir();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", task, "--store", db.url, "--workspace", cwd],
+      cwd,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(transport);
+    const r = await client.callTool({
+      name: "todo_write",
+      arguments: { items: [{ content: "Make add.js add", status: "in_progress", check: "true" }] },
+    });
+    expect(r.isError ?? false, JSON.stringify(r)).toBe(false);
+    await client.close();
+    const taskId = loadTask(task).task.id;
+    const plan = await store.readStream(mcpPlanStream({ taskId }));
+    expect(plan.map((e) => e.type)).toContain("todo_written");
+    expect(existsSync(join(task, "..", ".loopgate", "events.db"))).toBe(false);
   });
 
   it("report and health read a run from the database", async () => {
