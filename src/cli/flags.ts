@@ -88,6 +88,10 @@ export const FLAGS = {
     value: "SPEC",
     help: "built-in agent: consult this model (same forms as --model) about steps that trip an escalation trigger",
   },
+  "planner-model": {
+    value: "SPEC",
+    help: "goal tick/run, scheduler: the model of the goal's planner turns, which answer replan obligations\n(same forms as --model; default: --model, else the goal agent's model)",
+  },
   "judge-model": {
     value: "SPEC",
     help: "the judge's model (same forms as --model); overrides the task's judge.model",

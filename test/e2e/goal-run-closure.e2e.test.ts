@@ -3,7 +3,8 @@
 // act), the approval, a person's own step, the closure intent, and exit 0 with every frontier item proved.
 // Asserted from the store and the goal workspace's git log: the turn facts in order per turn, one commit per
 // accepted code writeback with its Loopgate-Turn trailer, and the budget spent = what the turns charged.
-// Not covered here (see the report): a monitor's material change and a replan turn inside goal run.
+// The monitor's first poll (its baseline) is the fifth turn, while the goal waits on the person. A
+// monitor's material change and a replan turn inside goal run: goal-run-done-when.e2e.test.ts.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -71,7 +72,8 @@ describe("goal run drives the example goal to terminal closure", () => {
     // 1. The fixes, one governed turn each, then the acceptance turn; it stops at the user gate.
     const first = await lg(store, "goal", "run", GOAL, "--json");
     expect(first.code, show(first)).toBe(1);
-    expect(jsonLines(first.stdout).at(-1)).toMatchObject({ exit_code: 1, stop: "waiting_person", turns: 4 });
+    // Five turns and the tick after them that says who must act.
+    expect(jsonLines(first.stdout).at(-1)).toMatchObject({ exit_code: 1, stop: "waiting_person", turns: 6 });
     const gated = await lg(store, "goal", "run", GOAL);
     expect(gated.code, show(gated)).toBe(1);
     expect(gated.stdout).toMatch(/who must act: a person deciding publish/);
@@ -116,9 +118,9 @@ describe("goal run drives the example goal to terminal closure", () => {
     for (const r of receipts)
       expect(r.data.receipt).toMatchObject({ status: "SUCCESS", goal_revision: s.revision });
 
-    // The event sequence, per turn: four turns (t1..t4), each settled through every phase exactly once.
+    // The event sequence, per turn: five turns (t1..t5), each settled through every phase exactly once.
     const turns = [...new Set(events.flatMap((e) => (identity(e) ? [identity(e)?.turn_instance_id] : [])))];
-    expect(turns).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(turns).toEqual(["t1", "t2", "t3", "t4", "t5"]);
     for (const t of turns)
       expect(
         events.filter((e) => identity(e)?.turn_instance_id === t).map((e) => e.type),
@@ -130,14 +132,25 @@ describe("goal run drives the example goal to terminal closure", () => {
     expect(work).toEqual([
       ...FIXES.map((todo_id) => ({ kind: "todo", todo_id })),
       { kind: "acceptance", acceptance_ids: ACCEPTANCE },
+      { kind: "todo", todo_id: "todo_watch_reports" },
     ]);
-    // The order of the goal facts around the turns: each fix's completion, then the acceptance receipts.
+    // The order of the goal facts around the turns: each fix's completion, the acceptance receipts, the
+    // monitor's baseline (its poll script, beside the goal file, ran), then the person's decision.
     const milestones = events
       .map((e) => e.type)
-      .filter((t) => ["todo_completed", "acceptance_receipt_recorded", "gate_decided"].includes(t));
-    expect(milestones).toEqual([
+      .filter((t) =>
+        [
+          "todo_completed",
+          "acceptance_receipt_recorded",
+          "gate_decided",
+          "monitor_baseline_recorded",
+          "monitor_poll_failed",
+        ].includes(t),
+      );
+    expect(milestones.slice(0, 8)).toEqual([
       ...FIXES.map(() => "todo_completed"),
       ...ACCEPTANCE.map(() => "acceptance_receipt_recorded"),
+      "monitor_baseline_recorded",
       "gate_decided",
     ]);
 
@@ -167,8 +180,8 @@ describe("goal run drives the example goal to terminal closure", () => {
           cost_usd: 0,
         },
       );
-    expect(charged).toHaveLength(4);
+    expect(charged).toHaveLength(5);
     expect(sum(spent)).toEqual(sum(charged));
-    expect(sum(spent)).toEqual({ turns: 4, tokens: 0, cost_usd: 0 });
+    expect(sum(spent)).toEqual({ turns: 5, tokens: 0, cost_usd: 0 });
   }, 300_000);
 });

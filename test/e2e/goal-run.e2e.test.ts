@@ -53,20 +53,25 @@ describe("goal run on the example goal", () => {
     });
     expect(new Set(turnIds).size).toBe(ADVANCEMENT.length);
     // The facts: one bind, one writeback, one spend and one ACK per turn (three fixes, then the acceptance
-    // turn, which commits nothing to the workspace and records the receipts), and nothing else spent.
+    // turn, which commits nothing to the workspace and records the receipts, then — the goal now waits on
+    // a person — the monitor's first poll, its baseline), and nothing else spent.
     const events = await goalEvents(store);
     const count = (type: string) => events.filter((e) => e.type === type).length;
-    expect(count("turn_bound")).toBe(4);
-    expect(count("turn_writeback_accepted")).toBe(4);
-    expect(count("turn_quota_spent")).toBe(4);
-    expect(count("turn_scheduler_acked")).toBe(4);
+    expect(count("turn_bound")).toBe(5);
+    expect(count("turn_writeback_accepted")).toBe(5);
+    expect(count("turn_quota_spent")).toBe(5);
+    expect(count("turn_scheduler_acked")).toBe(5);
     expect(count("acceptance_receipt_recorded")).toBe(3);
+    expect(count("monitor_baseline_recorded")).toBe(1);
+    expect(count("monitor_poll_failed")).toBe(0);
     expect(
       events
         .filter((e) => e.type === "turn_bound")
         .map((e) => e.data.work as { todo_id?: string; kind: string })
         .map((w) => w.todo_id ?? w.kind),
-    ).toEqual([...ADVANCEMENT, "acceptance"]);
+    ).toEqual([...ADVANCEMENT, "acceptance", "todo_watch_reports"]);
+    // The run itself ended saying who must act (the tick after the monitor's poll).
+    expect(summary).toMatchObject({ who: expect.stringMatching(/a person deciding publish/) });
     expect(s.revision).toBe(head(store));
 
     // goal accept still proves it by hand (the revision did not move: it holds).
@@ -79,10 +84,10 @@ describe("goal run on the example goal", () => {
     expect(gated.stdout).toMatch(
       new RegExp(`next: .*gate approve ${GOAL} todo_publish_gate --store ${store}`),
     );
-    // Waiting on a person spent nothing and bound no turn.
+    // Waiting on a person spent nothing and bound no turn (the monitor is not due again for an hour).
     const after = await goalEvents(store);
-    expect(after.filter((e) => e.type === "turn_bound")).toHaveLength(4);
-    expect(after.filter((e) => e.type === "turn_quota_spent")).toHaveLength(4);
+    expect(after.filter((e) => e.type === "turn_bound")).toHaveLength(5);
+    expect(after.filter((e) => e.type === "turn_quota_spent")).toHaveLength(5);
 
     const approve = await lg(store, "gate", "approve", GOAL, "todo_publish_gate", "--note", "ship it");
     expect(approve.code, show(approve)).toBe(0);

@@ -7,11 +7,17 @@ import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { goalStoreDir, guarded, withStore } from "./goal.js";
 import { driveGoalRun, driveScheduler } from "./goal-run-drive.js";
+import { plannerFor } from "./goal-tick.js";
 import { goalTickFor } from "./goal-turn-host.js";
 import type { RunFlags } from "./run-common.js";
 
 /** The flags of `goal run` and `loopgate scheduler` (with the builder flags of `todo run`). */
-export type GoalRunFlags = RunFlags & { once?: boolean; "until-idle"?: boolean; json?: boolean };
+export type GoalRunFlags = RunFlags & {
+  once?: boolean;
+  "until-idle"?: boolean;
+  json?: boolean;
+  "planner-model"?: string;
+};
 
 function modeOf(flags: GoalRunFlags, command: string): RunMode {
   if (flags.once && flags["until-idle"])
@@ -32,8 +38,9 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
     ),
   );
   try {
-    return await guarded(io, flags.json, () =>
-      withStore(dir, false, async (store) => {
+    return await guarded(io, flags.json, () => {
+      plannerFor(flags); // a bad --planner-model is bad input before the store is even opened
+      return withStore(dir, false, async (store) => {
         const { view } = await openGoal(store, dir, goalId);
         return driveGoalRun(
           io,
@@ -47,8 +54,8 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
             signal: interrupts.signal,
           },
         );
-      }),
-    );
+      });
+    });
   } finally {
     interrupts.dispose();
   }
@@ -58,6 +65,7 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
 export async function schedulerCommand(io: CommandIO, flags: GoalRunFlags): Promise<number> {
   if (flags["until-idle"])
     throw new InputError("the scheduler takes --once, not --until-idle", "loopgate scheduler");
+  plannerFor(flags);
   const dir = goalStoreDir(flags);
   const interrupts = handleInterrupts((sig) =>
     io.err(

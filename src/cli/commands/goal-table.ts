@@ -68,8 +68,8 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal vision unchanged GOAL [NEW_TODO --content TEXT --class CLASS [--task FILE]] --reason TEXT",
       "loopgate goal vision close GOAL NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT",
       "loopgate goal revert GOAL REVISION NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT [--store DIR] [--json]",
-      "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [options] [--store DIR] [--json]",
-      "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+      "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [--planner-model SPEC] [options] [--store DIR] [--json]",
+      "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [--planner-model SPEC] [options]",
       "loopgate goal submit GOAL --store postgres://…",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
@@ -101,12 +101,16 @@ tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tic
   quota_spend (once per turn), scheduler_apply and its ACK. A turn a crash left unsettled is resumed by
   readback (the run by its id, the commit by its trailer); an ambiguous or failed lookup fails closed
   (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
-  the phases on stderr). The goal waiting, a due monitor's poll, a replan obligation's planner turn or an
-  acceptance turn is the turn instead (README: Monitors and replan).
+  the phases on stderr). The goal waiting (no advancement todo selected, or a person to decide first), a
+  due monitor's poll is the turn (its argv run from the goal file's folder); a replan obligation is a
+  planner turn, an exhausted frontier an acceptance turn (README: Monitors and replan). The planner's
+  model: --planner-model SPEC, else --model, else the goal agent's model; without one a replan
+  obligation waits for an operator (idle, and it says so).
 run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
   sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
   a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
-  --until-idle: stop where it would sleep. The builder flags are todo run's (default: the goal's builder).
+  --until-idle: stop where it would sleep. The builder flags are todo run's (default: the goal's builder);
+  --planner-model as for tick.
 submit: would queue the goal's turns for loopgate worker; refused until goals can live in PostgreSQL.
 Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
     flags: [
@@ -123,6 +127,7 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
       "agent-id",
       "once",
       "until-idle",
+      "planner-model",
       ...RUN_FLAGS,
     ],
     maxArgs: 4,
@@ -198,14 +203,15 @@ Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgat
   {
     name: "scheduler",
     usage: [
-      "loopgate scheduler [--store DIR] [--once] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [options]",
+      "loopgate scheduler [--store DIR] [--once] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [--planner-model SPEC] [options]",
     ],
     about: `Hosts every active goal of a store in one process, one governed turn at a time per goal: the goal due
 earliest is ticked next, each goal keeps its own wake-up (backoff derived from its recorded turns), and
 the goal list is read again every pass. A goal waiting on a person or stopped is looked at again every
 minute; a terminal one is dropped. --once: tick every due goal once and exit. SIGINT/SIGTERM: the turn
-in progress settles, then it stops.`,
-    flags: ["store", "json", "once", ...RUN_FLAGS],
+in progress settles, then it stops. --planner-model SPEC: the model of every goal's planner turns
+(as for goal tick).`,
+    flags: ["store", "json", "once", "planner-model", ...RUN_FLAGS],
     maxArgs: 0,
     exit: "Exit codes: 0 stopped (or --once with every tick settled), 2 --once and a tick failed in a way that needs repair, or bad input.",
     run: async (io, _args, flags) => (await import("./goal-run.js")).schedulerCommand(io, f(flags)),

@@ -1,4 +1,7 @@
+import { resolve } from "node:path";
+import { createModel } from "../../agent/models/provider.js";
 import { noopBuilder } from "../../builders/command-builder.js";
+import { InputError, LoopgateError } from "../../core/errors.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import type { AfterGoalAppend } from "../../runner/goal/turn/goal-journal.js";
 import { tick } from "../../runner/goal/turn/tick.js";
@@ -13,7 +16,7 @@ import { recordedBuilder } from "./resume.js";
 import { executeRun, faultInjection, type RunFlags } from "./run-common.js";
 
 /** `goal tick`'s flags: the run flags of `todo run`, and the agent the turn runs as. */
-export type TickFlags = RunFlags & { "agent-id"?: string };
+export type TickFlags = RunFlags & { "agent-id"?: string; "planner-model"?: string };
 
 /** A tick's outcome as an exit code (as `goal run`): 0 advanced or terminal, 1 waiting/throttled/busy/idle/stopped, 2 failed. */
 export function tickExitCode(o: TickOutcome): number {
@@ -81,11 +84,40 @@ export function goalFaultInjection(): {
   };
 }
 
+/** The flags that name the planner turns' model. */
+export type PlannerFlags = { model?: string; "planner-model"?: string };
+
+/**
+ * The model of the planner turns (replan obligations): --planner-model, else --model, else none (the
+ * tick falls back to the goal agent's model). --planner-model is checked now, so a bad spec, a missing
+ * script or a missing API key is a bad-input error before any turn runs, not an idle goal later. A
+ * scripted/replay file is made absolute (every tick of the process reads it from the start).
+ */
+export function plannerFor(flags: PlannerFlags): { model: string } | undefined {
+  const spec = flags["planner-model"];
+  if (spec === undefined) return flags.model === undefined ? undefined : { model: flags.model };
+  const file = /^(scripted|replay):(.+)$/.exec(spec.trim());
+  const model = file ? `${file[1]}:${resolve(file[2] as string)}` : spec.trim();
+  try {
+    createModel(model);
+  } catch (e) {
+    if (!(e instanceof LoopgateError)) throw e;
+    const where = e instanceof InputError ? e.where : undefined;
+    const why = where && e.message.startsWith(`${where}: `) ? e.message.slice(where.length + 2) : e.message;
+    const path = file ? resolve(file[2] as string) : "";
+    throw new InputError(path && !why.includes(path) ? `${why} (${path})` : why, "--planner-model", {
+      cause: e,
+    });
+  }
+  return { model };
+}
+
 /** `loopgate goal tick GOAL`: one governed turn, printed phase by phase. */
 export async function goalTickCommand(io: CommandIO, goalId: string, flags: TickFlags): Promise<number> {
   const dir = goalStoreDir(flags);
   return guarded(io, flags.json, () =>
     withStore(dir, true, async (store) => {
+      const planner = plannerFor(flags);
       const { view } = await openGoal(store, dir, goalId);
       const runFlags: RunFlags = { ...flags, store: dir };
       const runHost: RunHost = (run) =>
@@ -115,8 +147,8 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
           store,
           storeDir: dir,
           runHost,
-          // A planner turn answers with --model when given, else with the goal's own model.
-          ...(flags.model ? { planner: { model: flags.model } } : {}),
+          // A planner turn answers with --planner-model, else --model, else the goal's own model.
+          ...(planner ? { planner } : {}),
           ...goalFaultInjection(),
         },
         {

@@ -8,7 +8,7 @@ import { resumeRun } from "../../runner/resume-run.js";
 import { runTask } from "../../runner/run-task.js";
 import type { EventStore } from "../../store/event-store.js";
 import type { CommandIO } from "../io.js";
-import { goalFaultInjection } from "./goal-tick.js";
+import { goalFaultInjection, type PlannerFlags, plannerFor } from "./goal-tick.js";
 import { chosen } from "./goal-todo-run.js";
 import { recordedBuilder } from "./resume.js";
 import { faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
@@ -20,7 +20,13 @@ import { faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run
  * host (it applies each wake-up itself, so the ACK is `host_updated` when the cadence changed, else
  * `host_match`).
  */
-export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, flags: RunFlags): Tick {
+export function goalTickFor(
+  io: CommandIO,
+  store: EventStore,
+  storeDir: string,
+  flags: RunFlags & PlannerFlags,
+): Tick {
+  const planner = plannerFor(flags);
   const runFlags: RunFlags = { ...flags, store: storeDir };
   const runHost: RunHost = async (run) => {
     if (run.resume)
@@ -59,5 +65,12 @@ export function goalTickFor(io: CommandIO, store: EventStore, storeDir: string, 
     applied = key;
     return mode;
   };
-  return makeTick({ store, storeDir, runHost, scheduleHost, ...goalFaultInjection() });
+  return makeTick({
+    store,
+    storeDir,
+    runHost,
+    scheduleHost,
+    ...(planner ? { planner } : {}),
+    ...goalFaultInjection(),
+  });
 }

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { InputError } from "../../core/errors.js";
 import type { GoalState, MonitorSpec, TodoSpec } from "../../core/goal/index.js";
 import {
@@ -12,12 +14,20 @@ import { scrubbedEnv } from "../../sandbox/environment.js";
 
 /**
  * A continuous monitor's poll (seed 001 §3): its argv run in the sandbox like a gate (bubblewrap, no
- * network unless asked, a clean environment, the monitor's timeout), in `tree`, which it sees read-only.
- * The observation is the sha256 of its normalized stdout. A timeout, a crash or a non-zero exit is a typed
- * poll failure: never a material change, never a hash.
+ * network unless asked, a clean environment, the monitor's timeout). Its argv resolves against the goal
+ * file's folder, as everything else the goal file names does (`sh monitor/reports.sh` beside goal.yaml):
+ * that folder is its working directory, and it sees it and `tree` (the turn's revision of the goal
+ * workspace, `$LOOPGATE_GOAL_WORKSPACE`) read-only; a store inside the goal folder is masked. Without a
+ * goal folder (a goal recorded without its file) the poll runs in `tree`. The observation is the sha256
+ * of its normalized stdout. A timeout, a crash or a non-zero exit is a typed poll failure: never a
+ * material change, never a hash; a goal folder that is gone is a `spawn_failed` poll failure.
  */
 export interface PollOptions {
   sandbox: SandboxMode;
+  /** The goal file's folder: the poll's working directory (read-only). */
+  goalDir?: string;
+  /** Paths inside `goalDir` the poll must not see (the store, when it lives beside the goal file). */
+  masked?: readonly string[];
   /** Give the poll the network (a monitor of something remote). Default false, as for gates. */
   network?: boolean;
   /** Extra environment variables (nothing of the caller's passes otherwise). */
@@ -54,16 +64,33 @@ export function normalizePollOutput(stdout: string): string {
 export const pollHash = (stdout: string) =>
   `sha256:${createHash("sha256").update(normalizePollOutput(stdout), "utf8").digest("hex")}`;
 
-/** Runs one poll of `spec` in `tree`. Never throws for the poll's own failure; a missing bwrap throws. */
-export async function pollMonitor(spec: MonitorSpec, tree: string, opts: PollOptions): Promise<PollResult> {
+/** Runs one poll of `spec` on the tree `at` (in `opts.goalDir` when given). Never throws for the poll's own failure; a missing bwrap throws. */
+export async function pollMonitor(spec: MonitorSpec, at: string, opts: PollOptions): Promise<PollResult> {
   const timeoutMs = spec.timeout_seconds * 1000;
+  const tree = resolve(at);
+  const dir = opts.goalDir === undefined ? undefined : resolve(opts.goalDir);
+  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    return {
+      ok: false,
+      failure: "spawn_failed",
+      exit_code: null,
+      output_excerpt: "",
+      detail: `the poll could not start: the goal file's folder ${dir}, where its argv resolves, is not there`,
+      duration_ms: 0,
+    };
+  const inside = (p: string) => {
+    const rel = dir === undefined ? ".." : relative(dir, p);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  };
   const r = await runSandboxed(
     {
       argv: spec.argv,
-      cwd: tree,
+      cwd: dir ?? tree,
       writable: [],
-      readonly: [tree],
-      env: scrubbedEnv({ home: "/tmp", extra: { ...opts.env } }),
+      readonly: dir === undefined ? [tree] : [dir, tree],
+      // The store beside the goal file stays hidden; the revision's tree inside it is mounted after the mask.
+      masked: (opts.masked ?? []).map((p) => resolve(p)).filter(inside),
+      env: scrubbedEnv({ home: "/tmp", extra: { ...opts.env, LOOPGATE_GOAL_WORKSPACE: tree } }),
       network: opts.network === true,
       timeoutMs,
       maxOutputBytes: EXCERPT * 2,

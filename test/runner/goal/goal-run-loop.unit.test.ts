@@ -114,6 +114,29 @@ describe("goal run loop", () => {
     expect(h.sleeps).toEqual([]);
   });
 
+  it("a turn whose wake-up asks a person is followed by one tick that names who; a due monitor polls first", async () => {
+    const ask: WakeUp = { action: "ask_user", at: null, why: "a person must decide a gate" };
+    const waiting: TickOutcome = {
+      kind: "waiting_person",
+      who: "a person deciding publish",
+      gate_id: "todo_publish_gate",
+      wake: ask,
+    };
+    // The acceptance turn ends on ask_user; the next tick is a due monitor's poll (also ask_user); the
+    // one after it runs no turn and says who must act. Three ticks, no sleep, who named.
+    const h = harness([advanced(1, "todo_a", ask), advanced(2, "todo_watch", ask), waiting]);
+    const r = await h.go();
+    expect(r).toMatchObject({ code: 1, stop: "waiting_person", who: "a person deciding publish", turns: 3 });
+    expect(h.sleeps).toEqual([]);
+    // Any other exit after an advanced turn is not followed by a tick (the script would run out).
+    const stop: WakeUp = { action: "stop", at: null, why: "the goal is stopped" };
+    expect(await harness([advanced(1, "todo_a", stop)]).go()).toMatchObject({
+      code: 1,
+      stop: "stopped",
+      turns: 1,
+    });
+  });
+
   it("throttled exits 1 without sleeping through the window; blocked health exits 2", async () => {
     const t = harness([{ kind: "throttled", reason: "20 turns per 24h spent", wake: waitTill(3600) }]);
     expect(await t.go()).toMatchObject({ code: 1, stop: "throttled" });

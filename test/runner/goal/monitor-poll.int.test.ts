@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,5 +61,41 @@ describe("pollMonitor in bubblewrap", () => {
   it("a program that is not there is a spawn or exit failure, never a hash", async () => {
     const r = await pollMonitor(spec(["no-such-poll-program"]), tree, opts);
     expect(r.ok).toBe(false);
+  });
+
+  it("resolves its argv against the goal file's folder: a script beside the goal file runs and is hashed", async () => {
+    // A goal folder with the monitor's script and what it reads, the store beside the goal file (as
+    // `goal new` puts it by default) and the turn's revision tree inside that store.
+    const goalDir = join(tree, "goal");
+    const store = join(goalDir, ".loopgate");
+    const rev = join(store, "goals", "g", "revisions", "abc");
+    await mkdir(join(goalDir, "monitor"), { recursive: true });
+    await mkdir(rev, { recursive: true });
+    await writeFile(join(goalDir, "monitor", "reports.sh"), 'cat "$(dirname "$0")/reports.txt"\n');
+    await writeFile(join(goalDir, "monitor", "reports.txt"), "report A\n");
+    await writeFile(join(store, "events.db"), "secret store\n");
+    await writeFile(join(rev, "VERSION"), "v1\n");
+    const at = { ...opts, goalDir, masked: [store] };
+    const a = await pollMonitor(spec(["sh", "monitor/reports.sh"]), rev, at);
+    expect(a).toMatchObject({ ok: true, result_hash: sha("report A") });
+    await writeFile(join(goalDir, "monitor", "reports.txt"), "report A\nreport B\n");
+    const b = await pollMonitor(spec(["sh", "monitor/reports.sh"]), rev, at);
+    expect(b).toMatchObject({ ok: true, result_hash: sha("report A\nreport B") });
+    // The turn's revision is there, read-only, as $LOOPGATE_GOAL_WORKSPACE; the store around it is not.
+    const ws = await pollMonitor(spec(["sh", "-c", 'cat "$LOOPGATE_GOAL_WORKSPACE/VERSION"']), rev, at);
+    expect(ws).toMatchObject({ ok: true, result_hash: sha("v1") });
+    const hidden = await pollMonitor(spec(["cat", ".loopgate/events.db"]), rev, at);
+    expect(hidden.ok).toBe(false);
+    const ro = await pollMonitor(spec(["sh", "-c", "echo x > monitor/reports.txt"]), rev, at);
+    expect(ro).toMatchObject({ ok: false, failure: "exit_nonzero" });
+    // Without the goal folder the same argv has nothing to run: a typed failure, never a hash.
+    const bare = await pollMonitor(spec(["sh", "monitor/reports.sh"]), rev, opts);
+    expect(bare.ok).toBe(false);
+  });
+  it("a goal folder that is gone is a typed spawn failure naming it", async () => {
+    const gone = join(tree, "no-such-goal-folder");
+    const r = await pollMonitor(spec(["sh", "monitor/reports.sh"]), tree, { ...opts, goalDir: gone });
+    expect(r).toMatchObject({ ok: false, failure: "spawn_failed" });
+    expect(r.ok === false && r.detail).toContain(gone);
   });
 });

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -35,8 +36,15 @@ interface Fixture {
   clock: { now: number };
 }
 
-/** A goal waiting on a deferred fix, with a monitor `cat reports.txt` every hour, created as `goal new` does. */
-async function newGoal(maxNoChange = 5, argv = ["cat", "reports.txt"]): Promise<Fixture> {
+/**
+ * A goal waiting on a deferred fix, with a monitor every hour, created as `goal new` does. The default poll
+ * reads reports.txt of the turn's revision of the goal workspace ($LOOPGATE_GOAL_WORKSPACE); its argv
+ * itself resolves against the goal file's folder.
+ */
+async function newGoal(
+  maxNoChange = 5,
+  argv = ["sh", "-c", 'cat "$LOOPGATE_GOAL_WORKSPACE/reports.txt"'],
+): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "lg-tick-monitor-"));
   temps.push(dir);
   mkdirSync(join(dir, "repo"));
@@ -213,6 +221,69 @@ describe("goal tick on a continuous monitor", () => {
     });
 });
 
+describe("goal tick on a monitor whose poll script lives beside the goal file", () => {
+  it("runs `sh watch/inbox.sh` from the goal file's folder; what it reads changing is one material change", async () => {
+    const f = await newGoal(5, ["sh", "watch/inbox.sh"]);
+    try {
+      mkdirSync(join(f.dir, "watch"));
+      writeFileSync(join(f.dir, "watch", "inbox.sh"), 'cat "$(dirname "$0")/inbox.txt"\n');
+      writeFileSync(join(f.dir, "watch", "inbox.txt"), "inbox empty\n");
+      advanced(await tickOnce(f));
+      let s = await state(f);
+      // The observation is the sha256 of what the script printed (computed here, not by loopgate).
+      const sha = (t: string) => `sha256:${createHash("sha256").update(t, "utf8").digest("hex")}`;
+      expect(s.monitors[W]?.result_hash).toBe(sha("inbox empty"));
+      expect(count(await events(f), "monitor_poll_failed")).toBe(0);
+      writeFileSync(join(f.dir, "watch", "inbox.txt"), "inbox empty\nreport: quoted header names\n");
+      hours(f, 1);
+      expect(advanced(await tickOnce(f)).changed).toBe(true);
+      s = await state(f);
+      expect(s.monitors[W]?.result_hash).toBe(sha("inbox empty\nreport: quoted header names"));
+      expect(s.order.filter((id) => s.todos[id]?.successor_of === W)).toEqual([`${W}_g1`]);
+    } finally {
+      await f.store.close();
+    }
+  });
+});
+
+/** A person's change of the budget: at most `turns` per 24h window. */
+async function capTurns(f: Fixture, turns: number): Promise<void> {
+  const read = await events(f);
+  const budget = { window_seconds: 86_400, turns_per_window: turns, max_cost_usd: 5 };
+  await writeGoal(
+    f.store,
+    f.storeDir,
+    G,
+    { kind: "command", command: { type: "change_budget", budget, reason: "a tighter quota" } },
+    (read.at(-1)?.revision ?? -1) as number,
+  );
+}
+
+describe("goal tick with the budget spent", () => {
+  it("a due monitor is not polled: throttled, nothing bound, polled or spent; with a turn left it is polled", async () => {
+    const f = await newGoal();
+    try {
+      advanced(await tickOnce(f)); // the baseline: one turn spent
+      await capTurns(f, 1);
+      hours(f, 1.5); // due again, inside the same 24h window
+      const before = await events(f);
+      const o = await tickOnce(f);
+      expect(o.kind, JSON.stringify(o)).toBe("throttled");
+      expect(o.kind === "throttled" && o.reason).toMatch(/budget is spent \(turns_per_window\)/);
+      expect(o.wake.action).toBe("wait_until");
+      const added = (await events(f)).slice(before.length).map((e) => e.type);
+      expect(added.filter((t) => !t.startsWith("turn_lease_"))).toEqual([]);
+      expect((await state(f)).spends).toHaveLength(1);
+      // One more turn in the window: the due poll runs and is the second (and last) spend.
+      await capTurns(f, 2);
+      expect(advanced(await tickOnce(f)).work).toEqual({ kind: "todo", todo_id: W });
+      expect((await state(f)).spends).toHaveLength(2);
+    } finally {
+      await f.store.close();
+    }
+  });
+});
+
 describe("goal tick on a monitor whose poll fails or whose observation is not well-formed", () => {
   it("a failing poll is recorded as a typed poll failure: no hash, no successor, one turn spent", async () => {
     const f = await newGoal(5, ["cat", "no-such-file.txt"]);
@@ -346,6 +417,72 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       const spent = s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`);
       expect(spent).toHaveLength(1);
       expect(spent[0]).toMatchObject({ turns: 1, tokens: 100 + 20 + 30 + 10 + 5 + 1 });
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  it("a kill after the planner turn's host_execute was prepared: readback finds no kept answer, asks once, answers once", async () => {
+    const f = await owingReplan();
+    try {
+      const model = script(f, [
+        {
+          tool_calls: [
+            {
+              name: "propose_todos",
+              args: { todos: [{ id: "todo_triage", content: "Triage the reports", class: "user_action" }] },
+            },
+            {
+              name: "patch_vision",
+              args: { kind: "patch", route: "triage first", patch: "triage", reason: "quiet monitor" },
+            },
+          ],
+          usage: { input_tokens: 10, output_tokens: 2 },
+        },
+        { text: "done", usage: { input_tokens: 1, output_tokens: 1 } },
+      ]);
+      const start = (await events(f)).filter((e) => e.type !== "turn_lease_heartbeat").length;
+      const at = start + 3; // lease, bind, prepare host
+      const kill = (before: number, after: number) => {
+        if (before < at && at <= after) throw new Error("killed");
+      };
+      await expect(tickOnce(f, { planner: { model }, afterGoalAppend: kill })).rejects.toThrow("killed");
+      const cut = await events(f);
+      expect(
+        cut.filter((e) => e.type.startsWith("turn_") && !e.type.startsWith("turn_lease_")).at(-1)?.type,
+      ).toBe("turn_effect_prepared");
+      // The resumed tick: the host effect is absent (nothing kept), so the planner is asked, once, and
+      // its answer is written once.
+      const o = advanced(await tickOnce(f, { planner: { model } }));
+      expect(o.turn.turn_instance_id).toBe("t3");
+      const es = await events(f);
+      expect(es.filter((e) => e.type === "turn_effect_readback").map((e) => e.data.found)).toEqual([
+        "absent",
+      ]);
+      expect(count(es, "replan_answered")).toBe(1);
+      expect(count(es, "todo_added")).toBe(3); // the deferred fix, the monitor and the planner's one todo
+      const s = goalState(es);
+      expect(obligations(s)).toEqual([]);
+      expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 14 }]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  it("with the budget spent no planner turn is bound: throttled, the obligation stays, nothing spent", async () => {
+    const f = await owingReplan();
+    try {
+      await capTurns(f, 2); // the two monitor turns owingReplan took
+      const model = script(f, [{ text: "never asked", usage: { input_tokens: 1, output_tokens: 1 } }]);
+      const o = await tickOnce(f, { planner: { model } });
+      expect(o.kind, JSON.stringify(o)).toBe("throttled");
+      expect(o.kind === "throttled" && o.reason).toMatch(
+        /the planner turn on monitor_replan:.*budget is spent/,
+      );
+      const s = await state(f);
+      expect(s.spends).toHaveLength(2);
+      expect(count(await events(f), "turn_bound")).toBe(2);
+      expect(obligations(s).map((x) => x.kind)).toEqual(["monitor_replan"]);
     } finally {
       await f.store.close();
     }

@@ -109,6 +109,10 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
       policy,
     });
     emit({ kind: "turn", turn: n, outcome, wake, step });
+    // A turn that ended waiting on a person (a fix, an acceptance or a monitor turn whose wake-up asks
+    // the user) is followed by one more tick: it says who must act, or polls a monitor that is due while
+    // the goal waits (finite: a poll makes its monitor not due). It runs no other turn and spends nothing.
+    if (step.kind === "exit" && step.stop === "waiting_person" && outcome.kind === "advanced") continue;
     if (step.kind === "exit")
       return {
         code: step.code,

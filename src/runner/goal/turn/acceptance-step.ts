@@ -9,7 +9,7 @@ import { type OperationFound, readbackGoalOperation, writeGoalOperation } from "
 import { readbackRun } from "./readback.js";
 import { type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
-import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { digestOf, loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
  * The acceptance turn (seed 001 §3, closure): once the advancement frontier is exhausted and acceptance
@@ -94,20 +94,8 @@ export async function executeAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: T
 }
 
 /** host_execute prepared, not settled: the kept run list → reuse; else the runs by id (reused, resumed or run). */
-export async function readbackAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const kept = loadTurnEffect<AcceptanceEffect>(ctx.deps.storeDir, id);
-  ctx.progress({ phase: "readback", detail: `acceptance runs: ${kept ? "kept" : "not kept"}` });
-  if (!kept) return runAll(ctx, id, t);
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
-      readback: { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } },
-    }),
-  );
-}
+export const readbackAcceptanceHost = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
+  readbackKeptEffect(ctx, id, "acceptance runs", () => runAll(ctx, id, t));
 
 /** The receipts of the turn's runs, from loopgate's own record of each. */
 async function receiptsOf(ctx: TickCtx, id: TurnIdentity): Promise<{ id: string; receipt: RunReceipt }[]> {

@@ -13,8 +13,8 @@ import {
 import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { type TickCtx, turnDecision } from "./tick-context.js";
-import { effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
+import { loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
  * A monitor turn (seed 001 §3): a todo turn whose todo is a continuous monitor. host_execute = the poll
@@ -82,8 +82,11 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
     if (!spec) throw new DomainError(`${todoId} is not a continuous monitor of goal ${id.goal_id}`);
     const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, t.base_revision ?? "");
     ctx.progress({ phase: "host_execute", detail: `polling ${todoId}: ${spec.argv.join(" ")}` });
+    // The argv resolves against the goal file's folder (cwd, read-only); the store beside it stays hidden.
+    const goalDir = await goalFileDir(ctx);
     const p = await pollMonitor(spec, tree, {
       sandbox: ctx.deps.sandbox ?? "bubblewrap",
+      ...(goalDir ? { goalDir, masked: [ctx.deps.storeDir] } : {}),
       ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
     });
     obs = {
@@ -107,21 +110,8 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
 }
 
 /** A prepared poll not recorded: its kept observation (committed → reuse) or none (absent → poll again). */
-export async function readbackMonitorHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const kept = loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
-  ctx.progress({ phase: "readback", detail: `poll of ${todoOf(t)}: ${kept ? "kept" : "absent"}` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
-      readback: kept
-        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
-        : { found: "absent" },
-    }),
-  );
-}
+export const readbackMonitorHost = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
+  readbackKeptEffect(ctx, id, `poll of ${todoOf(t)}`);
 
 function observation(ctx: TickCtx, id: TurnIdentity): MonitorObservation | null {
   return loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);

@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import { DomainError, InputError } from "../../../core/errors.js";
 import {
   decide,
@@ -12,11 +11,10 @@ import {
 } from "../../../core/goal/index.js";
 import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
 import type { ModelAdapter } from "../../../core/model.js";
-import { openGoal } from "../goal-service.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { type TickCtx, turnDecision } from "./tick-context.js";
-import { digestOf, effectRunRef, loadTurnEffect, saveTurnEffect } from "./turn-effects.js";
+import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
+import { digestOf, loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
 
 /**
  * A planner turn (seed 001 §3) bound to a replan obligation: host_execute = `planReplan` with the goal's
@@ -52,12 +50,6 @@ export function tickPlanner(ctx: TickCtx): ModelAdapter | string {
 
 export { obligationId };
 
-/** Where a proposed todo's task path resolves: the goal file's folder (the goal was created from it). */
-async function goalFileDir(ctx: TickCtx): Promise<string> {
-  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
-  return view.sourcePath ? dirname(view.sourcePath) : process.cwd();
-}
-
 export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const oid = obligationOf(t);
   const obligation = replanObligation(ctx.j.state, oid);
@@ -85,7 +77,8 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
     state: ctx.j.state,
     obligation,
     model,
-    taskRoot: ctx.deps.planner?.taskRoot ?? (await goalFileDir(ctx)),
+    // A proposed todo's task path resolves against the goal file's folder (the goal was created from it).
+    taskRoot: ctx.deps.planner?.taskRoot ?? (await goalFileDir(ctx)) ?? process.cwd(),
     operationId: effectRef(id, "durable_writeback"),
     ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
   });
@@ -106,21 +99,9 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
   );
 }
 
-export async function readbackReplanHost(ctx: TickCtx, id: TurnIdentity): Promise<void> {
-  const kept = loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
-  ctx.progress({ phase: "readback", detail: `planner answer: ${kept ? "kept" : "absent"}` });
-  await ctx.j.append(
-    turnDecision({
-      kind: "resolve_readback",
-      identity: id,
-      phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
-      readback: kept
-        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
-        : { found: "absent" },
-    }),
-  );
-}
+/** A prepared planner turn not recorded: its kept answer (committed → reuse) or none (absent → ask again). */
+export const readbackReplanHost = (ctx: TickCtx, id: TurnIdentity) =>
+  readbackKeptEffect(ctx, id, "planner answer");
 
 const planOf = (ctx: TickCtx, id: TurnIdentity) => loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
 

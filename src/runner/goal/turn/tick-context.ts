@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { dirname } from "node:path";
 import type { Envelope } from "../../../core/envelope.js";
 import type { LeaseOwner } from "../../../core/event-parts.js";
 import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
@@ -14,6 +15,7 @@ import {
 import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
 import type { EventStore } from "../../../store/event-store.js";
 import type { LoadedTask } from "../../load-task.js";
+import { openGoal } from "../goal-service.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
 import type { WritebackPoint } from "./writeback.js";
@@ -84,3 +86,9 @@ export const turnDecision =
   (cmd: TurnCommand) =>
   (s: GoalState): GoalEventBody[] =>
     decideTurn(cmd, turnOf(s, cmd.identity)) as unknown as GoalEventBody[];
+
+/** The folder of the goal file the goal was created from (where its relative paths resolve), or null. */
+export async function goalFileDir(ctx: TickCtx): Promise<string | null> {
+  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
+  return view.sourcePath ? dirname(view.sourcePath) : null;
+}

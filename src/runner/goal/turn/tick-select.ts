@@ -1,4 +1,4 @@
-import { type InteractionContract, interactionContract } from "../../../core/goal/index.js";
+import { budgetUsage, type InteractionContract, interactionContract } from "../../../core/goal/index.js";
 import {
   contractView,
   monitorDueTimes,
@@ -26,6 +26,24 @@ function quietWake(c: InteractionContract, why: string): WakeUp {
   return next
     ? { action: "wait_until", at: next, why: `${why}; the next monitor poll is due then` }
     : { action: "wait_state_change", at: null, why };
+}
+
+/**
+ * A turn bound outside `eligible` (a monitor's poll while the goal waits, a planner turn) is spent like
+ * any other, and the runtime state does not say whether the budget is left (`waiting`, `operator_gate`
+ * and `focus_wait` come before `throttled`): with the budget spent it is not bound, and the tick says
+ * throttled. Null: budget left.
+ */
+function budgetSpent(ctx: TickCtx, wake: WakeUp, what: string): TickOutcome | null {
+  const b = budgetUsage(ctx.j.state, ctx.now().toISOString());
+  if (b.exhausted.length === 0) return null;
+  return {
+    kind: "throttled",
+    reason: `${what} would be a turn, but the budget is spent (${b.exhausted.join(", ")})`,
+    wake: b.window_reopens_at
+      ? { action: "wait_until", at: b.window_reopens_at, why: "the quota window reopens then" }
+      : { ...wake, why: `the budget is spent (${b.exhausted.join(", ")}); ${wake.why}` },
+  };
 }
 
 /** Binds a new turn to `work` on the goal's current revision. */
@@ -87,6 +105,11 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
     case "blocked_health":
       return { kind: "stopped", reason: `${c.runtime_state}: ${c.reason}`, wake };
     case "operator_gate": {
+      // A gate holds the work it covers, not the world: a due monitor's poll is an observation of its own
+      // (seed 001 §3), never an advancement frontier, so it is the turn while the goal waits on a person.
+      const due = dueMonitor(c);
+      if (due && !budgetSpent(ctx, wake, `monitor ${due.todo_id}'s poll`))
+        return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
       const g = c.user_channel.gates[0];
       return {
         kind: "waiting_person",
@@ -99,7 +122,11 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       return { kind: "throttled", reason: c.reason, wake };
     case "waiting": {
       const due = dueMonitor(c);
-      if (due) return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
+      if (due)
+        return (
+          budgetSpent(ctx, wake, `monitor ${due.todo_id}'s poll`) ??
+          bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id)
+        );
       const quiet = c.monitors
         .filter((m) => m.action === "quiet_noop")
         .map((m) => `${m.todo_id} next due ${m.next_due_at}`);
@@ -110,7 +137,10 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       const o = openObligation(s);
       const model = o ? tickPlanner(ctx) : "no open obligation a planner turn answers";
       if (o && typeof model !== "string")
-        return bind(ctx, { kind: "replan", obligation_id: obligationId(o) }, null);
+        return (
+          budgetSpent(ctx, wake, `the planner turn on ${obligationId(o)}`) ??
+          bind(ctx, { kind: "replan", obligation_id: obligationId(o) }, null)
+        );
       return {
         kind: "idle",
         reason: `replan obligation: ${c.reason}; no planner turn (${model}); an operator answers: loopgate todo add, goal close`,

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spendKey, type TurnIdentity } from "../../../core/goal/turn/index.js";
+import { effectRef, spendKey, type TurnIdentity } from "../../../core/goal/turn/index.js";
 import { goalFolder } from "../goal-workspace.js";
+import { type TickCtx, turnDecision } from "./tick-context.js";
 
 /**
  * The durable result of a monitor poll or a planner turn's host_execute: one JSON file per turn in the
@@ -36,3 +37,31 @@ export function loadTurnEffect<T>(storeDir: string, id: TurnIdentity): T | null 
 
 export const digestOf = (x: unknown) =>
   `sha256:${createHash("sha256").update(JSON.stringify(x)).digest("hex")}`;
+
+/**
+ * The readback of a prepared host_execute whose effect is kept here (a poll's observation, a planner's
+ * answer, an acceptance turn's run list): kept → `committed` (the turn reuses it), none → `absent` (the
+ * next step executes it again). With `onAbsent`, nothing is recorded for a missing file and `onAbsent`
+ * runs instead (acceptance finds its runs again by their ids: reused, resumed or run).
+ */
+export async function readbackKeptEffect(
+  ctx: TickCtx,
+  id: TurnIdentity,
+  what: string,
+  onAbsent?: () => Promise<void>,
+): Promise<void> {
+  const kept = loadTurnEffect<unknown>(ctx.deps.storeDir, id) !== null;
+  ctx.progress({ phase: "readback", detail: `${what}: ${kept ? "kept" : "absent"}` });
+  if (!kept && onAbsent) return onAbsent();
+  await ctx.j.append(
+    turnDecision({
+      kind: "resolve_readback",
+      identity: id,
+      phase: "host_execute",
+      effect_ref: effectRef(id, "host_execute"),
+      readback: kept
+        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
+        : { found: "absent" },
+    }),
+  );
+}
