@@ -279,8 +279,8 @@ the Markdown summary. Exits with the run's exit code.`,
     about: `Remove the folders (workspace, pristine copy, observations, blobs) of finished runs, keeping
 their events: the audit trail, status, events and report still work. Never touches a run whose log
 has no verdict or was interrupted. Prints what it removed and the bytes freed. On a PostgreSQL store
-the runs it removes leave the database too (events, finished jobs), then every observation and blob
-nothing left names.`,
+the runs it removes leave the database too (events, finished jobs), then the observations and blobs
+only they named.`,
     flags: ["store", "older-than", "keep", "dry-run", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 done, 2 bad input.",

@@ -75,29 +75,50 @@ describe("prunePostgres", () => {
     await store.close();
   });
 
-  it("keeps content a remaining event names or that is within the grace period; removes the rest", async () => {
+  it("removes only what a removed run alone named: not what a remaining run names, not fresh content, not content no run named", async () => {
     const store = await open();
     const content = store.content();
     const blob = (t: string) => {
       const b = Buffer.from(t);
       return { b, h: contentHash(b) };
     };
-    const named = blob("named by an event\n");
-    const orphan = blob("named by nothing\n");
-    const fresh = blob("named by nothing, stored just now\n");
-    for (const x of [named, orphan]) await content.putBlob(x.h, x.b);
+    const shared = blob("named by the removed run and by a remaining one\n");
+    const only = blob("named by the removed run alone\n");
+    const fresh = blob("named by the removed run alone, stored just now\n");
+    const foreign = blob("named by no run (a goal repository's pack, say)\n");
+    // An observation no event names (a goal repository's record, say), whose body names `foreign`.
+    const record = contentHash(Buffer.from("record key"));
+    for (const x of [shared, only, foreign]) await content.putBlob(x.h, x.b);
+    await content.putObservation(record, JSON.stringify({ pack: foreign.h }));
     await sql(store, `UPDATE ${store.pgSchema}.blobs SET stored_at = now() - interval '1 hour'`);
+    await sql(store, `UPDATE ${store.pgSchema}.observations SET stored_at = now() - interval '1 hour'`);
     await content.putBlob(fresh.h, fresh.b);
-    // A remaining event whose data names the blob (here in the required fix's text).
-    const event = attemptStarted(newId());
-    await store.append(
-      newStream("obs"),
-      [{ ...event, data: { attempt: 1, required_fix: `restore ${named.h}` } } as LoopgateEvent],
-      "no_stream",
-    );
-    const r = await prunePostgres(store, { candidates: [], dryRun: false, jobCutoffMs: 0 });
+    // An event whose data names blobs (here in the required fix's text, as an observation id would be).
+    const naming = (...hashes: string[]) =>
+      ({ ...attemptStarted(newId()), data: { attempt: 1, required_fix: hashes.join(" ") } }) as LoopgateEvent;
+    const [removed, kept] = [newStream("run"), newStream("run")];
+    await store.append(removed, [naming(shared.h, only.h, fresh.h)], "no_stream");
+    await store.append(kept, [naming(shared.h)], "no_stream");
+    const dry = await prunePostgres(store, {
+      candidates: [{ stream: removed, lastRevision: 0 }],
+      dryRun: true,
+      jobCutoffMs: 0,
+    });
+    expect(dry.blobs).toBe(1);
+    // (Read with a plain SELECT: missingBlobs renews what it finds, as a saver about to name it would.)
+    const held = async () =>
+      (await sql(store, `SELECT hash FROM ${store.pgSchema}.blobs`)).map((r) => String(r.hash)).sort();
+    const all = [shared.h, only.h, fresh.h, foreign.h].sort();
+    expect(await held()).toEqual(all);
+    const r = await prunePostgres(store, {
+      candidates: [{ stream: removed, lastRevision: 0 }],
+      dryRun: false,
+      jobCutoffMs: 0,
+    });
     expect(r.blobs).toBe(1);
-    expect(await content.missingBlobs([named.h, orphan.h, fresh.h])).toEqual([orphan.h]);
+    expect(r.blob_bytes).toBe(only.b.length);
+    expect(await held()).toEqual(all.filter((h) => h !== only.h));
+    expect(await content.getObservation(record)).toBe(JSON.stringify({ pack: foreign.h }));
     await store.close();
   });
 });

@@ -72,7 +72,7 @@ export async function gcCommand(
 
 /**
  * On a Postgres store `gc` removes the runs it lets go from the database too (their events, their finished
- * queue jobs) and then every observation and blob nothing left names: there, the store is what grows.
+ * queue jobs) and then the observations and blobs only they named: there, the store is what grows.
  */
 async function pruneDatabase(
   store: PostgresEventStore,
@@ -95,6 +95,6 @@ function printDatabase(io: CommandIO, r: PruneResult, d: PgPruneReport, label: s
   for (const x of d.streams) io.out(`${verb} ${x.stream.slice(4)} from the database (${x.events} events)\n`);
   for (const x of d.skipped) io.out(`left ${x.stream.slice(4)} in the database: ${x.why}\n`);
   io.out(
-    `${r.dry_run ? "dry run: would remove" : "removed"} from ${label}: ${d.streams.length} run(s), ${d.jobs} finished job(s), ${d.observations} observation(s), ${d.blobs} blob(s) (${formatBytes(d.blob_bytes)}) that nothing left names\n`,
+    `${r.dry_run ? "dry run: would remove" : "removed"} from ${label}: ${d.streams.length} run(s), ${d.jobs} finished job(s), ${d.observations} observation(s), ${d.blobs} blob(s) (${formatBytes(d.blob_bytes)}) that only removed runs named\n`,
   );
 }
