@@ -112,10 +112,11 @@ export async function prunePostgres(
         }
         report.streams.push({ stream: cand.stream, events: n });
       }
-      // A finished job whose run is not in the log (refused before it started, or its run removed).
+      // A finished run job whose run is not in the log (refused before it started, or its run removed).
+      // Jobs of another kind (`job_kind` in their options: a goal's turns) are not gc's to remove.
       const orphans = await c.query(
         `WITH gone AS (
-           DELETE FROM ${s}.run_queue q WHERE q.state = 'finished'
+           DELETE FROM ${s}.run_queue q WHERE q.state = 'finished' AND q.options NOT LIKE '%"job_kind":%'
              AND q.finished_at < now() - make_interval(secs => $1::double precision / 1000)
              AND (q.run_id IS NULL OR NOT EXISTS (SELECT 1 FROM ${s}.streams x WHERE x.stream = 'run-' || q.run_id))
            RETURNING options),

@@ -121,4 +121,38 @@ describe("prunePostgres", () => {
     expect(await content.getObservation(record)).toBe(JSON.stringify({ pack: foreign.h }));
     await store.close();
   });
+
+  it("removes a finished run job without a run, and its task snapshot; leaves a job of another kind", async () => {
+    const store = await open();
+    const content = store.content();
+    const file = Buffer.from("a task file\n");
+    const manifest = Buffer.from(
+      JSON.stringify({ version: 1, task_file: "t.yaml", files: [contentHash(file)] }),
+    );
+    for (const b of [file, manifest]) await content.putBlob(contentHash(b), b);
+    await sql(store, `UPDATE ${store.pgSchema}.blobs SET stored_at = now() - interval '1 hour'`);
+    const queue = store.queue();
+    const refused = await queue.submit({
+      taskPath: "/gone/t.yaml",
+      taskDigest: "d".repeat(64),
+      options: { oracle: true, task_snapshot: contentHash(manifest) },
+    });
+    const other = await queue.submit({
+      taskPath: "goal:g1",
+      taskDigest: "e".repeat(64),
+      options: { job_kind: "goal_turn", goal_id: "g1" },
+    });
+    for (const _ of [refused, other]) {
+      const claim = await queue.claim("w", 60_000);
+      if (!claim) throw new Error("nothing to claim");
+      expect(await queue.finish(claim.job.jobId, claim.token, "REFUSED: gone")).toBe(true);
+    }
+    const r = await prunePostgres(store, { candidates: [], dryRun: false, jobCutoffMs: 0 });
+    expect(r.jobs).toBe(1);
+    expect((await queue.list()).map((j) => j.jobId)).toEqual([other.jobId]);
+    // The manifest and the file it names go with the only job that named them.
+    expect(r.blobs).toBe(2);
+    expect(await count(store, "blobs")).toBe(0);
+    await store.close();
+  });
 });
