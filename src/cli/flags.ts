@@ -90,7 +90,7 @@ export const FLAGS = {
   },
   "planner-model": {
     value: "SPEC",
-    help: "goal tick/run, scheduler: the model of the goal's planner turns, which answer replan obligations\n(same forms as --model; default: --model, else the goal agent's model)",
+    help: "goal tick/run, scheduler: the model of the goal's planner turns, which answer replan obligations\n(same forms as --model; default: the goal file's planner.model, else --model, else the builder's model)",
   },
   "judge-model": {
     value: "SPEC",

@@ -68,6 +68,22 @@ const Builder = z.union([
 ]);
 export type GoalBuilder = z.infer<typeof Builder>;
 
+/**
+ * The model of the goal's planner turns (replan obligations), in the forms of --model; a scripted or
+ * replay file resolves against the goal file's folder. Default: the builder's model, if it has one.
+ */
+const Planner = z
+  .object({
+    model: z
+      .string()
+      .regex(
+        /^(anthropic|openai|openai-compatible|scripted|replay):\S/,
+        "a model spec: anthropic:MODEL, openai:MODEL, openai-compatible:MODEL, scripted:FILE or replay:FILE",
+      ),
+  })
+  .strict();
+export type GoalPlanner = z.infer<typeof Planner>;
+
 const AcceptanceItem = z
   .object({
     /** A task file; its gates (or the listed ones) must pass on the goal workspace's current revision. */
@@ -89,6 +105,7 @@ export const GoalFileSchema = z
       .min(1, "a goal needs acceptance evidence: without it nothing can prove it closed"),
     workspace: relPath,
     builder: Builder.optional(),
+    planner: Planner.optional(),
     budget: z
       .object({
         window: duration.default("24h"),

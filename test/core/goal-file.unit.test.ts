@@ -154,4 +154,16 @@ describe("parseGoalFile", () => {
   it("refuses a file that is not a mapping", () => {
     expect(refused("- a\n- b\n")).toMatch(/goal\.yaml: a goal file is a mapping/);
   });
+
+  it("accepts planner: { model: SPEC } and refuses a spec that is no model, or a key it does not know", () => {
+    const g = parseGoalFile(`planner: { model: scripted:planner.json }\n${BASE}${advancement}`, "goal.yaml");
+    expect(g.planner).toEqual({ model: "scripted:planner.json" });
+    expect(refused(`planner: { model: gpt-4 }\n${BASE}${advancement}`)).toMatch(
+      /goal\.yaml:1: planner\.model: a model spec: anthropic:MODEL/,
+    );
+    expect(refused(`planner: { model: "scripted:" }\n${BASE}${advancement}`)).toMatch(/planner\.model/);
+    expect(refused(`planner: { model: scripted:p.json, tools: [] }\n${BASE}${advancement}`)).toMatch(
+      /goal\.yaml:1: planner/,
+    );
+  });
 });

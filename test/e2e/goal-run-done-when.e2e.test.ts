@@ -45,7 +45,7 @@ const SETTLED = [
   "turn_scheduler_acked",
 ];
 /** The monitor's cadence in the test's copy (the example polls hourly); see the comment at its use. */
-const CADENCE_S = 15;
+const CADENCE_S = 45;
 
 /** The planner's answer to the failed acceptance: a fix todo for the regression and the new route. */
 const PLANNER = [
@@ -256,7 +256,8 @@ describe("goal run: the Done-when of issue 13 on the goal example", () => {
 
     // The monitor is due again only CADENCE_S after its baseline: wait for that (a load that slows the
     // test only makes it later, which is still due). The cadence is short so the test is quick, and long
-    // enough that no second poll can fall inside run A or right after the change in run B.
+    // enough that no second poll can fall inside run A, before the noop tick, or right after the change
+    // in run B: those steps take a few seconds, 45 s is many times that even on a loaded 2-core machine.
     const due = Date.parse(String(baseline[0]?.data.at ?? "")) + CADENCE_S * 1000;
     expect(Number.isFinite(due)).toBe(true);
     await sleep(Math.max(0, due - Date.now() + 500));

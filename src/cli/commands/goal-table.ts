@@ -104,8 +104,8 @@ tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tic
   the phases on stderr). The goal waiting (no advancement todo selected, or a person to decide first), a
   due monitor's poll is the turn (its argv run from the goal file's folder); a replan obligation is a
   planner turn, an exhausted frontier an acceptance turn (README: Monitors and replan). The planner's
-  model: --planner-model SPEC, else --model, else the goal agent's model; without one a replan
-  obligation waits for an operator (idle, and it says so).
+  model: --planner-model SPEC, else the goal file's planner: { model }, else --model, else the builder's
+  model; without one a replan obligation waits for an operator (idle, and it says so).
 run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
   sleeping between turns as the wake-up says (backoff derived from the recorded turns); prints each phase,
   a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;

@@ -88,14 +88,14 @@ export function goalFaultInjection(): {
 export type PlannerFlags = { model?: string; "planner-model"?: string };
 
 /**
- * The model of the planner turns (replan obligations): --planner-model, else --model, else none (the
- * tick falls back to the goal agent's model). --planner-model is checked now, so a bad spec, a missing
- * script or a missing API key is a bad-input error before any turn runs, not an idle goal later. A
- * scripted/replay file is made absolute (every tick of the process reads it from the start).
+ * The model of the planner turns (replan obligations): --planner-model first; then the goal file's
+ * planner.model; then the builder's --model; then the goal's builder model. --planner-model is checked
+ * now, so a bad spec, a missing script or a missing API key is a bad-input error before any turn runs,
+ * not an idle goal later. A scripted/replay file is made absolute (every tick reads it from the start).
  */
-export function plannerFor(flags: PlannerFlags): { model: string } | undefined {
+export function plannerFor(flags: PlannerFlags): { model?: string; builderModel?: string } | undefined {
   const spec = flags["planner-model"];
-  if (spec === undefined) return flags.model === undefined ? undefined : { model: flags.model };
+  if (spec === undefined) return flags.model === undefined ? undefined : { builderModel: flags.model };
   const file = /^(scripted|replay):(.+)$/.exec(spec.trim());
   const model = file ? `${file[1]}:${resolve(file[2] as string)}` : spec.trim();
   try {

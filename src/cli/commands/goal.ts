@@ -97,6 +97,11 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
   const storeDir = goalFolder(flags.store, join(loaded.dir, ".loopgate"));
   const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
   const acceptance = acceptanceItems(loaded);
+  const planner = loaded.goal.planner;
+  const agent = goalAgent(
+    loaded.goal.builder,
+    planner ? { model: planner.model, dir: loaded.dir, where: `${file}: planner.model` } : undefined,
+  );
   return guarded(io, flags.json, () =>
     withStore(storeDir, true, async (store) => {
       if ((await store.readStream(goalStream(id), { limit: 1 })).length > 0)
@@ -112,7 +117,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
           objective: loaded.goal.objective,
           acceptance,
           workspace: { path: ws, initial_revision: revision },
-          agent: goalAgent(loaded.goal.builder),
+          agent,
           budget: budget(loaded),
           source: { path: loaded.file, digest: loaded.digest },
         };

@@ -128,6 +128,8 @@ export const GoalAgent = z.object({
   kind: z.enum(["agent", "builder"]),
   model: Name.optional(),
   command: z.string().min(1).max(GOAL_LIMITS.path).optional(),
+  /** The goal file's `planner.model` (a scripted/replay file made absolute): the planner turns' model. */
+  planner_model: z.string().min(1).max(GOAL_LIMITS.path).optional(),
 });
 export type GoalAgent = z.infer<typeof GoalAgent>;
 

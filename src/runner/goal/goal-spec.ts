@@ -1,5 +1,7 @@
-import { relative } from "node:path";
+import { statSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import { parseDuration } from "../../core/duration.js";
+import { InputError } from "../../core/errors.js";
 import { parseResumeCondition } from "../../core/goal/index.js";
 import type { GoalBuilder, GoalFileTodo } from "../../core/goal-file.js";
 import type { LoadedGoal } from "./load-goal.js";
@@ -65,11 +67,26 @@ export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
 }
 
 /** Who does the goal's work, as recorded: an agent on a model, or a builder command (oracle, noop). */
-export function goalAgent(b: GoalBuilder | undefined) {
-  if (b === undefined) return { agent_id: "operator", kind: "builder" as const };
-  if (b === "oracle" || b === "noop") return { agent_id: b, kind: "builder" as const, command: `@${b}` };
-  if ("model" in b) return { agent_id: "agent", kind: "agent" as const, model: b.model };
-  return { agent_id: "builder", kind: "builder" as const, command: b.command };
+export function goalAgent(
+  b: GoalBuilder | undefined,
+  planner?: { model: string; dir: string; where: string },
+) {
+  const p = planner ? { planner_model: plannerSpec(planner.model, planner.dir, planner.where) } : {};
+  if (b === undefined) return { agent_id: "operator", kind: "builder" as const, ...p };
+  if (b === "oracle" || b === "noop")
+    return { agent_id: b, kind: "builder" as const, command: `@${b}`, ...p };
+  if ("model" in b) return { agent_id: "agent", kind: "agent" as const, model: b.model, ...p };
+  return { agent_id: "builder", kind: "builder" as const, command: b.command, ...p };
+}
+
+/** A planner model spec as recorded: a scripted/replay file resolved against `dir` and required to exist. */
+function plannerSpec(spec: string, dir: string, where: string): string {
+  const m = /^(scripted|replay):(.+)$/.exec(spec.trim());
+  if (!m) return spec.trim();
+  const file = resolve(dir, m[2] as string);
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile())
+    throw new InputError(`the planner's ${m[1]} model file ${file} is not there`, where);
+  return `${m[1]}:${file}`;
 }
 
 /** The acceptance items: one per task (and gate subset), each with the task's digest. */

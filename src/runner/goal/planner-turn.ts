@@ -84,16 +84,21 @@ export function replanObligation(state: GoalState, id: string): Obligation | nul
   return obligations(state).find((o) => o.kind !== "closeout" && obligationId(o) === id) ?? null;
 }
 
-/** The goal's model for its planner turns: `override`, else the goal agent's model (`scripted:FILE` in tests). */
+/**
+ * The goal's model for its planner turns: `override` (--planner-model), else the goal file's
+ * `planner.model`, else `builderOverride` (the builder's --model), else the goal agent's model
+ * (`scripted:FILE` in tests).
+ */
 export function plannerModel(
   state: GoalState,
   override?: string,
   options: CreateModelOptions = {},
+  builderOverride?: string,
 ): ModelAdapter {
-  const spec = override ?? state.agent?.model;
+  const spec = override ?? state.agent?.planner_model ?? builderOverride ?? state.agent?.model;
   if (!spec)
     throw new InputError(
-      `goal ${state.goalId} names no model for its planner turns (its agent is a ${state.agent?.kind ?? "?"}); give one with --model`,
+      `goal ${state.goalId} names no model for its planner turns (its agent is a ${state.agent?.kind ?? "?"}); give one with --planner-model, or planner: { model: SPEC } in the goal file`,
       "planner",
     );
   return createModel(spec, options);

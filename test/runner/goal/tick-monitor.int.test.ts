@@ -44,11 +44,14 @@ interface Fixture {
 async function newGoal(
   maxNoChange = 5,
   argv = ["sh", "-c", 'cat "$LOOPGATE_GOAL_WORKSPACE/reports.txt"'],
+  /** Files beside the goal file, written before `goal new`, and extra top-level lines of the goal file. */
+  extra: { files?: Record<string, string>; lines?: string[] } = {},
 ): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "lg-tick-monitor-"));
   temps.push(dir);
   mkdirSync(join(dir, "repo"));
   writeFileSync(join(dir, "repo", "reports.txt"), "no reports\n");
+  for (const [name, text] of Object.entries(extra.files ?? {})) writeFileSync(join(dir, name), text);
   const limit = `, max_no_change_before_replan: ${maxNoChange}`;
   writeFileSync(
     join(dir, "goal.yaml"),
@@ -58,6 +61,7 @@ async function newGoal(
       "workspace: ./repo",
       "builder: oracle",
       "budget: { window: 24h, turns: 20, cost_usd: 5 }",
+      ...(extra.lines ?? []),
       `acceptance: [{ task: ${JSON.stringify(ACCEPTANCE_TASK)}, gates: [heldout-quoted] }]`,
       "todos:",
       // An advancement todo deferred past the test's clock: the goal is waiting, its monitor the only work.
@@ -483,6 +487,65 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       expect(s.spends).toHaveLength(2);
       expect(count(await events(f), "turn_bound")).toBe(2);
       expect(obligations(s).map((x) => x.kind)).toEqual(["monitor_replan"]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  it("the goal file's planner: { model } (a script beside the goal file) answers with no flag and no key", async () => {
+    const answer = [
+      {
+        tool_calls: [
+          {
+            name: "propose_todos",
+            args: { todos: [{ id: "todo_triage", content: "Triage the reports", class: "user_action" }] },
+          },
+          {
+            name: "patch_vision",
+            args: { kind: "patch", route: "triage first", patch: "triage", reason: "quiet monitor" },
+          },
+        ],
+        usage: { input_tokens: 20, output_tokens: 3 },
+      },
+      { text: "done", usage: { input_tokens: 2, output_tokens: 1 } },
+    ];
+    const f = await newGoal(1, undefined, {
+      files: { "planner.json": JSON.stringify(answer) },
+      lines: ["planner: { model: scripted:planner.json }"],
+    });
+    try {
+      expect((await state(f)).agent?.planner_model).toBe(`scripted:${join(f.dir, "planner.json")}`);
+      advanced(await tickOnce(f));
+      hours(f, 2);
+      advanced(await tickOnce(f));
+      expect(obligations(await state(f)).map((o) => o.kind)).toEqual(["monitor_replan"]);
+      // The goal file's planner comes before the builder's --model (a script that is not there: were it
+      // asked, the tick would answer idle).
+      const builderModel = `scripted:${join(f.dir, "no-such-builder-script.json")}`;
+      const o = advanced(await tickOnce(f, { planner: { builderModel } }));
+      expect(o.work).toEqual({ kind: "replan", obligation_id: `monitor_replan:${W}` });
+      const s = await state(f);
+      expect(obligations(s)).toEqual([]);
+      expect(s.todos.todo_triage?.class).toBe("user_action");
+      expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 26 }]);
+    } finally {
+      await f.store.close();
+    }
+  });
+
+  it("goal new refuses a planner whose script is not there, naming the file and the field", async () => {
+    await expect(
+      newGoal(1, undefined, { lines: ["planner: { model: scripted:missing.json }"] }),
+    ).rejects.toThrow(/goal\.yaml: planner\.model: .*missing\.json is not there/);
+  });
+
+  it("without a planner of its own, the builder's --model answers (goal tick/run --model)", async () => {
+    const f = await owingReplan();
+    try {
+      const builderModel = script(f, [{ text: "nothing", usage: { input_tokens: 4, output_tokens: 1 } }]);
+      const o = advanced(await tickOnce(f, { planner: { builderModel } }));
+      expect(o.work).toEqual({ kind: "replan", obligation_id: `monitor_replan:${W}` });
+      expect(count(await events(f), "replan_noop_recorded")).toBe(1);
     } finally {
       await f.store.close();
     }

@@ -41,7 +41,7 @@ export function openObligation(s: GoalState): Obligation | null {
 /** The goal's planner model, or the reason there is none (then a person answers). */
 export function tickPlanner(ctx: TickCtx): ModelAdapter | string {
   try {
-    return plannerModel(ctx.j.state, ctx.deps.planner?.model);
+    return plannerModel(ctx.j.state, ctx.deps.planner?.model, {}, ctx.deps.planner?.builderModel);
   } catch (e) {
     if (e instanceof InputError) return e.message;
     throw e;

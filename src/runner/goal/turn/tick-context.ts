@@ -52,8 +52,11 @@ export interface TickDeps {
   leaseTtlMs?: number;
   /** Where monitor polls run (default bubblewrap, as for gates). */
   sandbox?: SandboxMode;
-  /** The planner turn's model (default: the goal agent's model) and where proposed task paths resolve. */
-  planner?: { model?: string; taskRoot?: string };
+  /**
+   * The planner turn's model (`model` before the goal file's planner.model, `builderModel` — the
+   * builder's --model — after it; default: the goal agent's model) and where proposed task paths resolve.
+   */
+  planner?: { model?: string; builderModel?: string; taskRoot?: string };
 }
 
 /** One tick's working set. */
