@@ -1,11 +1,14 @@
 // The goal-turn cells' table: its columns differ from the run cells' (a turn's once-only facts).
 import type { GoalKillPlan, GoalOutcome } from "./goal-cycle.js";
+import type { PgGoalKillPlan } from "./goal-pg-cycle.js";
 
 export interface GoalTally {
   kills: number;
   goalFault: number;
   runFault: number;
   signal: number;
+  /** Kills around the upload of a writeback's git objects to a PostgreSQL store. */
+  upload: number;
   inDoubt: number;
   corrupted: number;
   lost: number;
@@ -21,6 +24,7 @@ export const emptyGoalTally = (): GoalTally => ({
   goalFault: 0,
   runFault: 0,
   signal: 0,
+  upload: 0,
   inDoubt: 0,
   corrupted: 0,
   lost: 0,
@@ -32,10 +36,15 @@ export const emptyGoalTally = (): GoalTally => ({
 });
 
 /** Adds one delivered kill: corrupted and settled count kills; the other problem columns count findings. */
-export function addGoal(t: GoalTally, how: GoalKillPlan["how"], o: GoalOutcome): void {
+export function addGoal(
+  t: GoalTally,
+  how: GoalKillPlan["how"] | PgGoalKillPlan["how"],
+  o: GoalOutcome,
+): void {
   t.kills++;
   if (how === "goal-fault") t.goalFault++;
   else if (how === "run-fault") t.runFault++;
+  else if (how === "upload-fault") t.upload++;
   else t.signal++;
   t.inDoubt += o.inDoubtAtKill > 0 ? 1 : 0;
   t.corrupted += o.corrupted.length > 0 ? 1 : 0;
@@ -58,11 +67,13 @@ export const goalClean = (t: GoalTally) =>
   t.settledLike === t.kills;
 
 export const GOAL_CELL = "sqlite · goal turn · tick+tick";
+/** The Postgres goal cells: a `worker --once` killed, then one or two workers take the turn over. */
+export const PG_GOAL_CELLS = ["postgres · goal turn · 1 worker", "postgres · goal turn · 2 workers"] as const;
 
-export function goalTable(t: GoalTally): string {
+export function goalTable(rows: readonly (readonly [string, GoalTally])[]): string {
   const head = [
     "cell",
-    "kills (goal append/run event/signal)",
+    "kills (goal append/run event/signal/upload)",
     "left a call in doubt",
     "corrupted logs",
     "lost acknowledged events",
@@ -72,9 +83,9 @@ export function goalTable(t: GoalTally): string {
     "completions without writeback",
     "turn settled like uninterrupted",
   ];
-  const row = [
-    GOAL_CELL,
-    `${t.kills} (${t.goalFault}/${t.runFault}/${t.signal})`,
+  const body = rows.map(([cell, t]) => [
+    cell,
+    `${t.kills} (${t.goalFault}/${t.runFault}/${t.signal}/${t.upload})`,
     String(t.inDoubt),
     String(t.corrupted),
     String(t.lost),
@@ -83,13 +94,7 @@ export function goalTable(t: GoalTally): string {
     String(t.doubled),
     String(t.unwritten),
     `${t.settledLike}/${t.kills}`,
-  ];
-  const pg = [
-    "postgres · goal turn",
-    "not supported yet (goal commands refuse postgres://)",
-    ...head.slice(2).map(() => "–"),
-  ];
-  const body = [row, pg];
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
   const md = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
   return [md(head), md(widths.map((w) => "-".repeat(w))), ...body.map(md)].join("\n");

@@ -19,7 +19,22 @@ import {
 } from "./cycle.js";
 import { comparable } from "./envelope.js";
 import { type GoalContext, type GoalKillPlan, goalSetup, runGoalCycle } from "./goal-cycle.js";
-import { addGoal, emptyGoalTally, GOAL_CELL, goalClean, goalTable } from "./goal-report.js";
+import {
+  type PgGoalContext,
+  type PgGoalKillPlan,
+  type PgGoalMode,
+  pgGoalSetup,
+  runPgGoalCycle,
+} from "./goal-pg-cycle.js";
+import {
+  addGoal,
+  emptyGoalTally,
+  GOAL_CELL,
+  type GoalTally,
+  goalClean,
+  goalTable,
+  PG_GOAL_CELLS,
+} from "./goal-report.js";
 import { prng } from "./prng.js";
 import { killAll } from "./proc.js";
 import { add, cellName, clean, emptyTally, type Tally, table } from "./report.js";
@@ -49,9 +64,11 @@ const kinds = (values.cells ?? "").split(",").filter(Boolean);
 for (const c of kinds)
   if (c !== "runs" && c !== "goal") throw new Error(`--cells: unknown cells ${c} (runs, goal)`);
 if (kinds.length === 0) throw new Error("--cells: name runs, goal or both");
-// Goal stores are SQLite only today: `goal` commands refuse a postgres:// store.
+// Goal cells on each store named: `goal tick` then `goal tick` on SQLite; on PostgreSQL a killed
+// `worker --once`, then one or two workers that take the turn over.
 const withGoal = kinds.includes("goal") && stores.includes("sqlite");
-if (kinds.includes("goal") && !withGoal) throw new Error("--cells goal needs --stores to include sqlite");
+const withPgGoal = kinds.includes("goal") && stores.includes("postgres");
+const goalCells: string[] = [...(withGoal ? [GOAL_CELL] : []), ...(withPgGoal ? PG_GOAL_CELLS : [])];
 
 const MODES: Record<StoreKind, Mode[]> = {
   // A SQLite file has no queue: its run is driven by `loopgate run`, then `loopgate resume`.
@@ -76,17 +93,30 @@ function goalPlan(rand: ReturnType<typeof prng>, g: GoalContext, skip: Set<strin
   return { how, k: from[rand.int(0, from.length - 1)] as number };
 }
 
-const goalPoint = (p: GoalKillPlan) =>
+/** A Postgres goal-turn kill plan: as goalPlan, or around the upload of the writeback's git objects. */
+function pgGoalPlan(rand: ReturnType<typeof prng>, g: PgGoalContext, skip: Set<string>): PgGoalKillPlan {
+  const how = rand.pick(["goal-fault", "run-fault", "signal", "upload-fault"] as const);
+  if (how === "upload-fault") return { how, at: rand.pick(["before", "after"] as const) };
+  const { goalPoints, runPoints, ms } = g.reference;
+  if (how === "signal") return { how, delayMs: rand.int(0, Math.floor(ms * 0.3)) };
+  const points = (how === "goal-fault" ? goalPoints : runPoints).filter((k) => !skip.has(`${how}:${k}`));
+  const from = points.length ? points : how === "goal-fault" ? goalPoints : runPoints;
+  return { how, k: from[rand.int(0, from.length - 1)] as number };
+}
+
+const goalPoint = (p: GoalKillPlan | PgGoalKillPlan) =>
   p.how === "goal-fault"
     ? `LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS=${p.k}`
     : p.how === "run-fault"
       ? `LOOPGATE_FAULT_KILL_AFTER_EVENTS=${p.k}`
-      : `SIGKILL ${p.delayMs} ms after the turn's bind`;
+      : p.how === "upload-fault"
+        ? `LOOPGATE_FAULT_KILL_AT_GOAL_UPLOAD=${p.at}`
+        : `SIGKILL ${p.delayMs} ms after the turn's bind`;
 
 async function main(): Promise<number> {
   const started = new Date();
   const rand = prng(seed);
-  const names = [...cells.map(cellName), ...(withGoal ? [GOAL_CELL] : [])];
+  const names = [...cells.map(cellName), ...goalCells];
   console.log(`kill campaign · seed ${seed} · ${kills} kills · cells: ${names.join(", ")}`);
   const root = mkdtempSync(join(tmpdir(), "loopgate-campaign-"));
   const { task, builderArgs } = prepareTask(root);
@@ -129,25 +159,77 @@ async function main(): Promise<number> {
         `reference goal tick (uninterrupted, SQLite): ${g.goalPoints.length} goal-stream and ${g.runPoints.length} run kill points, ${g.ms} ms`,
       );
     }
-    if (stores.includes("postgres") && cells.length) {
+    let pgGoal: PgGoalContext | undefined;
+    if (stores.includes("postgres") && (cells.length || withPgGoal)) {
       db = await freshDatabase();
       ctx.stores.postgres = await postgresStore(db.url);
       queueStore = await PostgresEventStore.open(db.url, { maxConnections: 1 });
       const queue = queueStore.queue();
       ctx.jobs = async (ids) => (await queue.list()).filter((j) => ids.includes(j.jobId));
       console.log(`postgres: fresh database ${db.url}`);
+      if (withPgGoal) {
+        pgGoal = await pgGoalSetup({
+          url: db.url,
+          store: ctx.stores.postgres,
+          content: queueStore,
+          root,
+        });
+        const g = pgGoal.reference;
+        console.log(
+          `reference goal on one worker (uninterrupted, Postgres): ${g.goalPoints.length} goal-stream and ${g.runPoints.length} run kill points, ${g.ms} ms`,
+        );
+      }
     }
     const tallies = new Map<string, Tally>(cells.map((c) => [cellName(c), emptyTally()]));
     const problems: string[] = [];
     const notBoundary = { agent: new Set<number>(), builder: new Set<number>() };
     const misses = { fault: 0, signal: 0 };
-    const goalTally = emptyGoalTally();
+    const goalTallies = new Map<string, GoalTally>(goalCells.map((c) => [c, emptyGoalTally()]));
+    const goalTally = goalTallies.get(GOAL_CELL) ?? emptyGoalTally();
     const goalSkip = new Set<string>();
+    const pgGoalSkip = new Set<string>();
     const goalMisses = { fault: 0, signal: 0 };
     let delivered = 0;
     let tries = 0;
     while (delivered < kills) {
-      if (goal && delivered % names.length === cells.length) {
+      const slot = delivered % names.length;
+      const pgCell = slot >= cells.length ? goalCells[slot - cells.length] : undefined;
+      if (pgGoal && pgCell && pgCell !== GOAL_CELL) {
+        const mode: PgGoalMode = pgCell === PG_GOAL_CELLS[1] ? "2 workers" : "1 worker";
+        const plan = pgGoalPlan(rand, pgGoal, pgGoalSkip);
+        const t0 = Date.now();
+        tries++;
+        const o = await runPgGoalCycle(pgGoal, mode, plan);
+        const secs = ((Date.now() - t0) / 1000).toFixed(1);
+        if (!o.killed) {
+          if (plan.how === "goal-fault" || plan.how === "run-fault") pgGoalSkip.add(`${plan.how}:${plan.k}`);
+          goalMisses[plan.how === "signal" ? "signal" : "fault"]++;
+          console.log(
+            `  try ${tries} [${pgCell}] ${goalPoint(plan)}: no kill (${plan.how === "signal" ? "the turn finished first" : "no such kill point in this turn"}; ${secs} s), drawing again`,
+          );
+          continue;
+        }
+        delivered++;
+        addGoal(goalTallies.get(pgCell) as GoalTally, plan.how, o);
+        const bad = [
+          ...o.corrupted,
+          ...o.lost,
+          ...o.blind,
+          ...o.notSettled,
+          ...o.doubled,
+          ...o.unwritten,
+          ...o.mismatch,
+        ];
+        problems.push(...bad.map((p) => `kill ${delivered} (${pgCell}, ${goalPoint(plan)}): ${p}`));
+        console.log(
+          `kill ${delivered}/${kills} [${pgCell}] ${goalPoint(plan)} → hit ${o.hit}` +
+            `${o.inDoubtAtKill ? ` · ${o.inDoubtAtKill} call(s) in doubt` : ""} · settled ${o.settledLikeReference ? "like" : "UNLIKE"} uninterrupted` +
+            `${bad.length ? ` · ${bad.length} PROBLEM(S)` : " · ok"} (${secs} s)`,
+        );
+        for (const p of bad) console.log(`    ${p}`);
+        continue;
+      }
+      if (goal && pgCell === GOAL_CELL) {
         const plan = goalPlan(rand, goal, goalSkip);
         const t0 = Date.now();
         tries++;
@@ -233,32 +315,45 @@ async function main(): Promise<number> {
     const rows = [...tallies.entries()];
     const total = emptyTally();
     for (const [, t] of rows) for (const k of Object.keys(total) as (keyof Tally)[]) total[k] += t[k];
-    const ok = (cells.length === 0 || clean(total)) && (!goal || goalClean(goalTally));
+    const goalRows = [...goalTallies.entries()];
+    const goalKills = goalRows.reduce((n, [, t]) => n + t.kills, 0);
+    const ok = (cells.length === 0 || clean(total)) && goalRows.every(([, t]) => goalClean(t));
     const minutes = ((Date.now() - started.getTime()) / 60_000).toFixed(1);
     const report = [
       `# Kill campaign`,
       "",
       `- date: ${started.toISOString()}`,
       `- seed: ${seed} (replay: \`npm run bench:campaign -- --seed ${seed} --kills ${kills} --stores ${stores.join(",")} --cells ${kinds.join(",")}\`)`,
-      `- kills delivered: ${total.kills + goalTally.kills} in ${tries} tries (${[
+      `- kills delivered: ${total.kills + goalKills} in ${tries} tries (${[
         ...(cells.length
           ? [
               `${misses.signal} signal kills came after the run had finished; ${misses.fault} fault points fell inside a batch append`,
             ]
           : []),
-        ...(goal
+        ...(goalCells.length
           ? [
               `goal turns: ${goalMisses.signal} signal kills came after the tick had finished, ${goalMisses.fault} fault points not reached`,
             ]
           : []),
       ].join("; ")}: drawn again)`,
       `- wall time: ${minutes} min on ${process.platform} ${process.arch}, Node ${process.version}`,
-      `- goal turns: ${goal ? `${goalTally.kills} kills of \`loopgate goal tick\` on SQLite; on Postgres: not supported yet (goal commands refuse postgres://)` : "not in this campaign (--cells)"}`,
+      `- goal turns: ${
+        goalCells.length
+          ? [
+              ...(goal ? [`${goalTally.kills} kills of \`loopgate goal tick\` on SQLite`] : []),
+              ...(pgGoal
+                ? [
+                    `${goalRows.filter(([c]) => c !== GOAL_CELL).reduce((n, [, t]) => n + t.kills, 0)} kills of \`loopgate worker\` running goal turns on Postgres (taken over by 1 or 2 workers in fresh folders)`,
+                  ]
+                : []),
+            ].join("; ")
+          : "not in this campaign (--cells)"
+      }`,
       "",
       ...(cells.length ? [table(rows), ""] : []),
-      ...(goal ? [goalTable(goalTally), ""] : []),
+      ...(goalRows.length ? [goalTable(goalRows), ""] : []),
       ok
-        ? `Every must-be-zero column is 0 and every resumed ${goal ? "run or turn ends as its uninterrupted one" : "envelope equals the uninterrupted run's"}.`
+        ? `Every must-be-zero column is 0 and every resumed ${goalCells.length ? "run or turn ends as its uninterrupted one" : "envelope equals the uninterrupted run's"}.`
         : `PROBLEMS:\n${problems.map((p) => `- ${p}`).join("\n")}`,
       "",
     ].join("\n");

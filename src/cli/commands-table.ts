@@ -186,6 +186,8 @@ no copy of the task, and run exactly what was submitted.`,
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
 A submitted task is written out from the store under --work-dir (default ./.loopgate), beside the
 run folders; a run another machine drove is rebuilt there from the observations the store keeps.
+Goal turns (queued by \`loopgate goal submit\`): one governed tick under the goal's turn lease, then the
+next turn queued at the scheduler's wake-up; the goal's repository cache lives in the same folder.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
     flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,

@@ -23,6 +23,21 @@ export type JobOptions = z.infer<typeof JobOptions>;
 
 export type JobState = "queued" | "claimed" | "finished";
 
+/**
+ * A job is a run of a task, or one governed turn of a goal (job kind "goal turn"): its task_path is
+ * `goal:<goal id>`, its options carry `job_kind: "goal_turn"`, `goal_id` and, for a wake-up later than
+ * now, `not_before` (ISO; a claim passes over the job until then).
+ */
+export const GOAL_TURN_KIND = "goal_turn";
+const goalTurnPath = (goalId: string) => `goal:${goalId}`;
+
+/** The goal a job advances by one turn, or null for a run. */
+export function goalOfJob(job: QueuedJob): string | null {
+  return job.options.job_kind === GOAL_TURN_KIND && typeof job.options.goal_id === "string"
+    ? job.options.goal_id
+    : null;
+}
+
 /** One row of the queue as read back. */
 export interface QueuedJob {
   jobId: string;
@@ -59,6 +74,12 @@ type WithClient = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>
 
 const JOB_COLUMNS = `job_id, task_path, task_digest, options, state, claimed_by, locked_until, attempts,
   run_id, status, submitted_at`;
+
+const newJobId = () =>
+  `job-${new Date()
+    .toISOString()
+    .replace(/[-:.TZ]/g, "")
+    .slice(0, 14)}-${randomBytes(4).toString("hex")}`;
 
 /** Lease lengths are whole milliseconds from 100 ms to a day. */
 function checkLeaseMs(ms: number): number {
@@ -108,16 +129,73 @@ export class PostgresRunQueue {
   /** Enqueues a run of the task at `taskPath` (its digest as submitted); returns the queued job. */
   async submit(job: { taskPath: string; taskDigest: string; options: JobOptions }): Promise<QueuedJob> {
     const options = JobOptions.parse(job.options);
-    const jobId = `job-${new Date()
-      .toISOString()
-      .replace(/[-:.TZ]/g, "")
-      .slice(0, 14)}-${randomBytes(4).toString("hex")}`;
+    const jobId = newJobId();
     const rows = await this.query(
       `INSERT INTO ${this.s}.run_queue (job_id, task_path, task_digest, options, state)
        VALUES ($1, $2, $3, $4, 'queued') RETURNING ${JOB_COLUMNS}`,
       [jobId, job.taskPath, job.taskDigest, JSON.stringify(options)],
     );
     return jobOf(rows[0] as Record<string, unknown>);
+  }
+
+  /**
+   * Enqueues the next turn of `goalId` at `notBefore` (null: now), one queued turn per goal: a turn already
+   * queued is kept, moved earlier when `notBefore` is earlier (`host_updated`), else left as it is
+   * (`host_match`). Enqueues of one goal are serialised by an advisory lock on its job path, so two never
+   * both insert. A claimed turn (the caller's own) does not count: this is the scheduler's next wake-up.
+   */
+  async submitGoalTurn(
+    goalId: string,
+    options: JobOptions,
+    notBefore: string | null,
+  ): Promise<{ job: QueuedJob; mode: "host_match" | "host_updated" }> {
+    if (notBefore !== null && Number.isNaN(Date.parse(notBefore)))
+      throw new InputError(`not a time: ${JSON.stringify(notBefore)}`, "goal turn");
+    const path = goalTurnPath(goalId);
+    const base = JobOptions.parse({ ...options, job_kind: GOAL_TURN_KIND, goal_id: goalId });
+    delete base.not_before;
+    return this.withClient(async (c) => {
+      await c.query("BEGIN");
+      try {
+        await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [path]);
+        const held = await c.query(
+          `SELECT ${JOB_COLUMNS} FROM ${this.s}.run_queue WHERE task_path = $1 AND state = 'queued'
+           ORDER BY submitted_at, job_id LIMIT 1 FOR UPDATE`,
+          [path],
+        );
+        let out: { job: QueuedJob; mode: "host_match" | "host_updated" };
+        if (held.rows.length > 0) {
+          const job = jobOf(held.rows[0] as Record<string, unknown>);
+          const at = typeof job.options.not_before === "string" ? Date.parse(job.options.not_before) : null;
+          const want = notBefore === null ? null : Date.parse(notBefore);
+          const earlier = at !== null && (want === null || want < at);
+          if (!earlier) out = { job, mode: "host_match" };
+          else {
+            const next = { ...job.options };
+            if (notBefore === null) delete next.not_before;
+            else next.not_before = notBefore;
+            const rows = await c.query(
+              `UPDATE ${this.s}.run_queue SET options = $2 WHERE job_id = $1 RETURNING ${JOB_COLUMNS}`,
+              [job.jobId, JSON.stringify(next)],
+            );
+            out = { job: jobOf(rows.rows[0] as Record<string, unknown>), mode: "host_updated" };
+          }
+        } else {
+          const opts = notBefore === null ? base : { ...base, not_before: notBefore };
+          const rows = await c.query(
+            `INSERT INTO ${this.s}.run_queue (job_id, task_path, task_digest, options, state)
+             VALUES ($1, $2, $3, $4, 'queued') RETURNING ${JOB_COLUMNS}`,
+            [newJobId(), path, GOAL_TURN_KIND, JSON.stringify(opts)],
+          );
+          out = { job: jobOf(rows.rows[0] as Record<string, unknown>), mode: "host_updated" };
+        }
+        await c.query("COMMIT");
+        return out;
+      } catch (e) {
+        await c.query("ROLLBACK").catch(() => {});
+        throw e;
+      }
+    });
   }
 
   /**
@@ -133,7 +211,9 @@ export class PostgresRunQueue {
          attempts = attempts + 1, claimed_at = now()
        WHERE job_id = (
          SELECT job_id FROM ${this.s}.run_queue
-         WHERE state = 'queued' OR (state = 'claimed' AND locked_until <= now())
+         WHERE (state = 'queued' AND (options::jsonb->>'not_before' IS NULL
+                 OR (options::jsonb->>'not_before')::timestamptz <= now()))
+            OR (state = 'claimed' AND locked_until <= now())
          ORDER BY submitted_at, job_id LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING ${JOB_COLUMNS}`,
       [workerId, token, checkLeaseMs(leaseMs)],

@@ -1,11 +1,11 @@
 // loopgate goal run and loopgate scheduler on the bundled goal example: governed turns one at a time,
 // the stop at acceptance and at the user gate (exit 1, who must act), and what scheduling never does.
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
-import { loopgate, removeTemps, show } from "./cli.js";
+import { loopgate, removeTemps, show, tempDir } from "./cli.js";
 import { GOAL, head, lg, newGoal, status } from "./goal-support.js";
 
 afterAll(removeTemps);
@@ -172,15 +172,19 @@ describe("loopgate scheduler", () => {
     expect((await status(store)).todos.find((t) => t.id === "todo_quoted_fields")?.status).toBe("done");
   }, 300_000);
 
-  it("a postgres:// store is refused for goals (they live in a folder), never read as ./.loopgate", async () => {
+  it("a postgres:// store is opened as PostgreSQL (unreachable: a clear error naming it), never read as ./.loopgate", async () => {
+    const cwd = tempDir("loopgate-goal-pg-cwd-");
     for (const args of [
       ["scheduler", "--once"],
       ["goal", "run", GOAL],
       ["goal", "status", GOAL],
     ]) {
-      const r = await loopgate([...args, "--store", "postgres://nobody@127.0.0.1:1/none"]);
+      const r = await loopgate([...args, "--store", "postgres://nobody@127.0.0.1:1/none"], { cwd });
       expect(r.code, show(r)).toBe(2);
-      expect(r.stderr).toMatch(/goals live in a folder store .*not in PostgreSQL yet/);
+      expect(r.stderr).toMatch(
+        /store postgres:\/\/nobody@127\.0\.0\.1:1\/none: PostgreSQL refused the connection/,
+      );
+      expect(existsSync(join(cwd, ".loopgate")), show(r)).toBe(false);
     }
   }, 60_000);
 });

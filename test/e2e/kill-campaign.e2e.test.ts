@@ -1,6 +1,7 @@
 // A tiny kill campaign (3 kills, SQLite) end to end: the script kills real runs, resumes them, checks
 // the log and prints a table whose must-be-zero columns are 0, with the seed and every kill point; and a
-// tiny goal-only one (3 kills of `goal tick`, each settled by the next tick).
+// tiny goal-only one (3 kills of `goal tick`, each settled by the next tick), and one on Postgres (2 kills of
+// `loopgate worker` running goal turns, each taken over by other workers).
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -55,9 +56,29 @@ describe("kill campaign", () => {
     // kills | in doubt | corrupted | lost | blind | not settled | doubled | unwritten | settled like
     const row = r.out.split("\n").find((l) => l.startsWith("| sqlite · goal turn · tick+tick ")) ?? "";
     const cells = row.split("|").map((c) => c.trim());
-    expect(cells[2], row).toMatch(/^3 \(\d\/\d\/\d\)$/);
+    expect(cells[2], row).toMatch(/^3 \(\d\/\d\/\d\/0\)$/);
     expect(cells.slice(4, 10), row).toEqual(["0", "0", "0", "0", "0", "0"]);
     expect(cells[10], row).toBe("3/3");
-    expect(r.out).toMatch(/\| postgres · goal turn +\| not supported yet/);
+    // Only SQLite was asked for: no Postgres goal row.
+    expect(r.out).not.toMatch(/\| postgres · goal turn/);
   }, 110_000);
+
+  it("2 seeded goal-turn kills on Postgres: a worker killed mid-turn, taken over by 1 and by 2 workers, all zeros", async () => {
+    const r = await campaign(["--seed", "5", "--kills", "2", "--stores", "postgres", "--cells", "goal"]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain("cells: postgres · goal turn · 1 worker, postgres · goal turn · 2 workers");
+    const kills = r.out.split("\n").filter((l) => /^kill \d\/2 /.test(l));
+    expect(kills).toHaveLength(2);
+    for (const l of kills)
+      expect(l).toMatch(
+        /LOOPGATE_FAULT_KILL_AFTER_(GOAL_)?EVENTS=\d+|LOOPGATE_FAULT_KILL_AT_GOAL_UPLOAD=(before|after)|SIGKILL \d+ ms after the turn's bind/,
+      );
+    for (const cell of ["1 worker", "2 workers"]) {
+      const row = r.out.split("\n").find((l) => l.startsWith(`| postgres · goal turn · ${cell} `)) ?? "";
+      const cells = row.split("|").map((c) => c.trim());
+      expect(cells[2], row).toMatch(/^1 \(\d\/\d\/\d\/\d\)$/);
+      expect(cells.slice(4, 10), row).toEqual(["0", "0", "0", "0", "0", "0"]);
+      expect(cells[10], row).toBe("1/1");
+    }
+  }, 300_000);
 });

@@ -5,7 +5,7 @@ import { receiptOfRun } from "../../runner/goal/evidence.js";
 import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
 import { revisionTree } from "../../runner/goal/goal-workspace.js";
 import type { CommandIO } from "../io.js";
-import { type GoalFlags, goalStoreDir, guarded, withStore } from "./goal.js";
+import { type GoalFlags, goalFolderStore, guarded, withStore } from "./goal.js";
 import { executeRun } from "./run-common.js";
 
 /**
@@ -14,7 +14,7 @@ import { executeRun } from "./run-common.js";
  * passed, 1 otherwise.
  */
 export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const dir = goalFolderStore(flags, "goal accept");
   return guarded(io, flags.json, async () => {
     const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
     if (facts.health.length)

@@ -3,7 +3,7 @@ import { TurnLeaseHeldError } from "../../core/goal/turn/index.js";
 import { revertAcceptedChange } from "../../runner/goal/compensation.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
-import { goalStoreDir, guarded, withStore } from "./goal.js";
+import { goalFolderStore, guarded, withStore } from "./goal.js";
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
@@ -18,7 +18,7 @@ export async function goalRevertCommand(
   todoId: string,
   flags: TodoFlags & { "agent-id"?: string },
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const dir = goalFolderStore(flags, "goal revert");
   const reason = flags.reason;
   if (!reason?.trim()) throw new InputError("loopgate goal revert needs --reason TEXT", "--reason");
   const successor = specFromFlags(todoId, flags, "goal revert");

@@ -5,7 +5,7 @@ import { realSleep } from "../../runner/goal/schedule/goal-loop.js";
 import { storeGoals, storeProbe } from "../../runner/goal/schedule/schedule-probe.js";
 import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
-import { goalStoreDir, guarded, withStore } from "./goal.js";
+import { goalStore, guarded, storeFlag, withStore } from "./goal.js";
 import { driveGoalRun, driveScheduler } from "./goal-run-drive.js";
 import { plannerFor } from "./goal-tick.js";
 import { goalTickFor } from "./goal-turn-host.js";
@@ -31,7 +31,8 @@ function modeOf(flags: GoalRunFlags, command: string): RunMode {
  */
 export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalRunFlags): Promise<number> {
   const mode = modeOf(flags, "loopgate goal run");
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   const interrupts = handleInterrupts((sig) =>
     io.err(
       `\nloopgate: ${sig}: finishing the turn in progress, then stopping (press again to quit at once)\n`,
@@ -40,11 +41,15 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
   try {
     return await guarded(io, flags.json, () => {
       plannerFor(flags); // a bad --planner-model is bad input before the store is even opened
-      return withStore(dir, false, async (store) => {
+      return withStore(where, false, async (store) => {
         const { view } = await openGoal(store, dir, goalId);
         return driveGoalRun(
           io,
-          { goalId, agentId: view.agent.agent_id, storeArg: flags.store ? `--store ${dir}` : "" },
+          {
+            goalId,
+            agentId: view.agent.agent_id,
+            storeArg: flags.store ? `--store ${storeFlag(where)}` : "",
+          },
           { json: flags.json === true, mode },
           {
             tick: goalTickFor(io, store, dir, flags),
@@ -66,14 +71,15 @@ export async function schedulerCommand(io: CommandIO, flags: GoalRunFlags): Prom
   if (flags["until-idle"])
     throw new InputError("the scheduler takes --once, not --until-idle", "loopgate scheduler");
   plannerFor(flags);
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   const interrupts = handleInterrupts((sig) =>
     io.err(
       `\nloopgate scheduler: ${sig}: finishing the turn in progress, then stopping (press again to quit at once)\n`,
     ),
   );
   try {
-    return await withStore(dir, false, (store) =>
+    return await withStore(where, false, (store) =>
       driveScheduler(
         io,
         { json: flags.json === true, once: flags.once === true, storeLabel: dir },

@@ -1,18 +1,25 @@
 import { InputError } from "../../core/errors.js";
+import { openGoal } from "../../runner/goal/goal-service.js";
+import type { JobOptions } from "../../store/run-queue.js";
 import { storeFrom } from "../context.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
+import { guarded } from "./goal.js";
+import type { RunFlags } from "./run-common.js";
+import { CARRIED, postgresStoreFrom } from "./submit.js";
 
 /**
- * `loopgate goal submit GOAL --store postgres://…`: would enqueue the goal's turns on the run queue for
- * workers. Refused, plainly, until goals can live in a Postgres store: today a goal's stream is kept in a
- * folder's SQLite log and its workspace (the git repository every accepted change is committed to) in
- * that folder, so a worker elsewhere could reach neither; queuing its turns would only pretend.
+ * `loopgate goal submit GOAL --store postgres://…`: queues the goal's next turn (a job of kind "goal
+ * turn") on the run queue. A worker that claims it runs one governed tick under the goal's turn lease
+ * and queues the turn after it at the scheduler's wake-up, so the goal advances one turn at a time,
+ * whichever workers share the database, until it is terminal, stopped or waiting on a person (submit it
+ * again once the person has acted). One turn per goal is queued at a time: submitting a goal whose turn
+ * is already queued prints that job. The run flags given (builder, sandbox, …) are carried to every turn.
  */
 export async function goalSubmitCommand(
-  _io: CommandIO,
+  io: CommandIO,
   goalId: string,
-  flags: { store?: string },
+  flags: RunFlags & { json?: boolean },
 ): Promise<number> {
   const where = storeFrom(flags.store, ".loopgate");
   const lg = cliName();
@@ -21,8 +28,32 @@ export async function goalSubmitCommand(
       `goal submit enqueues turns on the run queue, which lives in PostgreSQL: give --store postgres://USER@HOST[:PORT]/DATABASE; to advance ${goalId} from this folder, run ${lg} goal run ${goalId} --store ${where.label}`,
       "loopgate goal submit",
     );
-  throw new InputError(
-    `goals cannot live in a Postgres store yet: a goal's stream is kept in a folder's SQLite log and its workspace (a git repository) in that folder, which a worker on another machine cannot reach, so ${goalId}'s turns are not queued. Advance it with ${lg} goal run ${goalId} --store DIR, or host every goal of a folder with ${lg} scheduler --store DIR`,
-    "loopgate goal submit",
-  );
+  const options: JobOptions = { cwd: process.cwd() };
+  for (const name of CARRIED) {
+    const v = flags[name];
+    if (v !== undefined) options[name] = v;
+  }
+  const { store } = await postgresStoreFrom(flags.store, "loopgate goal submit");
+  try {
+    return await guarded(io, flags.json, async () => {
+      const { view } = await openGoal(store, where.dir, goalId);
+      const r = await store.queue().submitGoalTurn(goalId, options, null);
+      const fresh = r.mode === "host_updated";
+      if (flags.json)
+        io.out(
+          `${JSON.stringify({ job_id: r.job.jobId, kind: "goal_turn", goal: goalId, queued: fresh, runtime_state: view.runtimeState, store: where.label }, null, 2)}\n`,
+        );
+      else {
+        io.out(`${r.job.jobId}\n`);
+        io.err(
+          fresh
+            ? `queued the next turn of goal ${goalId} (${view.runtimeState}); ${lg} worker --store ${where.label} runs it\n`
+            : `goal ${goalId} already has a turn queued (${r.job.jobId}); nothing added\n`,
+        );
+      }
+      return 0;
+    });
+  } finally {
+    await store.close();
+  }
 }

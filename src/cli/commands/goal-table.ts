@@ -70,12 +70,13 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal revert GOAL REVISION NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT [--store DIR] [--json]",
       "loopgate goal tick GOAL [--agent-id NAME] [--model SPEC | --builder CMD | --oracle | --noop] [--planner-model SPEC] [options] [--store DIR] [--json]",
       "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [--planner-model SPEC] [options]",
-      "loopgate goal submit GOAL --store postgres://…",
+      "loopgate goal submit GOAL --store postgres://… [--model SPEC | --builder CMD | --oracle | --noop] [options] [--json]",
     ],
     about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
 new: validates the goal file, copies its workspace folder into <store>/goals/GOAL/workspace, git-initialises
-  it and records the goal (store: --store, else .loopgate/ beside the goal file).
+  it and records the goal (store: --store, else .loopgate/ beside the goal file; with a PostgreSQL store
+  the repository's first commit is packed into the database instead).
 status: the todos as a tree with status symbols, the gates and whom they wait on, the runtime state, the
   frontier gaps that keep it from closing, the budget used and the single next action.
 next: the interaction contract: what may run now, or who must act, and why.
@@ -111,8 +112,15 @@ run: governed turns one at a time until the goal is terminal, stopped, waiting o
   a line per turn and who must act (--json: a JSON line per turn and a summary). --once: one turn;
   --until-idle: stop where it would sleep. The builder flags are todo run's (default: the goal's builder);
   --planner-model as for tick.
-submit: would queue the goal's turns for loopgate worker; refused until goals can live in PostgreSQL.
-Store for everything but new: --store DIR, else $LOOPGATE_STORE, else ./.loopgate.`,
+submit: queues the goal's next turn (a job of kind "goal turn") in a PostgreSQL store's run queue and prints
+  the job id. A loopgate worker that claims it runs one tick under the goal's turn lease (one turn at a time
+  per goal across workers; a worker killed mid-turn is taken over once its lease expires, the turn resumed
+  by readback) and queues the next turn at the scheduler's wake-up (that enqueue is the turn's ACK), until
+  the goal is terminal, stopped or waiting on a person: submit again once they have acted. One turn per goal
+  is queued at a time. The run flags given are carried to every turn's run.
+Store for everything but new: --store DIR|postgres://…, else $LOOPGATE_STORE, else ./.loopgate. With a
+  PostgreSQL store the goal's workspace lives in the database (its git objects, packed), and each host keeps
+  its run folders and a cache of the repository in the local folder (.loopgate/, or a worker's --work-dir).`,
     flags: [
       "store",
       "json",

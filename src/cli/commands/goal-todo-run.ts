@@ -10,7 +10,7 @@ import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
-import { goalStoreDir, guarded, withStore } from "./goal.js";
+import { goalFolderStore, guarded, withStore } from "./goal.js";
 import { chooseBuilder, executeRun, type RunFlags } from "./run-common.js";
 
 /**
@@ -24,7 +24,7 @@ export async function todoRunCommand(
   todoId: string,
   flags: RunFlags,
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const dir = goalFolderStore(flags, "todo run");
   return guarded(io, flags.json, async () => {
     const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
     const todo = view.todos.find((t) => t.id === todoId);

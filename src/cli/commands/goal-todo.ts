@@ -7,7 +7,7 @@ import type { GoalIntent, TodoSpecData } from "../../runner/goal/goal-engine.js"
 import { writeGoal } from "../../runner/goal/goal-service.js";
 import { taskRef } from "../../runner/goal/goal-spec.js";
 import type { CommandIO } from "../io.js";
-import { expectedRevision, type GoalFlags, goalStoreDir, guarded, printWrite, withStore } from "./goal.js";
+import { expectedRevision, type GoalFlags, goalStore, guarded, printWrite, withStore } from "./goal.js";
 
 /** Flags the todo and gate commands read. */
 export interface TodoFlags extends GoalFlags {
@@ -82,10 +82,11 @@ export async function todoCommand(
   successor: string | undefined,
   flags: TodoFlags,
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   const name = `todo ${verb}`;
   return guarded(io, flags.json, () =>
-    withStore(dir, false, async (store) => {
+    withStore(where, false, async (store) => {
       let intent: GoalIntent;
       let what: string;
       switch (verb) {
@@ -150,9 +151,10 @@ export async function gateCommand(
   gateId: string,
   flags: TodoFlags,
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   return guarded(io, flags.json, () =>
-    withStore(dir, false, async (store) => {
+    withStore(where, false, async (store) => {
       const note = flags.note ?? "";
       if (verb !== "defer" && flags.until !== undefined)
         throw new InputError("only gate defer takes --until", "--until");

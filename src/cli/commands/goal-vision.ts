@@ -3,7 +3,7 @@ import { assess, obligationId, type ReplanAnswer } from "../../core/goal/index.j
 import { goalState } from "../../runner/goal/goal-engine.js";
 import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
 import type { CommandIO } from "../io.js";
-import { expectedRevision, goalStoreDir, guarded, printWrite, withStore } from "./goal.js";
+import { expectedRevision, goalStore, guarded, printWrite, withStore } from "./goal.js";
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
@@ -30,10 +30,11 @@ export async function goalVisionCommand(
   todoId: string | undefined,
   flags: VisionFlags,
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
-  if (verb === "show") return withStore(dir, "read", (store) => show(io, store, dir, goalId, flags));
+  const where = goalStore(flags);
+  const dir = where.dir;
+  if (verb === "show") return withStore(where, "read", (store) => show(io, store, dir, goalId, flags));
   return guarded(io, flags.json, () =>
-    withStore(dir, false, async (store) => {
+    withStore(where, false, async (store) => {
       const read = await openGoal(store, dir, goalId);
       const state = goalState(read.log.events);
       const agent = state.agent?.agent_id ?? "agent";

@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { DomainError, InputError } from "../../core/errors.js";
 import { EvidenceError } from "../../runner/goal/evidence.js";
 import { decideIntent, originOf } from "../../runner/goal/goal-engine.js";
+import { goalRepo } from "../../runner/goal/goal-repo.js";
 import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
 import { acceptanceItems, budget, goalAgent, todoSpec } from "../../runner/goal/goal-spec.js";
 import { appendGoal, goalStream, listGoalIds, NeedsRebaseError } from "../../runner/goal/goal-store.js";
-import { createGoalWorkspace, goalWorkspace } from "../../runner/goal/goal-workspace.js";
 import { loadGoalFile } from "../../runner/goal/load-goal.js";
 import type { EventStore } from "../../store/event-store.js";
+import type { StoreLocation } from "../../store/open-store.js";
 import { openStore, storeFrom } from "../context.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
@@ -24,21 +25,33 @@ export interface GoalFlags {
 }
 
 /**
- * A goal's folder store: --store, else $LOOPGATE_STORE, else `fallback`. Goals live in a folder (the SQLite
- * log and the goal's git workspace beside it); a Postgres URL is refused, never read as a local folder.
+ * A goal's store: --store, else $LOOPGATE_STORE, else the folder `fallback`. A folder keeps the SQLite log
+ * and the goal's git workspace beside it; a Postgres store keeps both in the database (the workspace's
+ * objects in its content store, see runner/goal/goal-repo.ts), and `fallback` is then only this host's
+ * local folder (run folders, the goal's cache repository).
  */
-export function goalFolder(flag: string | undefined, fallback: string): string {
-  const where = storeFrom(flag, fallback);
+export function goalLocation(flag: string | undefined, fallback: string): StoreLocation {
+  return storeFrom(flag, fallback);
+}
+
+/** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
+export const goalStore = (flags: { store?: string }) => goalLocation(flags.store, ".loopgate");
+/**
+ * The folder store of a goal command that works on the goal's local workspace directly (todo run, accept,
+ * revert): a PostgreSQL store is refused with what to use instead, never read as a local folder.
+ */
+export function goalFolderStore(flags: { store?: string }, command: string): string {
+  const where = goalStore(flags);
   if (where.kind === "postgres")
     throw new InputError(
-      `goals live in a folder store (a SQLite log, and the goal's git workspace beside it), not in PostgreSQL yet; give --store DIR (got ${where.label})`,
+      `loopgate ${command} works on a goal in a folder store; with a PostgreSQL store (${where.label}) a goal advances by governed turns: loopgate goal tick|run GOAL, or goal submit GOAL and loopgate worker`,
       "--store",
     );
   return where.dir;
 }
 
-/** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
-export const goalStoreDir = (flags: { store?: string }) => goalFolder(flags.store, ".loopgate");
+/** The local folder of a goal command's store (the store itself, or this host's folder beside a database). */
+export const goalStoreDir = (flags: { store?: string }) => goalStore(flags).dir;
 
 /** --expect-revision as a number, or undefined. */
 export function expectedRevision(flags: { "expect-revision"?: string }): number | undefined {
@@ -78,7 +91,7 @@ export async function guarded(
 
 /** Opens the store of a goal command, closing it when done. */
 export async function withStore<T>(
-  dir: string,
+  dir: StoreLocation | string,
   mode: boolean | "read",
   fn: (s: EventStore) => Promise<T>,
 ): Promise<T> {
@@ -94,7 +107,8 @@ export async function withStore<T>(
 export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFlags): Promise<number> {
   const loaded = loadGoalFile(file);
   const id = loaded.goal.id;
-  const storeDir = goalFolder(flags.store, join(loaded.dir, ".loopgate"));
+  const where = goalLocation(flags.store, join(loaded.dir, ".loopgate"));
+  const storeDir = where.dir;
   const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
   const acceptance = acceptanceItems(loaded);
   const planner = loaded.goal.planner;
@@ -103,14 +117,14 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
     planner ? { model: planner.model, dir: loaded.dir, where: `${file}: planner.model` } : undefined,
   );
   return guarded(io, flags.json, () =>
-    withStore(storeDir, true, async (store) => {
+    withStore(where, true, async (store) => {
       if ((await store.readStream(goalStream(id), { limit: 1 })).length > 0)
         throw new InputError(
-          `a goal ${id} already exists in ${storeDir}; see ${cliName()} goal status ${id} --store ${storeDir}`,
+          `a goal ${id} already exists in ${where.label}; see ${cliName()} goal status ${id} --store ${storeFlag(where)}`,
           file,
         );
-      const ws = goalWorkspace(storeDir, id);
-      const revision = await createGoalWorkspace(loaded.workspaceSource, ws, id);
+      const repo = goalRepo(store, storeDir);
+      const { revision, path: ws } = await repo.create(loaded.workspaceSource, id);
       try {
         const goal = {
           goal_id: id,
@@ -129,15 +143,15 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
         const last = await appendGoal(store, id, bodies, "no_stream", (t) => originOf(t, true));
         if (flags.json)
           io.out(
-            `${JSON.stringify({ goal: id, store: storeDir, workspace: ws, revision, stream_revision: last, todos: todos.length })}\n`,
+            `${JSON.stringify({ goal: id, store: where.label, workspace: ws, revision, stream_revision: last, todos: todos.length })}\n`,
           );
         else
           io.out(
-            `goal ${id} created: ${todos.length} todos, workspace ${ws} at revision ${revision.slice(0, 12)}\nnext: ${cliName()} goal status ${id} --store ${storeDir}\n`,
+            `goal ${id} created: ${todos.length} todos, workspace ${ws} at revision ${revision.slice(0, 12)}\nnext: ${cliName()} goal status ${id} --store ${storeFlag(where)}\n`,
           );
         return 0;
       } catch (e) {
-        rmSync(join(ws, ".."), { recursive: true, force: true });
+        if (repo.kind === "folder") rmSync(join(ws, ".."), { recursive: true, force: true });
         throw e;
       }
     }),
@@ -146,7 +160,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
 
 /** `loopgate goal status GOAL`: the projection, rebuilt from the log. */
 export async function goalStatusCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  return withStore(goalStoreDir(flags), "read", async (store) => {
+  return withStore(goalStore(flags), "read", async (store) => {
     const { view } = await openGoal(store, goalStoreDir(flags), goalId);
     io.out(flags.json ? `${JSON.stringify(view, null, 2)}\n` : formatGoalStatus(view));
     return 0;
@@ -155,7 +169,7 @@ export async function goalStatusCommand(io: CommandIO, goalId: string, flags: Go
 
 /** `loopgate goal next GOAL`: the interaction contract. */
 export async function goalNextCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  return withStore(goalStoreDir(flags), "read", async (store) => {
+  return withStore(goalStore(flags), "read", async (store) => {
     const { view } = await openGoal(store, goalStoreDir(flags), goalId);
     io.out(flags.json ? `${JSON.stringify(view.contract, null, 2)}\n` : formatContract(view));
     return 0;
@@ -169,9 +183,10 @@ export async function goalActivationCommand(
   which: "stop" | "resume",
   flags: GoalFlags,
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   return guarded(io, flags.json, () =>
-    withStore(dir, false, async (store) => {
+    withStore(where, false, async (store) => {
       const activation = which === "stop" ? "stopped" : "active";
       const r = await writeGoal(
         store,
@@ -192,12 +207,13 @@ export async function goalCloseCommand(
   goalId: string,
   flags: GoalFlags & { rationale?: string },
 ): Promise<number> {
-  const dir = goalStoreDir(flags);
+  const where = goalStore(flags);
+  const dir = where.dir;
   const rationale = flags.rationale;
   if (!rationale?.trim())
     throw new InputError("loopgate goal close needs --rationale TEXT", "loopgate goal close");
   return guarded(io, flags.json, () =>
-    withStore(dir, false, async (store) => {
+    withStore(where, false, async (store) => {
       const r = await writeGoal(
         store,
         dir,
@@ -220,6 +236,9 @@ export async function goalCloseCommand(
   );
 }
 
+/** How a store is given back on a command line: the folder, or the URL as typed (its password masked). */
+export const storeFlag = (where: StoreLocation) => (where.kind === "postgres" ? where.label : where.dir);
+
 /** Prints the result of a goal write. */
 export function printWrite(
   io: CommandIO,
@@ -235,8 +254,9 @@ export function printWrite(
 
 /** `loopgate goals`: every goal in the store, one line each with its runtime state. */
 export async function goalsCommand(io: CommandIO, flags: GoalFlags): Promise<number> {
-  const dir = goalStoreDir(flags);
-  return withStore(dir, "read", async (store) => {
+  const where = goalStore(flags);
+  const dir = where.dir;
+  return withStore(where, "read", async (store) => {
     const rows = [];
     for (const id of await listGoalIds(store)) {
       const { view } = await openGoal(store, dir, id);

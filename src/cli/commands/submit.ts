@@ -10,7 +10,7 @@ import type { CommandIO } from "../io.js";
 import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
 
 /** The `loopgate run` flags a job carries to the worker that runs it. */
-const CARRIED = [
+export const CARRIED = [
   "builder",
   "oracle",
   "noop",

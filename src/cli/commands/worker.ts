@@ -13,11 +13,12 @@ import { RunJournal } from "../../runner/run-journal.js";
 import { newRunId, runTask } from "../../runner/run-task.js";
 import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
-import type { Claim, PostgresRunQueue } from "../../store/run-queue.js";
+import { type Claim, goalOfJob, type PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
 import { recordedBuilder } from "./resume.js";
 import { chooseBuilder, faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
 import { isStoreUnreachable, postgresStoreFrom } from "./submit.js";
+import { runGoalTurnJob } from "./worker-goal.js";
 
 export interface WorkerFlags {
   store?: string;
@@ -111,6 +112,7 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
         const controller = new AbortController();
         say(`claimed ${c.job.jobId} (attempt ${c.job.attempts}${c.job.runId ? `, run ${c.job.runId}` : ""})`);
         const done = holdJob(
+          io,
           c,
           controller,
           queue,
@@ -169,6 +171,7 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
 
 /** Drives one claimed job to an outcome, heartbeating its claim every `beat` ms. */
 async function holdJob(
+  io: CommandIO,
   claim: Claim,
   controller: AbortController,
   queue: PostgresRunQueue,
@@ -197,12 +200,15 @@ async function holdJob(
     );
   }, beat);
   try {
-    const env = await runJob(claim, queue, store, url, leaseMs, controller.signal, say, workDir).catch(
-      (e: unknown) => {
-        if (isStoreUnreachable(e)) lose(e);
-        return e instanceof Error ? e : new Error(String(e));
-      },
-    );
+    const goalId = goalOfJob(job);
+    const work: Promise<{ status: string }> =
+      goalId === null
+        ? runJob(claim, queue, store, url, leaseMs, controller.signal, say, workDir)
+        : runGoalTurnJob(io, claim, goalId, queue, store, leaseMs, controller.signal, say, workDir);
+    const env = await work.catch((e: unknown) => {
+      if (isStoreUnreachable(e)) lose(e);
+      return e instanceof Error ? e : new Error(String(e));
+    });
     if (lost) return { kind: "lost", why: lost };
     if (controller.signal.aborted) {
       if (handingBack() && (await queue.release(job.jobId, token).catch(() => false)))

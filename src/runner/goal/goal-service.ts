@@ -3,9 +3,9 @@ import type { HealthIssue } from "../../core/goal/index.js";
 import type { EventStore } from "../../store/event-store.js";
 import { loadTask } from "../load-task.js";
 import { decideIntent, type GoalIntent, goalView, originOf } from "./goal-engine.js";
+import { goalRepo } from "./goal-repo.js";
 import { appendGoal, type GoalLog, NeedsRebaseError, readGoal } from "./goal-store.js";
 import type { GoalFacts, GoalView } from "./goal-view.js";
-import { goalWorkspace, workspaceHealth } from "./goal-workspace.js";
 
 /** A goal read from the store with the outside facts its derived decisions need. */
 export interface ReadGoal {
@@ -19,6 +19,7 @@ export interface ReadGoal {
  * was recorded; the goal workspace present, clean, and at the revision the goal stream holds.
  */
 export async function goalHealth(
+  store: EventStore,
   storeDir: string,
   view: GoalView,
 ): Promise<{ problems: HealthIssue[]; head: string | null }> {
@@ -41,13 +42,8 @@ export async function goalHealth(
       });
     }
   }
-  const ws = await workspaceHealth(goalWorkspace(storeDir, view.goalId));
+  const ws = await goalRepo(store, storeDir).health(view.goalId, view.revision);
   problems.push(...ws.problems);
-  if (ws.revision && ws.revision !== view.revision)
-    problems.push({
-      code: "workspace_revision_moved",
-      detail: `the goal workspace is at ${ws.revision.slice(0, 12)}, but the goal records revision ${view.revision.slice(0, 12)}; a commit was made outside loopgate`,
-    });
   return { problems, head: ws.revision };
 }
 
@@ -60,7 +56,7 @@ export async function openGoal(
 ): Promise<ReadGoal> {
   const log = await readGoal(store, storeDir, goalId);
   const first = goalView(log.events, log.revision, { now, health: [], workspaceRevision: null });
-  const h = await goalHealth(storeDir, first);
+  const h = await goalHealth(store, storeDir, first);
   const facts: GoalFacts = { now, health: h.problems, workspaceRevision: h.head };
   return { log, facts, view: goalView(log.events, log.revision, facts) };
 }

@@ -4,12 +4,11 @@ import { decide, type GoalEventBody, type GoalState } from "../../../core/goal/i
 import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
 import { acceptanceTask } from "../acceptance-run.js";
 import { type RunReceipt, receiptOfRun } from "../evidence.js";
-import { revisionTree } from "../goal-workspace.js";
 import { type OperationFound, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { readbackRun } from "./readback.js";
-import { type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
+import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
-import { digestOf, loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
+import { digestOf, readbackKeptEffect } from "./turn-effects.js";
 
 /**
  * The acceptance turn (seed 001 §3, closure): once the advancement frontier is exhausted and acceptance
@@ -35,7 +34,7 @@ export function acceptanceRunId(id: TurnIdentity, acceptanceId: string): string 
 /** Runs (or resumes, or reuses) every item's gates, keeps the run list, records host_execute. */
 async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const base = t.base_revision ?? "";
-  const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, base);
+  const tree = await repoOf(ctx).tree(id.goal_id, base);
   const runs: AcceptanceEffect["runs"] = [];
   for (const aid of idsOf(t)) {
     const item = ctx.j.state.acceptance.find((a) => a.id === aid);
@@ -58,7 +57,7 @@ async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<voi
     }
     runs.push({ acceptance_id: aid, run_id: runId });
   }
-  const runRef = saveTurnEffect(ctx.deps.storeDir, id, { runs } satisfies AcceptanceEffect);
+  const runRef = await repoOf(ctx).saveEffect(id, { runs } satisfies AcceptanceEffect);
   await ctx.j.append(
     turnDecision({
       kind: "record_host_execute",
@@ -99,7 +98,7 @@ export const readbackAcceptanceHost = (ctx: TickCtx, id: TurnIdentity, t: TurnSt
 
 /** The receipts of the turn's runs, from loopgate's own record of each. */
 async function receiptsOf(ctx: TickCtx, id: TurnIdentity): Promise<{ id: string; receipt: RunReceipt }[]> {
-  const kept = loadTurnEffect<AcceptanceEffect>(ctx.deps.storeDir, id);
+  const kept = await repoOf(ctx).loadEffect<AcceptanceEffect>(id);
   if (!kept) throw new DomainError(`turn ${id.turn_instance_id}: the acceptance run list is gone`);
   const out: { id: string; receipt: RunReceipt }[] = [];
   for (const r of kept.runs)

@@ -3,6 +3,8 @@ import { InfrastructureError } from "../../../core/errors.js";
 import { planGateChanges } from "../../../core/gate-change-plan.js";
 import type { ObservedEntry } from "../../../core/observation.js";
 import type { EventStore } from "../../../store/event-store.js";
+import { FolderContentStore } from "../../../store/folder-content-store.js";
+import { copyObservation } from "../../../workspace/content-sync.js";
 import { ObservationStore } from "../../../workspace/observation-store.js";
 import type { LoadedTask } from "../../load-task.js";
 import { RunJournal } from "../../run-journal.js";
@@ -24,11 +26,12 @@ export async function acceptedChange(
   store: EventStore,
   runId: string,
   loaded: LoadedTask,
+  storeDir: string,
 ): Promise<AcceptedChange> {
   const events = await store.readStream(RunJournal.stream(runId));
   const started = events[0];
   if (started?.type !== "run_started") throw new InfrastructureError(`run ${runId} has no run_started`);
-  const runDir = started.data.run_dir;
+  let runDir = started.data.run_dir;
   let pristine: string | null = null;
   let after: string | null = null;
   for (const e of events)
@@ -38,6 +41,14 @@ export async function acceptedChange(
     }
   if (!pristine || !after)
     throw new InfrastructureError(`run ${runId} recorded no pristine and after-builder observation`);
+  const shared = store.content?.();
+  if (shared) {
+    // A shared store: the run may have been driven on another machine, so its two observations and
+    // their blobs come from the store into this host's own run folder (never another host's files).
+    runDir = join(storeDir, "runs", runId);
+    const local = new FolderContentStore(runDir);
+    for (const id of [pristine, after]) await copyObservation(id, shared, local);
+  }
   const observations = new ObservationStore(join(runDir, "observations"));
   const plan = planGateChanges(await observations.get(pristine), await observations.get(after), {
     deliverables: loaded.task.deliverables,

@@ -2,9 +2,8 @@ import { DomainError } from "../../../core/errors.js";
 import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
 import { type LoadedTask, loadTask } from "../../load-task.js";
 import { receiptOfRun } from "../evidence.js";
-import { revisionTree } from "../goal-workspace.js";
 import { readbackRun } from "./readback.js";
-import { type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
+import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
 
 /** The todo task of a turn, its digest checked against the one the todo recorded. */
@@ -24,7 +23,7 @@ export function turnTask(ctx: TickCtx, t: TurnState): LoadedTask {
 async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boolean): Promise<void> {
   const base = t.base_revision ?? "";
   const loaded = turnTask(ctx, t);
-  const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, base);
+  const tree = await repoOf(ctx).tree(id.goal_id, base);
   const runId = turnRunId(id);
   ctx.progress({
     phase: "host_execute",

@@ -10,11 +10,10 @@ import {
   type TurnIdentity,
   type TurnState,
 } from "../../../core/goal/turn/index.js";
-import { revisionTree } from "../goal-workspace.js";
 import { pollMonitor } from "../monitor-poll.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
-import { loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
+import { goalFileDir, repoOf, type TickCtx, turnDecision } from "./tick-context.js";
+import { readbackKeptEffect } from "./turn-effects.js";
 
 /**
  * A monitor turn (seed 001 §3): a todo turn whose todo is a continuous monitor. host_execute = the poll
@@ -80,7 +79,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
   else {
     const spec = ctx.j.state.todos[todoId]?.monitor;
     if (!spec) throw new DomainError(`${todoId} is not a continuous monitor of goal ${id.goal_id}`);
-    const tree = await revisionTree(ctx.deps.storeDir, id.goal_id, t.base_revision ?? "");
+    const tree = await repoOf(ctx).tree(id.goal_id, t.base_revision ?? "");
     ctx.progress({ phase: "host_execute", detail: `polling ${todoId}: ${spec.argv.join(" ")}` });
     // The argv resolves against the goal file's folder (cwd, read-only); the store beside it stays hidden.
     const goalDir = await goalFileDir(ctx);
@@ -98,7 +97,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
       excerpt: p.output_excerpt,
     };
   }
-  const runRef = saveTurnEffect(ctx.deps.storeDir, id, obs);
+  const runRef = await repoOf(ctx).saveEffect(id, obs);
   await ctx.j.append(
     turnDecision({
       kind: "record_host_execute",
@@ -113,8 +112,8 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
 export const readbackMonitorHost = (ctx: TickCtx, id: TurnIdentity, t: TurnState) =>
   readbackKeptEffect(ctx, id, `poll of ${todoOf(t)}`);
 
-function observation(ctx: TickCtx, id: TurnIdentity): MonitorObservation | null {
-  return loadTurnEffect<MonitorObservation>(ctx.deps.storeDir, id);
+function observation(ctx: TickCtx, id: TurnIdentity): Promise<MonitorObservation | null> {
+  return repoOf(ctx).loadEffect<MonitorObservation>(id);
 }
 
 export async function recordMonitorResult(
@@ -122,7 +121,7 @@ export async function recordMonitorResult(
   id: TurnIdentity,
   phase: "typed_result" | "validation",
 ): Promise<void> {
-  const obs = observation(ctx, id);
+  const obs = await observation(ctx, id);
   if (phase === "typed_result") {
     if (!obs) throw new DomainError(`turn ${id.turn_instance_id}: the poll's observation is gone`);
     const digest = observationDigest(obs);
@@ -161,7 +160,7 @@ function monitorCommand(s: GoalState, todoId: string, ref: string, o: MonitorObs
 
 /** durable_writeback: the monitor's command and the accepted writeback in ONE goal append (the revision is unchanged). */
 export async function executeMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const obs = observation(ctx, id);
+  const obs = await observation(ctx, id);
   await writeGoalOperation(ctx, id, t, {
     noun: "observation",
     events: (s, ref) => {

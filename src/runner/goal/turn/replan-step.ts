@@ -13,8 +13,8 @@ import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../
 import type { ModelAdapter } from "../../../core/model.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { goalFileDir, type TickCtx, turnDecision } from "./tick-context.js";
-import { digestOf, loadTurnEffect, readbackKeptEffect, saveTurnEffect } from "./turn-effects.js";
+import { goalFileDir, repoOf, type TickCtx, turnDecision } from "./tick-context.js";
+import { digestOf, readbackKeptEffect } from "./turn-effects.js";
 
 /**
  * A planner turn (seed 001 §3) bound to a replan obligation: host_execute = `planReplan` with the goal's
@@ -88,7 +88,7 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
     usage: { tokens: r.usage.tokens, cost_usd: r.usage.cost_usd, turns: 1 },
     failure: r.failure ? `${r.failure.kind}: ${r.failure.message}` : null,
   };
-  const runRef = saveTurnEffect(ctx.deps.storeDir, id, effect);
+  const runRef = await repoOf(ctx).saveEffect(id, effect);
   await ctx.j.append(
     turnDecision({
       kind: "record_host_execute",
@@ -103,14 +103,14 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
 export const readbackReplanHost = (ctx: TickCtx, id: TurnIdentity) =>
   readbackKeptEffect(ctx, id, "planner answer");
 
-const planOf = (ctx: TickCtx, id: TurnIdentity) => loadTurnEffect<PlanEffect>(ctx.deps.storeDir, id);
+const planOf = (ctx: TickCtx, id: TurnIdentity) => repoOf(ctx).loadEffect<PlanEffect>(id);
 
 export async function recordReplanResult(
   ctx: TickCtx,
   id: TurnIdentity,
   phase: "typed_result" | "validation",
 ): Promise<void> {
-  const p = planOf(ctx, id);
+  const p = await planOf(ctx, id);
   if (!p) throw new DomainError(`turn ${id.turn_instance_id}: the planner's answer is gone`);
   const digest = digestOf(p.commands);
   if (phase === "typed_result") {
@@ -140,7 +140,7 @@ function answerEvents(s: GoalState, commands: GoalCommand[]): GoalEventBody[] {
 }
 
 export async function executeReplanWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const p = planOf(ctx, id);
+  const p = await planOf(ctx, id);
   await writeGoalOperation(ctx, id, t, {
     noun: "answer",
     events: (s) => {
@@ -158,8 +158,8 @@ export const readbackReplanWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnS
     return { found, detail: `replan operation ${ref}: ${found.found}` };
   });
 
-export function replanUsage(ctx: TickCtx, id: TurnIdentity): Usage {
-  return planOf(ctx, id)?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
+export async function replanUsage(ctx: TickCtx, id: TurnIdentity): Promise<Usage> {
+  return (await planOf(ctx, id))?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
 }
 
 export function replanSummary(s: GoalState, id: TurnIdentity, t: TurnState) {

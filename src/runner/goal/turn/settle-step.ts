@@ -9,12 +9,9 @@ import {
   type Usage,
 } from "../../../core/goal/turn/index.js";
 import { RunJournal } from "../../run-journal.js";
-import { goalWorkspace } from "../goal-workspace.js";
 import { acceptedChange } from "./deliverables.js";
 import { turnTask } from "./host-step.js";
-import { readbackWriteback } from "./readback.js";
-import { type TickCtx, turnDecision, turnOf } from "./tick-context.js";
-import { syncWorkTree, writeBack } from "./writeback.js";
+import { repoOf, type TickCtx, turnDecision, turnOf } from "./tick-context.js";
 
 const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");
 
@@ -52,10 +49,16 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
   );
   const outcome = refusal
     ? { kind: "rejected" as const, reason: `the goal refuses the completion: ${refusal}` }
-    : await writeBack({
-        workspace: goalWorkspace(ctx.deps.storeDir, id.goal_id),
+    : await repoOf(ctx).writeBack({
+        goalId: id.goal_id,
         base,
-        change: await acceptedChange(ctx.deps.store, t.host?.run_ref ?? "", turnTask(ctx, t)),
+        recorded: ctx.j.state.revision,
+        change: await acceptedChange(
+          ctx.deps.store,
+          t.host?.run_ref ?? "",
+          turnTask(ctx, t),
+          ctx.deps.storeDir,
+        ),
         turnKey: spendKey(id),
         subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
         ...(ctx.deps.atWritebackPoint ? { atPoint: ctx.deps.atWritebackPoint } : {}),
@@ -80,23 +83,19 @@ export async function readbackWritebackStep(
   ctx: TickCtx,
   id: TurnIdentity,
   t: TurnState,
-  lookup = readbackWriteback,
+  lookup: (goalId: string, turnKey: string, base: string) => Promise<Readback> = (g, k, b) =>
+    repoOf(ctx).readbackWriteback(g, k, b),
 ): Promise<void> {
-  const ws = goalWorkspace(ctx.deps.storeDir, id.goal_id);
   const base = t.base_revision ?? "";
-  const rb: Readback = await lookup(ws, spendKey(id), base);
+  const rb: Readback = await lookup(id.goal_id, spendKey(id), base);
   ctx.progress({
     phase: "readback",
     detail: `writeback ${spendKey(id)}: ${rb.found}${rb.found === "unknown" ? ` (${rb.reason})` : ""}`,
   });
   if (rb.found === "committed" && rb.payload.phase === "durable_writeback") {
     // The work tree is a view of the branch: finish a move the crash interrupted (never over a local edit).
-    const sync = await syncWorkTree(ws, base, rb.payload.commit);
-    if (sync.cleared.length > 0 || sync.kind !== "already")
-      ctx.progress({
-        phase: "readback",
-        detail: `work tree ${sync.kind === "left" ? `left: ${sync.reason}` : sync.kind}${sync.cleared.length ? `; removed stale ${sync.cleared.join(", ")}` : ""}`,
-      });
+    const note = await repoOf(ctx).finishReadback(id.goal_id, base, rb.payload.commit);
+    if (note) ctx.progress({ phase: "readback", detail: note });
   }
   const ref = effectRef(id, "durable_writeback");
   await ctx.j.append((s) => {

@@ -15,6 +15,7 @@ import {
 import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
 import type { EventStore } from "../../../store/event-store.js";
 import type { LoadedTask } from "../../load-task.js";
+import { type GoalRepo, goalRepo } from "../goal-repo.js";
 import { openGoal } from "../goal-service.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
@@ -70,6 +71,9 @@ export interface TickCtx {
   /** The blocked effects this tick already looked up again (once per tick, then the block is reported). */
   retriedReadbacks: Set<string>;
 }
+
+/** Where the goal's workspace and kept turn effects live (the folder's repository, or the shared store's). */
+export const repoOf = (ctx: TickCtx): GoalRepo => goalRepo(ctx.deps.store, ctx.deps.storeDir);
 
 /** The key of a turn: goal/agent/turn_instance_id (the spend key and the writeback trailer). */
 export const turnKey = (id: TurnIdentity) => spendKey(id);

@@ -134,11 +134,11 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
       else await writebackStep(ctx, id, t, next.kind === "readback");
       return null;
     case "record":
-      if (next.phase === "quota_spend") await recordSpend(ctx, id, t, turnUsage(ctx, id, t));
+      if (next.phase === "quota_spend") await recordSpend(ctx, id, t, await turnUsage(ctx, id, t));
       else await resultStep(ctx, id, t, next.phase);
       return null;
     case "retry_spend": {
-      await recordSpend(ctx, id, t, turnUsage(ctx, id, t));
+      await recordSpend(ctx, id, t, await turnUsage(ctx, id, t));
       const after = turnOf(ctx.j.state, id);
       return after.failure?.code === "quota_spend_rejected"
         ? failed("quota_spend_rejected", after.failure.detail, repair(after.failure.detail))

@@ -87,7 +87,7 @@ export async function resultStep(
 }
 
 /** The usage a turn's quota_spend charges: a poll is one turn and no tokens; a planner turn its model's usage; a run its envelope's (undefined: read it). */
-export function turnUsage(ctx: TickCtx, id: TurnIdentity, t: TurnState): Usage | undefined {
+export async function turnUsage(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<Usage | undefined> {
   switch (kindOf(ctx, t)) {
     case "monitor":
       return { tokens: 0, cost_usd: 0, turns: 1 };

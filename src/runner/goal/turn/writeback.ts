@@ -17,6 +17,8 @@ export interface WritebackRequest {
   /** The turn key `goal/agent/turn_instance_id`, carried as the commit's trailer. */
   turnKey: string;
   subject: string;
+  /** false: a cache repository whose work tree is never used (a shared store's); default true. */
+  workTree?: boolean;
   /** Fault injection for the kill-point tests: called with the point the writeback just reached. */
   atPoint?: (point: WritebackPoint) => void;
 }
@@ -91,7 +93,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
       return { kind: "rejected", reason: `git could not move the branch: ${String(e).split("\n")[0]}` };
     }
     req.atPoint?.("ref_moved");
-    await syncWorkTree(ws, req.base, commit);
+    if (req.workTree !== false) await syncWorkTree(ws, req.base, commit);
     return { kind: "accepted", commit, new_revision: commit };
   } catch (e) {
     return { kind: "rejected", reason: `git could not write the change back: ${String(e).split("\n")[0]}` };
