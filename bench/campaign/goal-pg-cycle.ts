@@ -45,6 +45,21 @@ const turnOf = (goalId: string): TurnRef => ({ key: `${goalId}/oracle/t1`, insta
 
 let goals = 0;
 /** A goal of one todo (the example's first) and its acceptance, under a fresh id, created and queued. */
+/**
+ * Finishes the goal turns earlier tries left queued (a try whose turn finished before its kill queued
+ * that goal's next turn): the victim of the next try is `worker --once`, and it must claim the new
+ * goal's turn, not an old one. Claimed and finished as a worker would, through the queue's own API.
+ */
+async function dropLeftoverTurns(ctx: PgGoalContext): Promise<void> {
+  const queue = ctx.content.queue();
+  for (let i = 0; i < 100; i++) {
+    const c = await queue.claim("campaign-janitor", 60_000);
+    if (!c) return;
+    await queue.finish(c.job.jobId, c.token, "dropped by the campaign (a finished try's next turn)");
+  }
+  throw new Error("more than 100 jobs left queued between campaign tries");
+}
+
 async function newQueuedGoal(ctx: { url: string; root: string }): Promise<string> {
   const id = `campaign-goal-${process.pid}-${++goals}`;
   const src = join(ctx.root, "pg-goal-src");
@@ -206,6 +221,7 @@ export async function runPgGoalCycle(
     mismatch: [],
     inDoubtAtKill: 0,
   };
+  await dropLeftoverTurns(ctx);
   const goalId = await newQueuedGoal(ctx);
   const TURN = turnOf(goalId);
   const before = await ctx.store.readAll();
