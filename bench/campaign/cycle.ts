@@ -1,6 +1,7 @@
 // One kill of the campaign: start the victim (a run or a worker), kill it at the planned point, check the
 // log, take the run over to its end, check the log again and compare every interrupted run's envelope
 // with the uninterrupted run's.
+import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { RecordedEvent } from "../../src/core/events.js";
 import { comparable, envelopeOf, runIdOf } from "./envelope.js";
@@ -100,7 +101,21 @@ export async function runCycle(
   const variant = plan.variant ?? "processes";
   const jobs: string[] = [];
   const worker = (id: string, extra: string[], e: Record<string, string> = {}) =>
-    loopgate(["worker", "--store", store.flag, ...LEASE, "--id", `k${n}-${id}`, ...extra], e);
+    // A submitted task is written out under --work-dir with the run folders: beside the task, as before.
+    loopgate(
+      [
+        "worker",
+        "--store",
+        store.flag,
+        ...LEASE,
+        "--id",
+        `k${n}-${id}`,
+        "--work-dir",
+        join(dirname(ctx.task), ".loopgate"),
+        ...extra,
+      ],
+      e,
+    );
   let victim: Proc;
   let survivor: Proc | undefined;
   if (cell.mode === "run+resume") {

@@ -166,8 +166,9 @@ one whose lease expired or whose owner's process is gone is taken over (run_leas
       "loopgate submit TASK (--builder CMD | --oracle | --noop | --model SPEC) [run options] --store postgres://… [--json]",
     ],
     about: `Enqueue a run of TASK in the PostgreSQL store's run queue; prints the job id. A worker runs it.
-The task file's path and digest are recorded: every worker must see the task at the same path
-(a shared checkout), and a worker refuses a task file that changed since it was submitted.`,
+The task folder and everything the task names (workspace, held-out and canary folders, oracle) are
+copied into the store (each file once, by content; at most 100 MiB and 50,000 paths): workers need
+no copy of the task, and run exactly what was submitted.`,
     flags: [...SANDBOX_FLAGS, ...AGENT_FLAGS, "builder", "oracle", "noop", "model", "max-attempts"],
     maxArgs: 1,
     exit: "Exit codes: 0 queued, 2 bad input or the store cannot be reached.",
@@ -183,7 +184,8 @@ The task file's path and digest are recorded: every worker must see the task at 
     ],
     about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
-A run another machine drove is rebuilt in this one's folder from the observations the store keeps.
+A submitted task is written out from the store under --work-dir (default ./.loopgate), beside the
+run folders; a run another machine drove is rebuilt there from the observations the store keeps.
 Goal turns (queued by \`loopgate goal submit\`): one governed tick under the goal's turn lease, then the
 next turn queued at the scheduler's wake-up; the goal's repository cache lives in the same folder.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
@@ -278,7 +280,9 @@ the Markdown summary. Exits with the run's exit code.`,
     usage: ["loopgate gc [--store DIR] [--older-than AGE] [--keep N] [--dry-run] [--json]"],
     about: `Remove the folders (workspace, pristine copy, observations, blobs) of finished runs, keeping
 their events: the audit trail, status, events and report still work. Never touches a run whose log
-has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
+has no verdict or was interrupted. Prints what it removed and the bytes freed. On a PostgreSQL store
+the runs it removes leave the database too (events, finished jobs), then the observations and blobs
+only they named.`,
     flags: ["store", "older-than", "keep", "dry-run", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 done, 2 bad input.",
@@ -306,7 +310,8 @@ has no verdict or was interrupted. Prints what it removed and the bytes freed.`,
     name: "doctor",
     usage: ["loopgate doctor [--store DIR] [--json]"],
     about: `Check what loopgate relies on (Node, bubblewrap and its self-test, git, python3, the store, provider
-settings, claude/codex), each with its fix.`,
+settings, claude/codex), each with its fix. A PostgreSQL store: that it answers, its schema version,
+and the log's integrity (read-only: nothing is created).`,
     flags: ["store", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 all good, 1 something optional missing, 2 something required missing.",

@@ -40,6 +40,19 @@ export interface DoctorFacts {
   /** The sandbox self-test: null when it passed, else its message; undefined when it could not run (no bwrap). */
   sandboxSelfTest: string | null | undefined;
   store: { dir: string; writable: boolean; detail: string };
+  /**
+   * A Postgres store (`--store postgres://…`), probed read-only instead of the folder: whether it answered
+   * (`error`: why not, naming the URL with its password masked), the schema version it holds (0: no
+   * loopgate tables yet) against the one this loopgate writes, and the log's integrity problems (null:
+   * not checked, e.g. an older schema the next write migrates).
+   */
+  postgres?: {
+    label: string;
+    error: string | null;
+    version: number | null;
+    expected: number;
+    problems: string[] | null;
+  };
   /** Provider settings from the environment, by variable name (values are never reported). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -145,16 +158,18 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
           "install it (sudo apt-get install -y python3) to run the Python example; nothing else needs it",
         ),
   );
-  checks.push(
-    f.store.writable
-      ? ok("store", "required", `${f.store.dir} is writable`)
-      : missing(
-          "store",
-          "required",
-          f.store.detail,
-          "pass --store DIR (or set LOOPGATE_STORE) to a folder you can write, or fix the folder's permissions",
-        ),
-  );
+  if (f.postgres) checks.push(...postgresChecks(f.postgres));
+  else
+    checks.push(
+      f.store.writable
+        ? ok("store", "required", `${f.store.dir} is writable`)
+        : missing(
+            "store",
+            "required",
+            f.store.detail,
+            "pass --store DIR (or set LOOPGATE_STORE) to a folder you can write, or fix the folder's permissions",
+          ),
+    );
   checks.push(...providerChecks(f.env));
   for (const [name, package_] of [
     ["claude", "@anthropic-ai/claude-code"],
@@ -168,6 +183,61 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
     );
   }
   return checks;
+}
+
+/** A Postgres store: it answers, its schema is one this loopgate can use, and its log is sound. */
+function postgresChecks(p: NonNullable<DoctorFacts["postgres"]>): DoctorCheck[] {
+  if (p.error !== null || p.version === null)
+    return [
+      missing(
+        "store",
+        "required",
+        p.error ?? `${p.label} did not answer`,
+        `fix what the message names (pg_isready -h HOST -p PORT; createdb; the user, password or pg_hba.conf), or pass --store a folder`,
+      ),
+    ];
+  const out = [ok("store", "required", `${p.label} answers`)];
+  if (p.version > p.expected)
+    out.push(
+      missing(
+        "store-schema",
+        "required",
+        `schema version ${p.version} is newer than this loopgate understands (${p.expected})`,
+        "upgrade loopgate on this machine to the version that wrote the database",
+      ),
+    );
+  else
+    out.push(
+      ok(
+        "store-schema",
+        "required",
+        p.version === 0
+          ? `no loopgate tables yet; the first command that writes creates them (version ${p.expected})`
+          : p.version < p.expected
+            ? `schema version ${p.version}; the next command that writes migrates it to ${p.expected}`
+            : `schema version ${p.version} (current)`,
+      ),
+    );
+  if (p.problems === null)
+    out.push(skipped("store-integrity", "not checked: no current loopgate schema yet"));
+  else if (p.problems.length === 0)
+    out.push(
+      ok(
+        "store-integrity",
+        "required",
+        "every stream's revisions run 0..n without a gap, the stream index agrees, every position is accounted for",
+      ),
+    );
+  else
+    out.push(
+      missing(
+        "store-integrity",
+        "required",
+        `${p.problems.length} problem(s): ${p.problems.slice(0, 5).join("; ")}${p.problems.length > 5 ? "; …" : ""}`,
+        "the log was changed outside loopgate (or the database lost committed data): restore it from a backup; loopgate repairs nothing by itself",
+      ),
+    );
+  return out;
 }
 
 /** Provider keys and base URL, checked only when set: a key must not be blank, a base URL must be a URL. */

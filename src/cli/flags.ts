@@ -183,7 +183,7 @@ export const FLAGS = {
   },
   "work-dir": {
     value: "DIR",
-    help: "worker: this machine's folder for run folders (DIR/runs/RUN; default .loopgate beside each task file)",
+    help: "worker: this machine's folder for submitted tasks and run folders (DIR/tasks/…, DIR/runs/RUN; default ./.loopgate)",
   },
   "agent-id": {
     value: "NAME",

@@ -26,6 +26,28 @@ export interface PruneResult {
   freed_bytes: number;
 }
 
+/** A run as `gc` plans over it: what planGc needs, its status, and its stream's last revision. */
+export type GcRunRow = GcRun & { status: RunStatus | null; stream: string; lastRevision: number };
+
+/** Every run of the log, read for `gc`. */
+export async function listGcRuns(store: EventStore): Promise<GcRunRow[]> {
+  const runs: GcRunRow[] = [];
+  for (const s of await store.listStreams({ prefix: "run-" })) {
+    const events = await store.readStream(s.stream);
+    const done = events.findLast((e) => e.type === "run_finished");
+    runs.push({
+      runId: s.stream.slice(4),
+      phase: runPhase(events),
+      startedAt: s.firstAt,
+      finishedAt: done?.meta.at ?? null,
+      status: done?.type === "run_finished" ? done.data.status : null,
+      stream: s.stream,
+      lastRevision: events.at(-1)?.revision ?? s.lastRevision,
+    });
+  }
+  return runs;
+}
+
 /** A run id as newRunId makes it (and as a path segment it cannot escape runs/). */
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -40,18 +62,7 @@ export async function pruneRuns(o: {
   now: Date;
   dryRun: boolean;
 }): Promise<PruneResult> {
-  const runs: (GcRun & { status: RunStatus | null })[] = [];
-  for (const s of await o.store.listStreams({ prefix: "run-" })) {
-    const events = await o.store.readStream(s.stream);
-    const done = events.findLast((e) => e.type === "run_finished");
-    runs.push({
-      runId: s.stream.slice(4),
-      phase: runPhase(events),
-      startedAt: s.firstAt,
-      finishedAt: done?.meta.at ?? null,
-      status: done?.type === "run_finished" ? done.data.status : null,
-    });
-  }
+  const runs = await listGcRuns(o.store);
   const byId = new Map(runs.map((r) => [r.runId, r]));
   const result: PruneResult = {
     store: o.storeDir,
@@ -90,7 +101,7 @@ export async function pruneRuns(o: {
         continue;
       }
     }
-    const r = byId.get(d.runId) as GcRun & { status: RunStatus | null };
+    const r = byId.get(d.runId) as GcRunRow;
     result.removed.push({ run_id: d.runId, status: r.status, finished_at: r.finishedAt, path, ...size });
     result.freed_bytes += size.bytes;
   }

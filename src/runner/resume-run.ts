@@ -45,6 +45,11 @@ export interface ResumeOptions {
   runDir?: string;
   /** The run lease's length (default LEASE_TTL_MS); a worker passes its queue lease's. */
   leaseTtlMs?: number;
+  /**
+   * The task file to check the run by (default: the path run_started recorded). A worker passes its own
+   * copy of a submitted task's snapshot; its digest must still be the recorded one.
+   */
+  taskFile?: string;
 }
 
 /**
@@ -58,7 +63,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   if (events.length === 0) throw new RunNotFoundError(o.runId, o.storeDir);
   const started = events[0];
   if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
-  const recorded = loadRecordedTask(started.data.task_path, o.storeDir);
+  const recorded = loadRecordedTask(o.taskFile ?? started.data.task_path, o.storeDir);
   // A goal todo's run started from a revision of the goal workspace, not from the task's own folder.
   const goal = started.data.goal;
   const loaded = goal

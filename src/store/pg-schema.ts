@@ -93,6 +93,25 @@ const MIGRATIONS: readonly Migration[] = [
         seen_until timestamptz NOT NULL
       );`,
   },
+  {
+    version: 4,
+    name: "streams removed by gc",
+    // A stream `loopgate gc` deleted, with how many events it held: the integrity check counts them, so
+    // the positions they leave unused are accounted for, not a lost append. gc_pending: content a
+    // removed run named that gc spared for its grace period, removed by a later gc unless named again.
+    sql: (s) => `
+      CREATE TABLE ${s}.pruned_streams (
+        stream text PRIMARY KEY,
+        events integer NOT NULL CHECK (events > 0),
+        first_position bigint NOT NULL,
+        last_position bigint NOT NULL,
+        pruned_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE ${s}.gc_pending (
+        hash text PRIMARY KEY CHECK (hash ~ '^[0-9a-f]{64}$'),
+        noted_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];
 
 /** The newest schema version this code writes. */

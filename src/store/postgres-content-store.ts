@@ -37,8 +37,18 @@ export class PostgresContentStore implements ContentStore {
   async missingBlobs(hashes: readonly string[]): Promise<string[]> {
     for (const h of hashes) checkKey("blob", h);
     if (hashes.length === 0) return [];
+    const s = this.db.pgSchema;
+    // A blob found here is about to be named by a new observation or snapshot: its stored_at is renewed
+    // (at most once a minute), so `gc`, which spares content stored in its grace period, cannot remove it
+    // between this answer and the append that names it.
     const r = await this.db.withClient((c) =>
-      c.query(`SELECT hash FROM ${this.db.pgSchema}.blobs WHERE hash = ANY($1::text[])`, [hashes]),
+      c.query(
+        `WITH touched AS (
+           UPDATE ${s}.blobs SET stored_at = now()
+           WHERE hash = ANY($1::text[]) AND stored_at < now() - interval '1 minute' RETURNING 1)
+         SELECT hash FROM ${s}.blobs WHERE hash = ANY($1::text[])`,
+        [hashes],
+      ),
     );
     const held = new Set(r.rows.map((row) => row.hash as string));
     return hashes.filter((h) => !held.has(h));
@@ -67,7 +77,11 @@ export class PostgresContentStore implements ContentStore {
       );
       if (ins.rowCount === 1) return true;
       // A second statement takes a new snapshot, so it sees a row a concurrent writer just committed.
-      const held = await c.query(`SELECT body FROM ${s}.observations WHERE id = $1`, [id]);
+      // (It is renewed too, as missingBlobs renews a blob, so gc spares it.)
+      const held = await c.query(
+        `UPDATE ${s}.observations SET stored_at = now() WHERE id = $1 RETURNING body`,
+        [id],
+      );
       return held.rows[0]?.body === body;
     });
     if (!same)

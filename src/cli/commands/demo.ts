@@ -5,7 +5,9 @@ import { join } from "node:path";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import type { Envelope } from "../../core/envelope.js";
+import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
+import { storeFrom } from "../context.js";
 import { formatDoctor } from "../doctor.js";
 import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
@@ -78,6 +80,14 @@ function explain(env: Envelope): string {
 
 /** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
 export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
+  const where = flags.store === undefined ? null : storeFrom(flags.store, ".");
+  // The demo's runs keep their folders beside the bundled examples when the log is elsewhere: inside
+  // loopgate's own install, which may be read-only and is no place for run folders.
+  if (where?.kind === "postgres")
+    throw new InputError(
+      `loopgate demo runs the bundled examples into a throwaway folder; it does not take a PostgreSQL store (${where.label}), whose run folders would be written inside loopgate's install: leave --store out or give a folder, and try PostgreSQL with \`loopgate run TASK --store ${where.label}\``,
+      "loopgate demo --store",
+    );
   // Without a sandbox every row would be a TOOL_FAILURE: say why, as `loopgate doctor` does, instead.
   if (!flags["unsafe-no-sandbox"]) {
     const report = await diagnose(flags);

@@ -2,7 +2,13 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
-import { storeDirFrom } from "../context.js";
+import { PG_SCHEMA_VERSION } from "../../store/pg-schema.js";
+import {
+  integrityProblems,
+  PostgresEventStore,
+  PostgresStoreNotFoundError,
+} from "../../store/postgres-event-store.js";
+import { storeFrom } from "../context.js";
 import { type DoctorFacts, type DoctorReport, doctorChecks, doctorReport, formatDoctor } from "../doctor.js";
 import type { CommandIO } from "../io.js";
 
@@ -20,6 +26,27 @@ function storeWritable(dir: string): DoctorFacts["store"] {
   }
 }
 
+/** Opens a Postgres store read-only (nothing is created or migrated) and reads its version and integrity. */
+async function probePostgres(url: string, label: string): Promise<NonNullable<DoctorFacts["postgres"]>> {
+  const facts = { label, expected: PG_SCHEMA_VERSION, error: null, problems: null };
+  let store: PostgresEventStore;
+  try {
+    store = await PostgresEventStore.open(url, { readonly: true, connectTimeoutMs: 5000 });
+  } catch (e) {
+    if (e instanceof PostgresStoreNotFoundError) return { ...facts, version: 0 };
+    return { ...facts, version: null, error: e instanceof Error ? e.message : String(e) };
+  }
+  try {
+    const version = await store.version();
+    const problems = version === PG_SCHEMA_VERSION ? await integrityProblems(store) : null;
+    return { ...facts, version, problems };
+  } catch (e) {
+    return { ...facts, version: null, error: e instanceof Error ? e.message : String(e) };
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
+
 /** Where a gate would find `name` (the sandbox's PATH, under a directory the gate sandbox mounts), or null. */
 export function gateProgram(name: string): string | null {
   const at = resolveProgram(name, "/", SANDBOX_PATH);
@@ -30,6 +57,7 @@ const GATE_VISIBLE = ["/usr/", "/bin/", "/sbin/"];
 
 /** Probes this machine: programs on PATH, the sandbox self-test, the store, provider settings. */
 export async function probeDoctor(flags: { store?: string } = {}): Promise<DoctorFacts> {
+  const where = storeFrom(flags.store, ".loopgate");
   const path = process.env.PATH ?? "";
   const find = (p: string) => resolveProgram(p, process.cwd(), path);
   const bwrap = findBwrap();
@@ -49,7 +77,8 @@ export async function probeDoctor(flags: { store?: string } = {}): Promise<Docto
     },
     gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
     sandboxSelfTest: selfTest,
-    store: storeWritable(storeDirFrom(flags.store, ".loopgate")),
+    store: storeWritable(where.dir),
+    ...(where.kind === "postgres" ? { postgres: await probePostgres(where.url, where.label) } : {}),
     env: {
       ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY,
       OPENAI_API_KEY: process.env.OPENAI_API_KEY,

@@ -32,8 +32,8 @@ export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags)
   const where = storeFrom(flags.store, join(source.dir, ".loopgate"));
   if (where.kind === "postgres")
     throw new InputError(
-      "exp keeps each experiment's logs in SQLite files under its own folder; a postgres:// store is not supported by exp yet: pass a folder",
-      "--store",
+      `exp keeps a SQLite log per run under the experiment's folder (every arm, task and seed apart, so runs cannot see each other); it does not take a PostgreSQL store (${where.label}): give --store a folder, or leave it out (.loopgate/ beside the manifest)`,
+      "loopgate exp run --store",
     );
   const storeDir = where.dir;
   const outDir = join(storeDir, "experiments", `${source.manifest.name}-${newRunId()}`);

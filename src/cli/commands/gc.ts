@@ -1,6 +1,8 @@
 import { InputError } from "../../core/errors.js";
-import { parseAge } from "../../core/gc-plan.js";
-import { pruneRuns } from "../../runner/prune-runs.js";
+import { type GcPolicy, parseAge, planGc } from "../../core/gc-plan.js";
+import { listGcRuns, type PruneResult, pruneRuns } from "../../runner/prune-runs.js";
+import { type PgPruneReport, prunePostgres } from "../../store/pg-prune.js";
+import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { openStore, storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 
@@ -38,17 +40,16 @@ export async function gcCommand(
   const dir = where.dir;
   const store = await openStore(where, false);
   try {
-    const r = await pruneRuns({
-      store,
-      storeDir: dir,
-      policy: { olderThanMs, keep },
-      now: now(),
-      dryRun: Boolean(flags["dry-run"]),
-    });
+    const policy = { olderThanMs, keep };
+    const dryRun = Boolean(flags["dry-run"]);
+    const r = await pruneRuns({ store, storeDir: dir, policy, now: now(), dryRun });
+    const database =
+      store instanceof PostgresEventStore ? await pruneDatabase(store, policy, now(), dryRun) : undefined;
     if (flags.json) {
-      io.out(`${JSON.stringify(r, null, 2)}\n`);
+      io.out(`${JSON.stringify(database ? { ...r, database } : r, null, 2)}\n`);
       return 0;
     }
+    if (database) printDatabase(io, r, database, where.label);
     const verb = r.dry_run ? "would remove" : "removed";
     for (const x of r.removed)
       io.out(
@@ -59,10 +60,41 @@ export async function gcCommand(
     for (const [why, n] of kept) io.out(`kept ${n} run(s): ${why}\n`);
     for (const u of r.unknown_folders) io.out(`left alone (no run of this log names it): ${u}\n`);
     io.out(
-      `${r.dry_run ? "dry run: would free" : "freed"} ${formatBytes(r.freed_bytes)} (${r.freed_bytes} bytes) from ${r.removed.length} run folder(s) in ${dir}; their events stay in the log\n`,
+      database
+        ? `${r.dry_run ? "dry run: would free" : "freed"} ${formatBytes(r.freed_bytes)} (${r.freed_bytes} bytes) from ${r.removed.length} run folder(s) on this machine in ${dir}\n`
+        : `${r.dry_run ? "dry run: would free" : "freed"} ${formatBytes(r.freed_bytes)} (${r.freed_bytes} bytes) from ${r.removed.length} run folder(s) in ${dir}; their events stay in the log\n`,
     );
     return 0;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * On a Postgres store `gc` removes the runs it lets go from the database too (their events, their finished
+ * queue jobs) and then the observations and blobs only they named: there, the store is what grows.
+ */
+async function pruneDatabase(
+  store: PostgresEventStore,
+  policy: GcPolicy,
+  now: Date,
+  dryRun: boolean,
+): Promise<PgPruneReport> {
+  const runs = await listGcRuns(store);
+  const byId = new Map(runs.map((r) => [r.runId, r]));
+  const candidates = planGc(runs, policy, now)
+    .filter((d) => d.remove)
+    .map((d) => byId.get(d.runId))
+    .filter((r) => r !== undefined)
+    .map((r) => ({ stream: r.stream, lastRevision: r.lastRevision }));
+  return prunePostgres(store, { candidates, dryRun, jobCutoffMs: policy.olderThanMs });
+}
+
+function printDatabase(io: CommandIO, r: PruneResult, d: PgPruneReport, label: string): void {
+  const verb = r.dry_run ? "would remove" : "removed";
+  for (const x of d.streams) io.out(`${verb} ${x.stream.slice(4)} from the database (${x.events} events)\n`);
+  for (const x of d.skipped) io.out(`left ${x.stream.slice(4)} in the database: ${x.why}\n`);
+  io.out(
+    `${r.dry_run ? "dry run: would remove" : "removed"} from ${label}: ${d.streams.length} run(s), ${d.jobs} finished job(s), ${d.observations} observation(s), ${d.blobs} blob(s) (${formatBytes(d.blob_bytes)}) that only removed runs named\n`,
+  );
 }

@@ -12,7 +12,7 @@ import type { EventData } from "../../core/events.js";
 import { buildRequiredFix, type Feedback } from "../../core/required-fix.js";
 import { loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import { CLAUDE_BLOCK_CAP } from "./claude.js";
 import { localGoalAtStop } from "./hook-task.js";
 
@@ -97,8 +97,9 @@ export async function localStop(
   const input = parsed.input;
   if (input.hook_event_name !== "Stop") return blockFor(`expected a Stop hook, got ${input.hook_event_name}`);
   const loaded = loadTask(taskPath);
-  const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
-  const store = await openStore(storeDir, true);
+  const where = storeFrom(storeFlag, join(loaded.dir, ".loopgate"));
+  const storeDir = where.dir;
+  const store = await openStore(where, true);
   try {
     const file = sessionFile(storeDir, input.session_id);
     const cap = Math.min(loaded.task.budget.attempts, CLAUDE_BLOCK_CAP);
@@ -167,8 +168,7 @@ export async function localPostTool(
   if (input.hook_event_name !== "PostToolUse" && input.hook_event_name !== "PostToolUseFailure")
     return { exit_code: 0, stdout: "", stderr: "" };
   const loaded = loadTask(taskPath);
-  const storeDir = storeDirFrom(storeFlag, join(loaded.dir, ".loopgate"));
-  const store = await openStore(storeDir, true);
+  const store = await openStore(storeFrom(storeFlag, join(loaded.dir, ".loopgate")), true);
   try {
     const stream = sessionStream(input.session_id);
     const data = toolFact(input, 1);

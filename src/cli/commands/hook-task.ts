@@ -13,7 +13,7 @@ import type { GoalPredicate } from "../../core/task.js";
 import { mcpPlanStream } from "../../mcp/evidence.js";
 import { loadTask } from "../../runner/load-task.js";
 import type { EventStore } from "../../store/event-store.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 
 /** The tool calls `loopgate hook post-tool` recorded for this session, in order. */
 async function sessionFacts(store: EventStore, sessionId: string) {
@@ -54,7 +54,7 @@ export async function localTaskCompleted(
   const input = parsed.input;
   if (input.hook_event_name !== "TaskCompleted") return { exit_code: 0, stdout: "", stderr: "" };
   const loaded = loadTask(taskPath);
-  const store = await openStore(storeDirFrom(storeFlag, join(loaded.dir, ".loopgate")), true);
+  const store = await openStore(storeFrom(storeFlag, join(loaded.dir, ".loopgate")), true);
   try {
     const s = await sessionFacts(store, input.session_id);
     const id = input.task_id ?? "";

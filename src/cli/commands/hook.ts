@@ -6,7 +6,7 @@ import { shellWord } from "../../builders/claude/claude-settings.js";
 import type { HookReply } from "../../builders/claude/hook-input.js";
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
-import { storeDirFrom } from "../context.js";
+import { storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 import { blockFor, localPostTool, localStop } from "./hook-stop.js";
 import { localTaskCompleted, refuse } from "./hook-task.js";
@@ -102,7 +102,14 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
   if (flags.project && flags.user)
     throw new InputError("choose one of --project and --user", "loopgate hook install");
   const loaded = loadTask(task);
-  const storeDir = resolve(storeDirFrom(flags.store, join(loaded.dir, ".loopgate")));
+  const where = storeFrom(flags.store, join(loaded.dir, ".loopgate"));
+  // The hooks name the store in the settings file: a Postgres URL as given, never with its password.
+  if (where.kind === "postgres" && new URL(where.url).password)
+    throw new InputError(
+      `${where.label} carries a password, which the hooks would write into Claude Code's settings file; give the URL without it and keep the password in ~/.pgpass or $PGPASSWORD`,
+      "loopgate hook install --store",
+    );
+  const storeDir = where.kind === "postgres" ? where.url : resolve(where.dir);
   const bin = fileURLToPath(new URL("../../../bin/loopgate.js", import.meta.url));
   const hooks = installSettings(resolve(loaded.file), storeDir, bin);
   const file = flags.user

@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLoopgateMcp } from "../../mcp/loopgate-mcp.js";
 import { loadTask } from "../../runner/load-task.js";
-import { openStore, storeDirFrom } from "../context.js";
+import { openStore, storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 
 interface McpFlags {
@@ -14,8 +14,10 @@ interface McpFlags {
 /** `loopgate mcp TASK [--workspace DIR]`: loopgate's protocol tools over stdio, until the client closes. */
 export async function mcpCommand(_io: CommandIO, taskPath: string, flags: McpFlags): Promise<number> {
   const loaded = loadTask(taskPath);
-  const storeDir = storeDirFrom(flags.store, join(loaded.dir, ".loopgate"));
-  const store = await openStore(storeDir, true);
+  // The log where --store says (a folder or PostgreSQL); session files stay in the local folder.
+  const where = storeFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const storeDir = where.dir;
+  const store = await openStore(where, true);
   const server = createLoopgateMcp({
     loaded,
     workspace: resolve(flags.workspace ?? process.cwd()),

@@ -8,7 +8,11 @@ import { InputError } from "../../core/errors.js";
 import type { EventData } from "../../core/events.js";
 import { runPhase } from "../../core/run-phase.js";
 import type { BuilderChoice } from "../../runner/builder-choice.js";
+import type { LoadedTask } from "../../runner/load-task.js";
 import { resumeRun } from "../../runner/resume-run.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
+import type { EventStore } from "../../store/event-store.js";
+import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
@@ -17,11 +21,29 @@ import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 import { faultInjection, followOutput, type RunFlags } from "./run-common.js";
 
+/**
+ * A queued run whose task file is not on this machine: the task snapshot its job holds, written out in
+ * this machine's folder (as a worker does). Undefined when the recorded path is here or there is none.
+ */
+async function snapshotTask(
+  store: EventStore,
+  runId: string,
+  dir: string,
+  recorded: string,
+): Promise<LoadedTask | undefined> {
+  if (!(store instanceof PostgresEventStore) || existsSync(recorded)) return undefined;
+  const job = await store.queue().find({ runId });
+  const snapshot = job?.options[TASK_SNAPSHOT_OPTION];
+  if (!job || typeof snapshot !== "string") return undefined;
+  return materializeTask(store.content(), snapshot, dir, job.taskDigest);
+}
+
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
   const where = storeFrom(flags.store, ".loopgate");
   let dir = where.dir;
   let runDir: string | undefined;
+  let recordedTask: string | undefined;
   const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
@@ -32,6 +54,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       // the observations the store keeps.
       const started = events[0];
       if (where.kind === "postgres" && started?.type === "run_started") {
+        recordedTask = started.data.task_path;
         if (existsSync(started.data.run_dir)) dir = dirname(dirname(started.data.run_dir));
         else runDir = join(where.dir, "runs", runId);
       }
@@ -56,6 +79,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       ? progressReporter(io.stderr, { verbose: followOutput(flags) })
       : null;
   try {
+    const copy = recordedTask ? await snapshotTask(store, runId, dir, recordedTask) : undefined;
     const maxTurns = flags["max-turns"];
     const maxCostUsd = flags["max-cost"];
     const env = await resumeRun({
@@ -68,7 +92,8 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       mounts: flags["builder-mount"] ?? [],
       signal: interrupts.signal,
       ...(reporter ? { reporter } : {}),
-      builder: recordedBuilder(flags, maxTurns, maxCostUsd),
+      builder: recordedBuilder(flags, maxTurns, maxCostUsd, copy?.oracle),
+      ...(copy ? { taskFile: copy.file } : {}),
     });
     io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
     return exitCodeOf(env.status);
@@ -84,6 +109,8 @@ export function recordedBuilder(
   flags: RunFlags,
   maxTurns: number | undefined = flags["max-turns"],
   maxCostUsd: number | undefined = flags["max-cost"],
+  /** The task's oracle on this machine, for a run checked by a copy of its task (a snapshot written out here). */
+  oracle?: string | null,
 ): (d: EventData<"run_started">["builder"], responses: number) => BuilderChoice {
   return (d, responses) => {
     switch (d.kind) {
@@ -101,7 +128,7 @@ export function recordedBuilder(
       case "command":
         return codexFromDescriptor(d.command) ?? commandBuilder(d.command ?? "");
       case "oracle":
-        return oracleBuilder(d.command ?? "");
+        return oracleBuilder(oracle ?? d.command ?? "");
       case "noop":
       case "workspace":
         return noopBuilder();

@@ -1,5 +1,6 @@
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
+import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { StoreLocation } from "../../store/open-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { type JobOptions, jobView } from "../../store/run-queue.js";
@@ -60,10 +61,24 @@ export async function submitCommand(io: CommandIO, taskPath: string, flags: RunF
   }
   const { where, store } = await postgresStoreFrom(flags.store, "loopgate submit");
   try {
+    // The task folder and everything the task names go into the store, so a worker needs no copy of it.
+    const snapshot = await snapshotTask(loaded, store.content());
+    options[TASK_SNAPSHOT_OPTION] = snapshot.manifest;
     const job = await store.queue().submit({ taskPath: loaded.file, taskDigest: loaded.digest, options });
     if (flags.json)
       io.out(
-        `${JSON.stringify({ job_id: job.jobId, task_path: job.taskPath, task_digest: job.taskDigest, state: job.state, store: where.label }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            job_id: job.jobId,
+            task_path: job.taskPath,
+            task_digest: job.taskDigest,
+            task_snapshot: { manifest: snapshot.manifest, files: snapshot.files, bytes: snapshot.bytes },
+            state: job.state,
+            store: where.label,
+          },
+          null,
+          2,
+        )}\n`,
       );
     else io.out(`${job.jobId}\n`);
     return 0;

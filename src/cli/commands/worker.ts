@@ -7,10 +7,11 @@ import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { LeaseHeldError } from "../../core/run-lease.js";
 import { runPhase } from "../../core/run-phase.js";
-import { loadTask } from "../../runner/load-task.js";
+import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { RunJournal } from "../../runner/run-journal.js";
 import { newRunId, runTask } from "../../runner/run-task.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { type Claim, goalOfJob, type PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
@@ -227,6 +228,27 @@ async function holdJob(
 }
 
 /**
+ * The task a job runs: its snapshot in the store, written out under `local` (a job submitted before
+ * snapshots: the task file at the path submitted, which must not have changed since).
+ */
+async function jobTask(
+  job: Claim["job"],
+  snapshot: string | null,
+  store: PostgresEventStore,
+  local: string | undefined,
+): Promise<LoadedTask> {
+  if (snapshot !== null && local !== undefined)
+    return materializeTask(store.content(), snapshot, local, job.taskDigest);
+  const loaded = loadTask(job.taskPath);
+  if (loaded.digest !== job.taskDigest)
+    throw new InputError(
+      `the task file changed since the job was submitted (digest ${loaded.digest}, submitted ${job.taskDigest})`,
+      job.taskPath,
+    );
+  return loaded;
+}
+
+/**
  * Runs the job's task, resumes its run, or reads the verdict of a run that finished already. The run
  * folder is this worker's own (`<its folder>/runs/<run id>`), wherever the run started: a run another
  * machine drove is rebuilt from the store's observations (see runner/shared-content.ts). The run's
@@ -243,17 +265,14 @@ async function runJob(
   workDir: string | undefined,
 ): Promise<Envelope> {
   const { job, token } = claim;
-  const { cwd, ...options } = job.options;
+  const { cwd, [TASK_SNAPSHOT_OPTION]: snapshot, ...options } = job.options;
   const flags = { ...options, store: url } as RunFlags;
-  const loaded = loadTask(job.taskPath);
-  if (loaded.digest !== job.taskDigest)
-    throw new InputError(
-      `the task file changed since the job was submitted (digest ${loaded.digest}, submitted ${job.taskDigest})`,
-      job.taskPath,
-    );
+  // The run folder's root on this machine: --work-dir, else .loopgate beside the task file (for a task
+  // the store holds a snapshot of: ./.loopgate, where the snapshot is written out too).
+  const local = workDir ?? (typeof snapshot === "string" ? ".loopgate" : undefined);
+  const loaded = await jobTask(job, typeof snapshot === "string" ? snapshot : null, store, local);
   const settings = runSettings(loaded, flags);
-  // The run folder's root on this machine: --work-dir, else .loopgate beside the task file.
-  const s = workDir === undefined ? settings : { ...settings, storeDir: resolve(workDir) };
+  const s = local === undefined ? settings : { ...settings, storeDir: resolve(local) };
   let runId = job.runId;
   if (runId === null) {
     runId = newRunId();
@@ -279,7 +298,8 @@ async function runJob(
         allowEnv: flags["builder-env"] ?? [],
         mounts: flags["builder-mount"] ?? [],
         signal,
-        builder: recordedBuilder(flags),
+        builder: recordedBuilder(flags, undefined, undefined, loaded.oracle),
+        taskFile: loaded.file,
       });
     } catch (e) {
       // The queue's lease expired but the run's is still live: its holder may be alive (on a host whose
