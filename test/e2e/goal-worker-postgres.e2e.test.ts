@@ -296,4 +296,45 @@ describe("goals on Postgres, advanced by workers", () => {
     expect(r2.stdout).not.toMatch(/queued/);
     expect(await queued(lone)).toEqual([]);
   }, 420_000);
+  it("todo run, todo done and goal accept work on a Postgres goal by hand; goal revert is refused naming why", async () => {
+    const id = `pg-goal-${++goals}`;
+    const made = await loopgate(["goal", "new", goalFixture(id), "--store", db.url, "--json"]);
+    expect(made.code, show(made)).toBe(0);
+    const host = tempDir("loopgate-by-hand-");
+    const at = (args: string[]) => loopgate([...args, "--store", db.url], { cwd: host });
+    const run = await at(["todo", "run", id, "todo_quoted_fields", "--json"]);
+    expect(run.code, show(run)).toBe(0);
+    const env = parseStdout<{ run_id: string; status: string }>(run);
+    expect(env.status).toBe("SUCCESS");
+    // The run is in the database: its events read back from there, and it is the todo's evidence.
+    expect((await store.readStream(`run-${env.run_id}`)).at(-1)?.type).toBe("run_finished");
+    const done = await at(["todo", "done", id, "todo_quoted_fields", "--evidence", env.run_id]);
+    expect(done.code, show(done)).toBe(0);
+    expect((await goalStatus(id)).todos.find((t) => t.id === "todo_quoted_fields")?.status).toBe("done");
+    // todo run writes nothing back: acceptance on the unchanged revision fails, and its receipt is recorded.
+    const accept = await at(["goal", "accept", id, "--json"]);
+    expect(accept.code, show(accept)).toBe(1);
+    expect(parseStdout<{ accepted: boolean }>(accept).accepted).toBe(false);
+    const receipts = (await store.readStream(goalStream(id))).filter(
+      (e) => e.type === "acceptance_receipt_recorded",
+    );
+    expect(receipts.map((e) => (e.data as { receipt: { status: string } }).receipt.status)).toEqual([
+      "ESCALATED",
+    ]);
+    const revert = await at([
+      "goal",
+      "revert",
+      id,
+      "abcdef12",
+      "todo_x",
+      "--content",
+      "x",
+      "--class",
+      "user_action",
+      "--reason",
+      "r",
+    ]);
+    expect(revert.code, show(revert)).toBe(2);
+    expect(revert.stderr).toMatch(/goal revert works on a goal in a folder store/);
+  }, 300_000);
 });

@@ -2,10 +2,10 @@ import { noopBuilder } from "../../builders/command-builder.js";
 import { DomainError } from "../../core/errors.js";
 import { acceptanceTask } from "../../runner/goal/acceptance-run.js";
 import { receiptOfRun } from "../../runner/goal/evidence.js";
+import { goalRepo } from "../../runner/goal/goal-repo.js";
 import { openGoal, writeGoal } from "../../runner/goal/goal-service.js";
-import { revisionTree } from "../../runner/goal/goal-workspace.js";
 import type { CommandIO } from "../io.js";
-import { type GoalFlags, goalFolderStore, guarded, withStore } from "./goal.js";
+import { type GoalFlags, goalStore, guarded, withStore } from "./goal.js";
 import { executeRun } from "./run-common.js";
 
 /**
@@ -14,14 +14,23 @@ import { executeRun } from "./run-common.js";
  * passed, 1 otherwise.
  */
 export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  const dir = goalFolderStore(flags, "goal accept");
+  // A folder store, or PostgreSQL (the revision's tree from the store's goal repository; the runs and the
+  // receipts recorded there; `dir` is this host's folder for run files).
+  const where = goalStore(flags);
+  const dir = where.dir;
+  const storeArg = where.kind === "postgres" ? where.url : dir;
   return guarded(io, flags.json, async () => {
-    const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
+    const { view, facts, tree } = await withStore(where, "read", async (store) => {
+      const read = await openGoal(store, dir, goalId);
+      return {
+        ...read,
+        tree: read.facts.health.length ? "" : await goalRepo(store, dir).tree(goalId, read.view.revision),
+      };
+    });
     if (facts.health.length)
       throw new DomainError(
         `blocked_health: ${facts.health.map((h) => h.detail).join("; ")}; nothing was run`,
       );
-    const tree = await revisionTree(dir, goalId, view.revision);
     const results: { id: string; run_id: string; status: string }[] = [];
     for (const item of view.acceptance) {
       const onGoal = acceptanceTask(item, tree);
@@ -29,14 +38,14 @@ export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: Go
         io,
         onGoal,
         noopBuilder(),
-        { ...flags, store: dir },
+        { ...flags, store: storeArg },
         {
           workFrom: tree,
           goal: { id: goalId, revision: view.revision },
         },
       );
       results.push({ id: item.id, run_id: env.run_id, status: env.status });
-      await withStore(dir, false, async (store) => {
+      await withStore(where, false, async (store) => {
         const { receipt } = await receiptOfRun(store, dir, env.run_id);
         await writeGoal(
           store,

@@ -3,14 +3,14 @@ import { agentBuilder } from "../../agent/agent-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { DomainError, InputError } from "../../core/errors.js";
 import type { BuilderChoice } from "../../runner/builder-choice.js";
+import { goalRepo } from "../../runner/goal/goal-repo.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
-import { revisionTree } from "../../runner/goal/goal-workspace.js";
 import { loadTask } from "../../runner/load-task.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
-import { goalFolderStore, guarded, withStore } from "./goal.js";
+import { goalStore, guarded, withStore } from "./goal.js";
 import { chooseBuilder, executeRun, type RunFlags } from "./run-common.js";
 
 /**
@@ -24,9 +24,21 @@ export async function todoRunCommand(
   todoId: string,
   flags: RunFlags,
 ): Promise<number> {
-  const dir = goalFolderStore(flags, "todo run");
+  // A folder store, or PostgreSQL (the revision's tree then comes from the store's goal repository,
+  // and the run is recorded there too; `dir` is this host's folder for run files).
+  const where = goalStore(flags);
+  const dir = where.dir;
+  const storeArg = where.kind === "postgres" ? where.url : dir;
   return guarded(io, flags.json, async () => {
-    const { view, facts } = await withStore(dir, "read", (store) => openGoal(store, dir, goalId));
+    const { view, facts, tree } = await withStore(where, "read", async (store) => {
+      const read = await openGoal(store, dir, goalId);
+      const ready =
+        read.view.todos.find((t) => t.id === todoId)?.status === "open" && !read.facts.health.length;
+      return {
+        ...read,
+        tree: ready ? await goalRepo(store, dir).tree(goalId, read.view.revision) : "",
+      };
+    });
     const todo = view.todos.find((t) => t.id === todoId);
     if (!todo) throw new DomainError(`goal ${goalId} has no todo ${todoId}`);
     if (view.activation === "stopped")
@@ -46,9 +58,8 @@ export async function todoRunCommand(
       throw new DomainError(
         `the task file ${todo.task.path} changed since the todo was recorded; its runs would not prove this todo (supersede it with the new task)`,
       );
-    const tree = await revisionTree(dir, goalId, view.revision);
     const onGoal = { ...loaded, workspace: tree };
-    const runFlags: RunFlags = { ...flags, store: dir };
+    const runFlags: RunFlags = { ...flags, store: storeArg };
     const builder = chosen(onGoal, runFlags, view.agent, view.sourcePath);
     const env = await executeRun(io, onGoal, builder, runFlags, {
       goal: { id: goalId, revision: view.revision },
@@ -58,8 +69,8 @@ export async function todoRunCommand(
       io.out(`${formatEnvelope(env)}\n`);
       io.out(
         env.status === "SUCCESS"
-          ? `evidence: ${cliName()} todo done ${goalId} ${todoId} --evidence ${env.run_id} --store ${dir}\n`
-          : `not evidence (${env.status}); audit trail: ${cliName()} events ${env.run_id} --store ${dir}\n`,
+          ? `evidence: ${cliName()} todo done ${goalId} ${todoId} --evidence ${env.run_id} --store ${where.label}\n`
+          : `not evidence (${env.status}); audit trail: ${cliName()} events ${env.run_id} --store ${where.label}\n`,
       );
     }
     return exitCodeOf(env.status);

@@ -37,8 +37,9 @@ export function goalLocation(flag: string | undefined, fallback: string): StoreL
 /** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
 export const goalStore = (flags: { store?: string }) => goalLocation(flags.store, ".loopgate");
 /**
- * The folder store of a goal command that works on the goal's local workspace directly (todo run, accept,
- * revert): a PostgreSQL store is refused with what to use instead, never read as a local folder.
+ * The folder store of a goal command that works on the goal's local workspace directly (revert: its
+ * commit is made in the folder's repository): a PostgreSQL store is refused with what to use instead,
+ * never read as a local folder.
  */
 export function goalFolderStore(flags: { store?: string }, command: string): string {
   const where = goalStore(flags);
