@@ -1,13 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/cli/context.js";
 import type { RecordedEvent } from "../../src/core/events.js";
 import { revertAcceptedChange } from "../../src/runner/goal/compensation.js";
-import { appendGoal, goalStream } from "../../src/runner/goal/goal-store.js";
+import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { loopgate, parseStdout, removeTemps, show } from "./cli.js";
-import { GOAL, GOAL_DIR, head, lg, newGoal, refused, status } from "./goal-support.js";
+import { GOAL, GOAL_DIR, head, holdLease, lg, newGoal, refused, status } from "./goal-support.js";
 
 // `goal revert`: a rollback of an accepted change is a compensation (a revert commit, the successor, the
 // receipt), never a rewrite of history; and a revert killed after its commit is finished by running it again.
@@ -160,29 +159,7 @@ describe("goal revert", () => {
     // Settle it, then hold the lease as a live owner (this test's own process) until far ahead.
     const settle = await lg(store, "goal", "tick", GOAL);
     expect(settle.code, show(settle)).toBe(0);
-    const s = await openStore(store, true);
-    try {
-      const es = await s.readStream(goalStream(GOAL));
-      await appendGoal(
-        s,
-        GOAL,
-        [
-          {
-            type: "turn_lease_acquired",
-            data: {
-              holder: "someone-else",
-              owner: { pid: process.pid, host: hostname(), token: "another-owners-token" },
-              expires_at: "2999-01-01T00:00:00.000Z",
-              previous: null,
-            },
-          },
-        ],
-        es.at(-1)?.revision ?? -1,
-        () => "runtime",
-      );
-    } finally {
-      await s.close();
-    }
+    await holdLease(store, "2999-01-01T00:00:00.000Z");
     const busy = await lg(store, "goal", "revert", GOAL, accepted, ...SUCCESSOR);
     expect(busy.code, show(busy)).toBe(1);
     expect(busy.stderr).toMatch(/busy: turn in progress by someone-else/);

@@ -5,65 +5,24 @@
 // accepted code writeback with its Loopgate-Turn trailer, and the budget spent = what the turns charged.
 // The monitor's first poll (its baseline) is the fifth turn, while the goal waits on the person. A
 // monitor's material change and a replan turn inside goal run: goal-run-done-when.e2e.test.ts.
-import { execFileSync } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
 import { removeTemps, show } from "./cli.js";
-import { GOAL, head, lg, newGoal, status } from "./goal-support.js";
+import {
+  ACCEPTANCE,
+  commits,
+  FIXES,
+  GOAL,
+  goalEvents,
+  head,
+  identity,
+  jsonLines,
+  lg,
+  newGoal,
+  SETTLED,
+  status,
+} from "./goal-support.js";
 
 afterAll(removeTemps);
-
-const FIXES = ["todo_quoted_fields", "todo_crlf", "todo_unknown_column"];
-const ACCEPTANCE = [
-  "tasks/quoted-fields/task.yaml#heldout-quoted",
-  "tasks/crlf/task.yaml#heldout-crlf",
-  "tasks/unknown-column/task.yaml#heldout-unknown",
-];
-/** The settlement phases of one governed turn, in the order seed 001 §2 gives them. */
-const SETTLED = [
-  "turn_bound",
-  "turn_effect_prepared",
-  "turn_host_executed",
-  "turn_typed_result",
-  "turn_validated",
-  "turn_effect_prepared",
-  "turn_writeback_accepted",
-  "turn_quota_spent",
-  "turn_scheduler_applied",
-  "turn_scheduler_acked",
-];
-
-type Ev = { type: string; data: Record<string, unknown> };
-async function goalEvents(store: string): Promise<Ev[]> {
-  const s = SqliteEventStore.open(join(store, "events.db"), { readonly: true });
-  try {
-    return (await s.readStream(`goal-${GOAL}`)) as never;
-  } finally {
-    await s.close();
-  }
-}
-const ws = (store: string) => join(store, "goals", GOAL, "workspace");
-/** Each commit after the import: its subject and its Loopgate-Turn trailer, oldest first. */
-const commits = (store: string) =>
-  execFileSync("git", ["log", "--reverse", "--format=%s%x09%(trailers:key=Loopgate-Turn,valueonly)%x00"], {
-    cwd: ws(store),
-    encoding: "utf8",
-  })
-    .split("\0")
-    .map((c) => c.trim())
-    .filter(Boolean)
-    .slice(1)
-    .map((c) => {
-      const [subject = "", trailer = ""] = c.split("\t");
-      return { subject, trailer: trailer.trim() };
-    });
-const jsonLines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-const identity = (e: Ev) => e.data.identity as { turn_instance_id: string } | undefined;
 
 describe("goal run drives the example goal to terminal closure", () => {
   it("fixes, acceptance turn, user gate (exit 1), approval, closure intent, terminal (exit 0)", async () => {

@@ -17,33 +17,22 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
 import { loopgate, ROOT, removeTemps, show, tempDir } from "./cli.js";
+import {
+  ACCEPTANCE,
+  commits,
+  FIXES,
+  GOAL,
+  goalEvents,
+  identity,
+  jsonLines,
+  SETTLED,
+} from "./goal-support.js";
 
 afterAll(removeTemps);
 
-const GOAL = "csvcol-rfc4180";
 const MONITOR = "todo_watch_reports";
-const FIXES = ["todo_quoted_fields", "todo_crlf", "todo_unknown_column"];
 const FIX_AGAIN = "todo_crlf_again";
-const ACCEPTANCE = [
-  "tasks/quoted-fields/task.yaml#heldout-quoted",
-  "tasks/crlf/task.yaml#heldout-crlf",
-  "tasks/unknown-column/task.yaml#heldout-unknown",
-];
-/** The settlement phases of one governed turn, in the order seed 001 §2 gives them (every kind of turn). */
-const SETTLED = [
-  "turn_bound",
-  "turn_effect_prepared",
-  "turn_host_executed",
-  "turn_typed_result",
-  "turn_validated",
-  "turn_effect_prepared",
-  "turn_writeback_accepted",
-  "turn_quota_spent",
-  "turn_scheduler_applied",
-  "turn_scheduler_acked",
-];
 /** The monitor's cadence in the test's copy (the example polls hourly); see the comment at its use. */
 const CADENCE_S = 45;
 
@@ -130,36 +119,7 @@ function fixture(): Fixture {
   };
 }
 
-type Ev = { type: string; data: Record<string, unknown> };
-async function goalEvents(store: string): Promise<Ev[]> {
-  const s = SqliteEventStore.open(join(store, "events.db"), { readonly: true });
-  try {
-    return (await s.readStream(`goal-${GOAL}`)) as never;
-  } finally {
-    await s.close();
-  }
-}
 const ws = (store: string) => join(store, "goals", GOAL, "workspace");
-/** Each commit after the import: its subject and its Loopgate-Turn trailer, oldest first. */
-const commits = (store: string) =>
-  execFileSync("git", ["log", "--reverse", "--format=%s%x09%(trailers:key=Loopgate-Turn,valueonly)%x00"], {
-    cwd: ws(store),
-    encoding: "utf8",
-  })
-    .split("\0")
-    .map((c) => c.trim())
-    .filter(Boolean)
-    .slice(1)
-    .map((c) => {
-      const [subject = "", trailer = ""] = c.split("\t");
-      return { subject, trailer: trailer.trim() };
-    });
-const jsonLines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-const identity = (e: Ev) => e.data.identity as { turn_instance_id: string } | undefined;
 const lg = (f: Fixture, ...args: string[]) => loopgate([...args, "--store", f.store], { timeoutMs: 240_000 });
 const run = (f: Fixture, ...extra: string[]) =>
   lg(f, "goal", "run", GOAL, "--builder", f.builder, "--planner-model", f.planner, "--json", ...extra);

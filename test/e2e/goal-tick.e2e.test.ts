@@ -1,13 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/cli/context.js";
 import type { RecordedEvent } from "../../src/core/events.js";
 import { goalState } from "../../src/runner/goal/goal-engine.js";
-import { appendGoal, goalStream } from "../../src/runner/goal/goal-store.js";
+import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { loopgate, parseStdout, ROOT, removeTemps, show } from "./cli.js";
-import { GOAL, head, newGoal, todoStatus } from "./goal-support.js";
+import { GOAL, head, holdLease, newGoal, todoStatus } from "./goal-support.js";
 
 // `goal tick`: one turn per call, the lease (busy, takeover), and the typed failures that give work back.
 afterAll(removeTemps);
@@ -20,33 +19,6 @@ async function events(store: string): Promise<RecordedEvent[]> {
   const s = await openStore(store, "read");
   try {
     return await s.readStream(goalStream(GOAL));
-  } finally {
-    await s.close();
-  }
-}
-
-/** Appends a turn lease held by another owner on this host (a live process: this test's own pid). */
-async function holdLease(store: string, expiresAt: string): Promise<void> {
-  const s = await openStore(store, true);
-  try {
-    const es = await s.readStream(goalStream(GOAL));
-    await appendGoal(
-      s,
-      GOAL,
-      [
-        {
-          type: "turn_lease_acquired",
-          data: {
-            holder: "someone-else",
-            owner: { pid: process.pid, host: hostname(), token: "another-owners-token" },
-            expires_at: expiresAt,
-            previous: null,
-          },
-        },
-      ],
-      es.at(-1)?.revision ?? -1,
-      () => "runtime",
-    );
   } finally {
     await s.close();
   }
