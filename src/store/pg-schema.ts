@@ -112,6 +112,57 @@ const MIGRATIONS: readonly Migration[] = [
         noted_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    version: 5,
+    name: "append in one statement",
+    // The whole append as one function call, so a write is one round trip instead of four (BEGIN and the
+    // position lock, the checks, the inserts, COMMIT). Called as a single statement outside BEGIN, it
+    // runs in that statement's own transaction: the log_head lock is held until it commits, so positions
+    // stay commit-ordered and gapless. Each statement of a VOLATILE plpgsql function in READ COMMITTED
+    // takes a new snapshot, so the checks after the lock see every append committed before it.
+    // Outcomes: 'appended' (result_revision: the new last revision), 'conflict' (result_revision: the
+    // stream's actual last revision), 'ids_stored' (some id of the batch is already stored: nothing was
+    // written and the caller decides retry or duplicate on its full path), 'no_head' (no log_head row).
+    sql: (s) => `
+      CREATE FUNCTION ${s}.append_batch(
+        p_stream text, p_expected text, p_ids text[], p_types text[], p_data text[], p_meta text[],
+        p_first_at text, p_last_at text)
+      RETURNS TABLE (result_kind text, result_revision integer)
+      LANGUAGE plpgsql VOLATILE AS $fn$
+      DECLARE
+        v_head bigint;
+        v_actual integer;
+        v_count integer := coalesce(array_length(p_ids, 1), 0);
+      BEGIN
+        SELECT h.last_position INTO v_head FROM ${s}.log_head h WHERE h.one FOR UPDATE;
+        IF v_head IS NULL THEN
+          result_kind := 'no_head'; RETURN NEXT; RETURN;
+        END IF;
+        IF v_count > 0 AND EXISTS (SELECT 1 FROM ${s}.events e WHERE e.id = ANY (p_ids)) THEN
+          result_kind := 'ids_stored'; RETURN NEXT; RETURN;
+        END IF;
+        SELECT coalesce(max(e.revision), -1) INTO v_actual FROM ${s}.events e WHERE e.stream = p_stream;
+        IF NOT (p_expected = 'any'
+             OR (p_expected = 'no_stream' AND v_actual = -1)
+             OR (p_expected = 'stream_exists' AND v_actual >= 0)
+             OR p_expected = v_actual::text) THEN
+          result_kind := 'conflict'; result_revision := v_actual; RETURN NEXT; RETURN;
+        END IF;
+        IF v_count = 0 THEN
+          result_kind := 'appended'; result_revision := v_actual; RETURN NEXT; RETURN;
+        END IF;
+        INSERT INTO ${s}.events (position, stream, revision, id, type, data, meta, recorded_at)
+          SELECT v_head + x.o, p_stream, v_actual + x.o::integer, x.i, x.t, x.d, x.m, now()
+          FROM unnest(p_ids, p_types, p_data, p_meta) WITH ORDINALITY AS x(i, t, d, m, o);
+        UPDATE ${s}.log_head SET last_position = v_head + v_count WHERE one;
+        INSERT INTO ${s}.streams AS st (stream, last_revision, last_position, first_at, last_at)
+          VALUES (p_stream, v_actual + v_count, v_head + v_count, p_first_at, p_last_at)
+          ON CONFLICT (stream) DO UPDATE SET last_revision = excluded.last_revision,
+            last_position = excluded.last_position, last_at = excluded.last_at;
+        result_kind := 'appended'; result_revision := v_actual + v_count; RETURN NEXT;
+      END
+      $fn$;`,
+  },
 ];
 
 /** The newest schema version this code writes. */

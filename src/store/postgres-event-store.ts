@@ -148,6 +148,8 @@ export class PostgresEventStore implements EventStore {
     if (this.readonly)
       throw new LoopgateError("store_readonly", `store ${this.target.display} was opened read-only`);
     return this.withClient(async (client) => {
+      const fast = await this.appendInOneStatement(client, stream, encoded, expected);
+      if (fast) return fast;
       try {
         // BEGIN and the lock in one round trip (a simple query may hold several statements).
         const opened = (await client.query(
@@ -241,7 +243,62 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Runs with the position lock held: one statement reads what the checks need (the stored rows of the
+   * The common append as one round trip: `append_batch` (migration 5) takes the position lock, checks
+   * that no id of the batch is stored and that the expected revision holds, and writes, all in the
+   * call's own transaction. Returns undefined when some id is already stored: the caller then takes the
+   * full path, which tells an idempotent retry from a duplicate (nothing was written here). A stale
+   * revision is a ConcurrencyError, as on the full path. A named statement is parsed once per connection.
+   */
+  private async appendInOneStatement(
+    client: pg.PoolClient,
+    stream: string,
+    events: EncodedEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult | undefined> {
+    const s = this.pgSchema;
+    let result: pg.QueryResult;
+    try {
+      result = await client.query({
+        name: `loopgate.append.${s}`,
+        text: `SELECT result_kind, result_revision FROM ${s}.append_batch($1, $2, $3, $4, $5, $6, $7, $8)`,
+        values: [
+          stream,
+          String(expected),
+          events.map((e) => e.id),
+          events.map((e) => e.type),
+          events.map((e) => e.data),
+          events.map((e) => e.meta),
+          events[0]?.at ?? null,
+          events.at(-1)?.at ?? null,
+        ],
+      });
+    } catch (error) {
+      throw this.translate(stream, error);
+    }
+    const row = result.rows[0] as { result_kind?: string; result_revision?: number | null } | undefined;
+    const revision = Number(row?.result_revision ?? Number.NaN);
+    switch (row?.result_kind) {
+      case "appended":
+        return { lastRevision: revision, appended: events.length };
+      case "conflict":
+        throw new ConcurrencyError(stream, String(expected), revision);
+      case "ids_stored":
+        return undefined;
+      case "no_head":
+        throw new LoopgateError(
+          "store_corrupt",
+          `store ${this.target.display}: ${s}.log_head holds no position row`,
+        );
+      default:
+        throw new LoopgateError(
+          "store_corrupt",
+          `store ${this.target.display}: ${s}.append_batch answered ${JSON.stringify(row ?? null)}`,
+        );
+    }
+  }
+
+  /**
+   * The full path, for a batch some of whose ids are stored. Runs with the position lock held: one statement reads what the checks need (the stored rows of the
    * batch's ids and the stream's last revision, in a snapshot taken after the lock was granted), one
    * writes events, the position counter and the stream summary.
    */

@@ -91,17 +91,17 @@ describe("PostgresEventStore under concurrent writers", () => {
     const perWriter = 25;
     const seen: RecordedEvent[] = [];
     let done = false;
+    const reader = writers[0] as PostgresEventStore;
+    // The log's end before any writer starts: read inside the tailer, a fast first append could land
+    // before it and be counted as earlier history.
+    const base = (await reader.readAll()).at(-1)?.position ?? 0;
     const tail = (async () => {
-      let from = 0;
-      const reader = writers[0] as PostgresEventStore;
-      const base = (await reader.readAll()).at(-1)?.position ?? 0;
-      from = base + 1;
+      let from = base + 1;
       while (!done || (await reader.readAll({ fromPosition: from, limit: 1 })).length > 0) {
         const got = await reader.readAll({ fromPosition: from, limit: 50 });
         seen.push(...got);
         if (got.length > 0) from = (got.at(-1)?.position ?? from) + 1;
       }
-      return base;
     })();
     await Promise.all(
       writers.map(async (store, w) => {
@@ -110,7 +110,7 @@ describe("PostgresEventStore under concurrent writers", () => {
       }),
     );
     done = true;
-    const base = await tail;
+    await tail;
     const all = (await writers[1]?.readAll({ fromPosition: base + 1 })) ?? [];
     // The tailer, which only ever asked for positions after the last one it saw, saw everything.
     expect(seen.map((e) => e.id)).toEqual(all.map((e) => e.id));
