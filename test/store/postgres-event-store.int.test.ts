@@ -131,3 +131,62 @@ describe("PostgresEventStore connection errors", () => {
     }
   });
 });
+
+describe("PostgresEventStore one-statement append (migration 5)", () => {
+  it("migrates a log written before append_batch existed and keeps numbering where it stopped", async () => {
+    const pgSchema = freshSchema();
+    const stream = newStream();
+    const store = await PostgresEventStore.open(db.url, { pgSchema });
+    await store.append(stream, batch(3), "no_stream");
+    await store.close();
+    // Back to schema version 4: what a database written by the previous loopgate holds.
+    await sql(`DROP FUNCTION ${pgSchema}.append_batch`);
+    await sql(`DELETE FROM ${pgSchema}.migrations WHERE version = 5`);
+    const reopened = await PostgresEventStore.open(db.url, { pgSchema });
+    expect(await reopened.version()).toBe(PG_SCHEMA_VERSION);
+    expect(await reopened.append(stream, batch(2), 2)).toEqual({ lastRevision: 4, appended: 2 });
+    const all = await reopened.readAll();
+    expect(all.map((e) => [e.position, e.revision])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 2],
+      [4, 3],
+      [5, 4],
+    ]);
+    await reopened.close();
+  });
+
+  it("checks the expected revision inside the function: a stale call writes nothing", async () => {
+    const pgSchema = freshSchema();
+    const stream = newStream();
+    const store = await PostgresEventStore.open(db.url, { pgSchema });
+    await store.append(stream, batch(2), "no_stream");
+    const call = (expected: string, id: string) =>
+      sql<{ result_kind: string; result_revision: number | null }>(
+        `SELECT * FROM ${pgSchema}.append_batch($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [stream, expected, [id], ["attempt_started"], ['{"attempt":1}'], ["{}"], "a", "a"],
+      );
+    // The stream's last revision is 1: each of these expectations is false for it.
+    for (const expected of ["0", "2", "no_stream"])
+      expect(await call(expected, `stale-${expected}`)).toEqual([
+        { result_kind: "conflict", result_revision: 1 },
+      ]);
+    // An id already stored is reported before anything else, and nothing is written either.
+    const [stored] = await store.readStream(stream, { limit: 1 });
+    expect(await call("1", stored?.id ?? "")).toEqual([{ result_kind: "ids_stored", result_revision: null }]);
+    expect((await store.readAll()).map((e) => e.revision)).toEqual([0, 1]);
+    const head = await sql<{ last_position: string }>(`SELECT last_position FROM ${pgSchema}.log_head`);
+    expect(head.map((h) => Number(h.last_position))).toEqual([2]);
+    await store.close();
+  });
+
+  it("refuses to append when the position counter row is missing, naming the table", async () => {
+    const pgSchema = freshSchema();
+    const store = await PostgresEventStore.open(db.url, { pgSchema });
+    await sql(`DELETE FROM ${pgSchema}.log_head`);
+    const error = await rejection(store.append(newStream(), batch(1), "any"));
+    expect(error.message).toContain(`${pgSchema}.log_head holds no position row`);
+    expect(await store.readAll()).toEqual([]);
+    await store.close();
+  });
+});
