@@ -60,6 +60,11 @@ export class PostgresStoreNotFoundError extends LoopgateError {
  * wait. With the lock held the revision check, the retry check and the inserts run in one READ
  * COMMITTED transaction that sees every earlier append; UNIQUE (stream, revision) and UNIQUE (id) stay as
  * the last line of defence.
+ *
+ * Round trips: a batch none of whose ids is stored is one statement, a call of `append_batch`
+ * (migration 5) that does the lock, the checks and the writes in its own transaction. Only a batch with a
+ * stored id (a retry, or a reuse to refuse) takes the full BEGIN … COMMIT path below, which compares the
+ * stored rows.
  */
 export class PostgresEventStore implements EventStore {
   readonly target: PostgresUrl;

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CorruptEventError, InputError } from "../../src/core/errors.js";
 import { PG_SCHEMA_VERSION } from "../../src/store/pg-schema.js";
 import { PostgresEventStore, PostgresStoreNotFoundError } from "../../src/store/postgres-event-store.js";
@@ -177,6 +177,28 @@ describe("PostgresEventStore one-statement append (migration 5)", () => {
     expect((await store.readAll()).map((e) => e.revision)).toEqual([0, 1]);
     const head = await sql<{ last_position: string }>(`SELECT last_position FROM ${pgSchema}.log_head`);
     expect(head.map((h) => Number(h.last_position))).toEqual([2]);
+    await store.close();
+  });
+
+  it("sends one statement per new batch; a batch with a stored id takes the full transaction", async () => {
+    const pgSchema = freshSchema();
+    const store = await PostgresEventStore.open(db.url, { pgSchema, maxConnections: 1 });
+    const stream = newStream();
+    const first = batch(3);
+    // Counts what the real connection is asked to run (pooled clients are pg.Client instances).
+    const sent = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      expect(await store.append(stream, first, "no_stream")).toEqual({ lastRevision: 2, appended: 3 });
+      expect(await store.append(stream, batch(1), 2)).toEqual({ lastRevision: 3, appended: 1 });
+      expect(sent).toHaveBeenCalledTimes(2);
+      sent.mockClear();
+      // The retry of the first append: the function finds its ids stored, the full path answers.
+      expect(await store.append(stream, first, "no_stream")).toEqual({ lastRevision: 2, appended: 0 });
+      expect(sent.mock.calls.length).toBeGreaterThan(1);
+    } finally {
+      sent.mockRestore();
+    }
+    expect((await store.readStream(stream)).map((e) => e.revision)).toEqual([0, 1, 2, 3]);
     await store.close();
   });
 
