@@ -8,10 +8,11 @@ import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, w
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
-import { goalTaskKey } from "../../src/runner/goal/goal-tasks.js";
+import { goalTaskFile, goalTaskKey } from "../../src/runner/goal/goal-tasks.js";
+import { prunePostgres } from "../../src/store/pg-prune.js";
 import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
-import { exampleDir, loopgate, parseStdout, ROOT, removeTemps, show, tempDir } from "./cli.js";
+import { exampleDir, loopgate, ROOT, removeTemps, show, tempDir } from "./cli.js";
 
 let db: FreshDatabase;
 let store: PostgresEventStore;
@@ -57,7 +58,7 @@ ${TODOS.map((t) => `  - { id: ${t}, class: advancement_task, content: ${t}., tas
 
 let n = 0;
 /** `goal new` from the goal's own folder; returns its id. */
-async function newGoal(dir: string, file: string, id: string): Promise<void> {
+async function newGoal(dir: string, file: string): Promise<void> {
   const made = await loopgate(["goal", "new", file, "--store", db.url, "--json"], { cwd: dir });
   expect(made.code, show(made)).toBe(0);
 }
@@ -80,7 +81,7 @@ describe("a Postgres goal's task files are in the store", () => {
   it("goal new and submit in folder X, X renamed away: a worker in another folder finishes the goal from the snapshots", async () => {
     const id = "pg-tasks-moved";
     const { dir, file } = goalFixture(id);
-    await newGoal(dir, file, id);
+    await newGoal(dir, file);
     const sub = await loopgate(["goal", "submit", id, "--store", db.url, "--json"], { cwd: dir });
     expect(sub.code, show(sub)).toBe(0);
     // Every task path the goal recorded is gone from this machine.
@@ -123,12 +124,38 @@ describe("a Postgres goal's task files are in the store", () => {
       const started = (await store.readStream(`run-${r}`))[0] as unknown as { data: { task_path: string } };
       expect(started.data.task_path.startsWith(join(host, "tasks"))).toBe(true);
     }
+
+    // gc removes the goal's runs (with no grace period): the goal's task records and every blob they name
+    // stay (the runs' observations name the same workspace files as the snapshots), so a third host still
+    // writes every task out from the store alone.
+    const runStreams = (await store.listStreams({ prefix: "run-" })).filter((s) =>
+      runs.includes(s.stream.slice(4)),
+    );
+    expect(runStreams.length).toBe(runs.length);
+    const gc = await prunePostgres(store, {
+      candidates: runStreams.map((s) => ({ stream: s.stream, lastRevision: s.lastRevision })),
+      dryRun: false,
+      jobCutoffMs: 0,
+      graceMs: 0,
+    });
+    expect(gc.streams.length).toBe(runs.length);
+    expect(gc.blobs).toBeGreaterThan(0);
+    const third = tempDir("loopgate-third-host-");
+    const refs = events
+      .filter((e) => e.type === "todo_added")
+      .map((e) => (e.data as { todo: { task: { path: string; digest: string } } }).todo.task);
+    for (const r of refs) {
+      const loaded = await goalTaskFile(store, third, id, r.path, r.digest);
+      expect(loaded.file.startsWith(join(third, "tasks")), loaded.file).toBe(true);
+      expect(loaded.digest).toBe(r.digest);
+      expect(existsSync(join(loaded.dir, "heldout"))).toBe(true);
+    }
   }, 420_000);
 
   it("a task file absent here whose snapshot the store lacks is blocked_health, naming the file and the missing snapshot", async () => {
     const id = "pg-tasks-unsnapshotted";
     const { dir, file } = goalFixture(id);
-    await newGoal(dir, file, id);
+    await newGoal(dir, file);
     const todo = (await goalEvents(id))
       .filter((e) => e.type === "todo_added")
       .map((e) => (e.data as { todo: { id: string; task: { path: string; digest: string } } }).todo)
@@ -151,7 +178,7 @@ describe("a Postgres goal's task files are in the store", () => {
   it("a forged builder on a worker cannot read the held-out files of the goal's snapshot", async () => {
     const id = "pg-tasks-forged";
     const { dir, file } = goalFixture(id);
-    await newGoal(dir, file, id);
+    await newGoal(dir, file);
     const host = tempDir("loopgate-host-");
     const checkSh = readFileSync(
       join(dir, "goal/tasks/quoted-fields/heldout/heldout-quoted/check.sh"),
