@@ -175,6 +175,47 @@ describe("a Postgres goal's task files are in the store", () => {
     expect(st.stdout + st.stderr).not.toMatch(/todo_quoted_fields: the task file/);
   }, 120_000);
 
+  it("todo add on a Postgres goal snapshots the new todo's task: its folder gone, the goal stays healthy and a worker runs it", async () => {
+    const id = "pg-tasks-added";
+    const { dir, file } = goalFixture(id);
+    await newGoal(dir, file);
+    // The added todo's task lives in another folder Y, which is then moved away as well.
+    const other = goalFixture("pg-tasks-other");
+    const task = join(other.dir, "goal", "tasks", "unknown-column", "task.yaml");
+    const add = await loopgate(
+      [
+        "todo",
+        "add",
+        id,
+        "todo_added_later",
+        "--content",
+        "Unknown column, from another folder.",
+        "--class",
+        "advancement_task",
+        "--task",
+        task,
+        "--store",
+        db.url,
+      ],
+      { cwd: other.dir },
+    );
+    expect(add.code, show(add)).toBe(0);
+    renameSync(dir, `${dir}-moved-away`);
+    renameSync(other.dir, `${other.dir}-moved-away`);
+    expect(existsSync(task)).toBe(false);
+    const next = await loopgate(["goal", "next", id, "--store", db.url, "--json"], { cwd: tempDir() });
+    expect(next.stdout + next.stderr).not.toMatch(/blocked_health/);
+    const sub = await loopgate(["goal", "submit", id, "--store", db.url, "--json"], { cwd: tempDir() });
+    expect(sub.code, show(sub)).toBe(0);
+    const w = await worker(tempDir("loopgate-host-"), ["--until-idle"]);
+    expect(w.code, show(w)).toBe(0);
+    const done = (await goalEvents(id))
+      .filter((e) => e.type === "todo_completed")
+      .map((e) => (e.data as { todo_id: string }).todo_id)
+      .sort();
+    expect(done).toEqual([...TODOS, "todo_added_later"].sort());
+  }, 420_000);
+
   it("a forged builder on a worker cannot read the held-out files of the goal's snapshot", async () => {
     const id = "pg-tasks-forged";
     const { dir, file } = goalFixture(id);
