@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { LoopgateError } from "../../core/errors.js";
-import { TaskSnapshotManifest } from "../../core/task-snapshot.js";
+import { TASK_SNAPSHOT_LIMITS, TaskSnapshotManifest } from "../../core/task-snapshot.js";
 import { ContentMissingError, type ContentStore } from "../../store/content-store.js";
 import type { EventStore } from "../../store/event-store.js";
 import { type LoadedTask, loadTask } from "../load-task.js";
@@ -58,10 +58,11 @@ async function storeSnapshot(
   goalId: string,
   path: string,
   loaded: LoadedTask,
+  limits: { bytes: number; paths: number } = TASK_SNAPSHOT_LIMITS,
 ): Promise<void> {
   const key = goalTaskKey(goalId, path, loaded.digest);
   if (await readRecord(content, key)) return;
-  const ref = await snapshotTask(loaded, content);
+  const ref = await snapshotTask(loaded, content, limits);
   const manifest = TaskSnapshotManifest.parse(
     JSON.parse((await content.getBlob(ref.manifest)).toString("utf8")),
   );
@@ -108,12 +109,14 @@ export const acceptancePath = (ref: string) => ref.split("#")[0] as string;
  * Before the goal stream records events naming task files: on a shared store, every one of them that is
  * present here at its recorded digest is snapshotted into the store (so the append never names a task
  * the store cannot give another host). A file absent here, or changed, is left alone: the goal's health
- * names it. Nothing happens on a folder store.
+ * names it; a task over the snapshot limits is an InputError (the write is refused, as `submit` refuses
+ * it). Nothing happens on a folder store.
  */
 export async function snapshotGoalTasks(
   store: EventStore,
   goalId: string,
   bodies: readonly { type: string; data: unknown }[],
+  limits: { bytes: number; paths: number } = TASK_SNAPSHOT_LIMITS,
 ): Promise<void> {
   const content = store.content?.();
   if (!content) return;
@@ -124,7 +127,7 @@ export async function snapshotGoalTasks(
     } catch {
       continue;
     }
-    if (loaded.digest === digest) await storeSnapshot(content, goalId, path, loaded);
+    if (loaded.digest === digest) await storeSnapshot(content, goalId, path, loaded, limits);
   }
 }
 

@@ -7,6 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, renameSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InputError } from "../../../src/core/errors.js";
 import { GoalTaskError, goalTaskFile, snapshotGoalTasks } from "../../../src/runner/goal/goal-tasks.js";
 import { PostgresEventStore } from "../../../src/store/postgres-event-store.js";
 import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
@@ -104,5 +105,18 @@ describe("goalTaskFile on PostgreSQL", () => {
     renameSync(join(task, ".."), join(task, "..", "..", "moved"));
     const r = await goalTaskFile(pg, temp(), "g3", task, "0".repeat(64)).catch((e) => e);
     expect((r as GoalTaskError).why).toBe("missing");
+  });
+
+  it("a task over the snapshot limits is refused, naming its size and the limit; no record is stored", async () => {
+    const { task, digest } = fixture();
+    const r = await snapshotGoalTasks(pg, "g4", added(task, digest), {
+      bytes: 100 * 1024 ** 2,
+      paths: 3,
+    }).catch((e) => e);
+    expect(r).toBeInstanceOf(InputError);
+    expect((r as Error).message).toMatch(/the task holds \d+ paths, over the 3 a submitted task may hold/);
+    renameSync(join(task, ".."), join(task, "..", "..", "moved"));
+    const after = await goalTaskFile(pg, temp(), "g4", task, digest).catch((e) => e);
+    expect((after as GoalTaskError).why).toBe("missing");
   });
 });
