@@ -33,7 +33,7 @@ export async function goalAcceptCommand(io: CommandIO, goalId: string, flags: Go
       );
     const results: { id: string; run_id: string; status: string }[] = [];
     for (const item of view.acceptance) {
-      const onGoal = acceptanceTask(item, tree);
+      const onGoal = await withStore(where, false, (store) => acceptanceTask(store, dir, goalId, item, tree));
       const env = await executeRun(
         io,
         onGoal,

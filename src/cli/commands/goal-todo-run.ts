@@ -5,7 +5,7 @@ import { DomainError, InputError } from "../../core/errors.js";
 import type { BuilderChoice } from "../../runner/builder-choice.js";
 import { goalRepo } from "../../runner/goal/goal-repo.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
-import { loadTask } from "../../runner/load-task.js";
+import { GoalTaskError, goalTaskFile } from "../../runner/goal/goal-tasks.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
 import { cliName } from "../invocation.js";
@@ -53,11 +53,18 @@ export async function todoRunCommand(
       throw new DomainError(
         `blocked_health: ${facts.health.map((h) => h.detail).join("; ")}; nothing was run`,
       );
-    const loaded = loadTask(todo.task.path);
-    if (loaded.digest !== todo.task.digest)
-      throw new DomainError(
-        `the task file ${todo.task.path} changed since the todo was recorded; its runs would not prove this todo (supersede it with the new task)`,
-      );
+    const task = todo.task;
+    const loaded = await withStore(where, false, async (store) => {
+      try {
+        return await goalTaskFile(store, dir, goalId, task.path, task.digest);
+      } catch (e) {
+        if (e instanceof GoalTaskError && e.why === "changed")
+          throw new DomainError(
+            `${e.message}; its runs would not prove this todo (supersede it with the new task)`,
+          );
+        throw e;
+      }
+    });
     const onGoal = { ...loaded, workspace: tree };
     const runFlags: RunFlags = { ...flags, store: storeArg };
     const builder = chosen(onGoal, runFlags, view.agent, view.sourcePath);

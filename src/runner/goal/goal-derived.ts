@@ -81,6 +81,11 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
     ),
     closed: status.terminal,
     budget: { limits, used },
-    acceptance: status.acceptance.map((a) => ({ id: a.id, ref: a.ref, proved: a.proved })),
+    acceptance: status.acceptance.map((a) => ({
+      id: a.id,
+      ref: a.ref,
+      digest: state.acceptance.find((x) => x.id === a.id)?.digest ?? "",
+      proved: a.proved,
+    })),
   };
 }

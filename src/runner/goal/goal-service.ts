@@ -3,10 +3,10 @@ import type { HealthIssue } from "../../core/goal/index.js";
 import type { EventStore } from "../../store/event-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { goalOfJob } from "../../store/run-queue.js";
-import { loadTask } from "../load-task.js";
 import { decideIntent, type GoalIntent, goalView, originOf } from "./goal-engine.js";
 import { goalRepo } from "./goal-repo.js";
 import { appendGoal, type GoalLog, NeedsRebaseError, readGoal } from "./goal-store.js";
+import { checkGoalTask, GoalTaskError } from "./goal-tasks.js";
 import type { GoalFacts, GoalView } from "./goal-view.js";
 
 /** A goal read from the store with the outside facts its derived decisions need. */
@@ -17,8 +17,8 @@ export interface ReadGoal {
 }
 
 /**
- * The health input of the runtime state: every todo's task file present, valid and unchanged since it
- * was recorded; the goal workspace present, clean, and at the revision the goal stream holds.
+ * The health input of the runtime state: every todo's task file present (here, or as its snapshot in a
+ * shared store), valid and unchanged since it was recorded; the goal workspace present, clean, and at the revision the goal stream holds.
  */
 export async function goalHealth(
   store: EventStore,
@@ -29,19 +29,18 @@ export async function goalHealth(
   for (const t of view.todos) {
     if (!t.task || t.status !== "open") continue;
     try {
-      const loaded = loadTask(t.task.path);
-      if (loaded.digest !== t.task.digest)
-        problems.push({
-          code: "task_file_changed",
-          todo_id: t.id,
-          detail: `${t.id}: the task file ${t.task.path} changed since it was recorded (digest ${loaded.digest.slice(0, 12)}, recorded ${t.task.digest.slice(0, 12)})`,
-        });
+      // Here or, on a shared store, its snapshot (a read writes nothing).
+      await checkGoalTask(store, view.goalId, t.task.path, t.task.digest);
     } catch (e) {
-      problems.push({
-        code: "task_file_invalid",
-        todo_id: t.id,
-        detail: `${t.id}: the task file is missing or invalid: ${(e as Error).message.split("\n")[0]}`,
-      });
+      problems.push(
+        e instanceof GoalTaskError && e.why === "changed"
+          ? { code: "task_file_changed", todo_id: t.id, detail: `${t.id}: ${e.message}` }
+          : {
+              code: "task_file_invalid",
+              todo_id: t.id,
+              detail: `${t.id}: ${e instanceof GoalTaskError ? e.message : `the task file is missing or invalid: ${(e as Error).message.split("\n")[0]}`}`,
+            },
+      );
     }
   }
   const ws = await goalRepo(store, storeDir).health(view.goalId, view.revision);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConcurrencyError, LoopgateError } from "../../core/errors.js";
 import type { LoopgateEvent, RecordedEvent } from "../../core/events.js";
 import type { EventStore } from "../../store/event-store.js";
+import { snapshotGoalTasks } from "./goal-tasks.js";
 
 // The goal stream: one per goal, written only through guarded commands with an expected revision.
 
@@ -58,7 +59,8 @@ export interface EventBodyOf {
 
 /**
  * Appends decided events to the goal stream at `expected` (the revision the decision was made on);
- * a stale expectation is a NeedsRebaseError with the current revision, never a merge.
+ * a stale expectation is a NeedsRebaseError with the current revision, never a merge. On a shared store,
+ * the task files the events name are snapshotted into the store before the append (see goal-tasks.ts).
  */
 export async function appendGoal(
   store: EventStore,
@@ -78,6 +80,8 @@ export async function appendGoal(
         meta: { at, origin: origin(b.type) },
       }) as LoopgateEvent,
   );
+  // The task files the events name go into a shared store first, so no host meets a task it cannot get.
+  await snapshotGoalTasks(store, goalId, bodies);
   try {
     return (await store.append(goalStream(goalId), events, expected)).lastRevision;
   } catch (e) {

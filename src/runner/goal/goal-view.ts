@@ -60,5 +60,6 @@ export interface GoalView {
   frontierGaps: string[];
   closed: boolean;
   budget: { limits: Record<string, unknown>; used: Record<string, unknown> };
-  acceptance: { id: string; ref: string; proved: boolean }[];
+  /** Each item with the digest its task file was recorded at. */
+  acceptance: { id: string; ref: string; digest: string; proved: boolean }[];
 }

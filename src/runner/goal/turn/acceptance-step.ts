@@ -49,7 +49,7 @@ async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<voi
       });
       await ctx.deps.runHost({
         runId,
-        loaded: acceptanceTask(item, tree),
+        loaded: await acceptanceTask(ctx.deps.store, ctx.deps.storeDir, id.goal_id, item, tree),
         goal: { id: id.goal_id, revision: base },
         resume: found.found === "started",
         gatesOnly: true,

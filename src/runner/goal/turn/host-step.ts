@@ -1,28 +1,39 @@
 import { DomainError } from "../../../core/errors.js";
 import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
-import { type LoadedTask, loadTask } from "../../load-task.js";
+import type { LoadedTask } from "../../load-task.js";
 import { receiptOfRun } from "../evidence.js";
+import { GoalTaskError, goalTaskFile } from "../goal-tasks.js";
 import { readbackRun } from "./readback.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
 
-/** The todo task of a turn, its digest checked against the one the todo recorded. */
-export function turnTask(ctx: TickCtx, t: TurnState): LoadedTask {
+/**
+ * The todo task of a turn, its digest checked against the one the todo recorded: the recorded file, or on
+ * a shared store its snapshot written out under this host's folder (see goal-tasks.ts).
+ */
+export async function turnTask(ctx: TickCtx, t: TurnState): Promise<LoadedTask> {
   const todoId = t.work?.kind === "todo" ? t.work.todo_id : "";
   const todo = ctx.j.state.todos[todoId];
   if (!todo?.task)
     throw new DomainError(`turn ${t.identity?.turn_instance_id}: ${todoId} has no task to run`);
-  const loaded = loadTask(todo.task.path);
-  if (loaded.digest !== todo.task.digest)
-    throw new DomainError(
-      `the task file ${todo.task.path} changed since ${todoId} was recorded; its runs would not prove it`,
+  try {
+    return await goalTaskFile(
+      ctx.deps.store,
+      ctx.deps.storeDir,
+      ctx.req.goalId,
+      todo.task.path,
+      todo.task.digest,
     );
-  return loaded;
+  } catch (e) {
+    if (e instanceof GoalTaskError && e.why === "changed")
+      throw new DomainError(`${e.message}; the runs of ${todoId} would not prove it`);
+    throw e;
+  }
 }
 
 async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boolean): Promise<void> {
   const base = t.base_revision ?? "";
-  const loaded = turnTask(ctx, t);
+  const loaded = await turnTask(ctx, t);
   const tree = await repoOf(ctx).tree(id.goal_id, base);
   const runId = turnRunId(id);
   ctx.progress({

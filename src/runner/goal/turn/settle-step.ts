@@ -56,7 +56,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
         change: await acceptedChange(
           ctx.deps.store,
           t.host?.run_ref ?? "",
-          turnTask(ctx, t),
+          await turnTask(ctx, t),
           ctx.deps.storeDir,
         ),
         turnKey: spendKey(id),
