@@ -1,6 +1,6 @@
 import type { EventStore } from "../store/event-store.js";
 import { PostgresEventStore } from "../store/postgres-event-store.js";
-import { type JobSummary, jobSummary } from "../store/run-queue.js";
+import { type JobSummary, jobSummary } from "../store/run-queue-view.js";
 
 /**
  * The run queue's jobs as `runs` and `status` show them, when the store has a queue (PostgreSQL):

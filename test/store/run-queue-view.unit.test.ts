@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { jobLine, jobSummary, jobView, type QueuedJob } from "../../src/store/run-queue.js";
+import type { QueuedJob } from "../../src/store/run-queue.js";
+import { jobLine, jobSummary, jobView } from "../../src/store/run-queue-view.js";
 
 const now = new Date("2026-12-01T12:00:00.000Z");
 const base: QueuedJob = {

@@ -1,8 +1,7 @@
 import { projectEnvelope } from "../../core/envelope.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { RunJournal } from "../../runner/run-journal.js";
-import type { JobSummary } from "../../store/run-queue.js";
-import { jobLine } from "../../store/run-queue.js";
+import { type JobSummary, jobLine } from "../../store/run-queue-view.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
