@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InputError } from "../../src/core/errors.js";
@@ -45,6 +46,7 @@ export async function runForgeryBench(o: {
   manifest?: string;
 }): Promise<{ experiment: ExperimentExport; table: ForgeryTable }> {
   const source = forgeryManifest(o.only, o.manifest);
+  linkRunnerDeps();
   if (o.concurrency) source.manifest.concurrency = o.concurrency;
   const experiment = await runExperiment({
     plan: planExperiment(source),
@@ -52,4 +54,9 @@ export async function runForgeryBench(o: {
     ...(o.progress ? { progress: o.progress } : {}),
   });
   return { experiment, table: forgeryTable(experiment) };
+}
+
+/** The Vitest and Jest tasks' node_modules (not kept in git): linked from this repository's once, kept after. */
+function linkRunnerDeps(): void {
+  execFileSync(process.execPath, [join(HERE, "tasks", "link-runner-deps.mjs")], { stdio: "ignore" });
 }

@@ -64,6 +64,7 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
       "markdown",
       "verbose",
       "follow",
+      "strict",
     ],
     maxArgs: 1,
     run: async (io, args, flags) => {
@@ -213,7 +214,7 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
     name: "verify",
     usage: ["loopgate verify TASK --workspace DIR [--store DIR] [--json] [--junit FILE] [--markdown FILE]"],
     about: "Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.",
-    flags: ["workspace", ...SANDBOX_FLAGS, "junit", "markdown"],
+    flags: ["workspace", ...SANDBOX_FLAGS, "junit", "markdown", "strict"],
     maxArgs: 1,
     run: async (io, args, flags) => {
       const { verifyCommand } = await import("./commands/verify.js");

@@ -26,7 +26,7 @@ export const FLAGS = {
   },
   follow: { help: "the same as --verbose" },
   strict: {
-    help: "task check: a gate loopgate cannot tamper-check (no canary, no test count) is a problem, not a warning",
+    help: "task check: a gate loopgate cannot tamper-check is a problem, not a warning; run/verify: a missing or\nstale lock (TASK.lock.json, written by task check) is an error, not a note",
   },
   json: { help: "print only the envelope (or the command's result) as JSON on stdout" },
   store: {

@@ -13,8 +13,9 @@ const MAX_FINDINGS = 20;
 
 /**
  * Builds the templated `required_fix` for the next attempt from public facts only: each failed gate
- * as its `feedback` allows (none: counted, never named; summary: id and a one-word outcome; log: plus
- * the exit code and a bounded tail of its log), and the blocking findings about the builder's own workspace.
+ * as its `feedback` allows (none: counted, never named; summary: id and `not passed`, one bit; log: plus
+ * the kind of failure, the exit code and a bounded tail of its log), and the blocking findings about the
+ * builder's own workspace.
  */
 export function buildRequiredFix(input: {
   attempt: number;
@@ -63,7 +64,7 @@ function logTail(log: string): string {
   return dropped ? `    [… ${dropped} earlier lines cut …]\n${text}` : text;
 }
 
-/** How a gate that could not decide is worded to the builder: a fixed word per error, never a figure. */
+/** How a gate that could not decide is worded under `log`: a fixed word per error, never a figure. */
 const ERROR_WORD: Record<GateError, string> = {
   timeout: "timed out",
   crashed: "crashed",
@@ -74,17 +75,22 @@ const ERROR_WORD: Record<GateError, string> = {
   too_few_tests: "ran too few tests",
 };
 
+/** What a failed gate reads as under `summary` (and `none`, should it ever be asked): the one bit. */
+const NOT_PASSED = "not passed";
+
 /**
- * A gate's outcome as the builder may read it. Under `summary` it is one fixed word (passed, failed,
- * timed out, crashed, tampered, could not run): never an exit code, signal, test count or duration,
- * because the code under test controls those and could spell held-out content with them, one attempt
- * at a time. Only `log`, which shows the log anyway, adds the exit code. The envelope keeps every figure.
+ * A gate's outcome as the builder may read it. Under `summary` it is one bit, `passed` or `not passed`,
+ * whatever the error (a timeout too), exit code, counts or summary: the code under test chooses among
+ * failure kinds (crash, timeout, tamper, unreadable results, …) and could spell held-out content with
+ * them, a few bits per attempt. Only `log`, which shows the log anyway, names the kind and adds the exit
+ * code. The envelope and the events keep every word and figure for the user.
  */
 export function feedbackOutcome(
   g: Pick<EventData<"gate_run_finished">, "passed" | "error" | "exit_code">,
   feedback: Feedback,
 ): string {
   if (g.passed) return "passed";
+  if (feedback !== "log") return NOT_PASSED;
   const word = g.error ? ERROR_WORD[g.error] : "failed";
-  return feedback === "log" && g.exit_code !== null ? `${word} (exit ${g.exit_code})` : word;
+  return g.exit_code !== null ? `${word} (exit ${g.exit_code})` : word;
 }

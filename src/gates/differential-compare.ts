@@ -1,4 +1,5 @@
 import type { CompareMode } from "../core/differential-spec.js";
+import { canonicalJson } from "./canonical-json.js";
 
 /** A normalised output: text to compare (and show), or why it cannot be normalised (not JSON). */
 export type Normalised = { ok: true; text: string } | { ok: false; why: string };
@@ -8,10 +9,12 @@ export type Normalised = { ok: true; text: string } | { ok: false; why: string }
  * different byte strings compare equal); the others read UTF-8 text.
  * - trim_trailing_whitespace: spaces, tabs and CRs at the end of each line, and blank lines at the end, go.
  * - sorted_lines: the lines in code-point order (a final newline does not make an empty line).
- * - json: one JSON document, compared by value (key order and spacing do not matter).
+ * - json: one UTF-8 JSON document, compared by value (key order and spacing do not matter; integers
+ *   exactly at any size, other numbers as doubles: see canonicalJson).
  */
 export function normalise(bytes: Buffer, mode: CompareMode): Normalised {
   if (mode === "exact") return { ok: true, text: bytes.toString("latin1") };
+  if (mode === "json") return jsonText(bytes);
   const text = bytes.toString("utf8");
   switch (mode) {
     case "trim_trailing_whitespace":
@@ -28,25 +31,22 @@ export function normalise(bytes: Buffer, mode: CompareMode): Normalised {
       if (lines.at(-1) === "") lines.pop();
       return { ok: true, text: lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join("\n") };
     }
-    case "json":
-      try {
-        return { ok: true, text: JSON.stringify(canonical(JSON.parse(text))) };
-      } catch (e) {
-        return { ok: false, why: `not valid JSON (${(e as Error).message.slice(0, 120)})` };
-      }
   }
 }
 
-/** The same value with object keys sorted, so JSON.stringify gives one text per value. */
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === "object")
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-    );
-  return v;
+/**
+ * The json normaliser. The bytes must be valid UTF-8: decoding with replacement would turn two
+ * different invalid sequences into the same U+FFFD and let them compare equal.
+ */
+function jsonText(bytes: Buffer): Normalised {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return { ok: false, why: "not valid JSON (not valid UTF-8)" };
+  }
+  const r = canonicalJson(text);
+  return r.ok ? r : { ok: false, why: `not valid JSON (${r.why})` };
 }
 
 /** True when two outputs are the same under `mode`; an output that cannot be normalised equals nothing. */

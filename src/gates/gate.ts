@@ -1,6 +1,7 @@
 import type { EventData } from "../core/events.js";
 import type { ProcessLimits } from "../core/limits.js";
 import type { Feedback } from "../core/required-fix.js";
+import type { GateIdentity } from "../core/task-lock.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import type { TestFloor } from "./tamper/test-report.js";
 
@@ -29,6 +30,8 @@ export interface GateContext {
    * gate environment). The result's `passed` then says whether the canary run passed, which it must not.
    */
   declaredCanary?: readonly string[];
+  /** How the gate's tests are judged by identity: the task's lock, or recording one (`loopgate task check`). */
+  identity?: GateIdentity;
   /** The forgery benchmark's baseline policies model harnesses without tamper checks: exit code only. */
   exitCodeOnly?: boolean;
   /** Receives the gate program's output as it runs (`--verbose`); the user's eyes only, never the builder's. */

@@ -1,19 +1,38 @@
 import { constants } from "node:os";
 import { isAbsolute, relative } from "node:path";
+import { boundText, LIMITS } from "../core/bounded.js";
 import { parseDuration } from "../core/duration.js";
+import { type GateTamper, MAX_RECORDED_TESTS } from "../core/gate-tamper.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "../sandbox/environment.js";
 import { BoundedOutput } from "../sandbox/process.js";
 import { type Gate, type GateContext, type GateResult, undecided } from "./gate.js";
+import type { IdentityVerdict } from "./tamper/identity-verdict.js";
 import {
   declaredCanaryFailed,
   prepareTamperCheck,
   type TamperCheck,
   verdictOf,
 } from "./tamper/instrument.js";
+import { readOnlyHint } from "./tamper/js-frameworks.js";
 import type { TestVerdict } from "./tamper/test-report.js";
+
+type Verdict = TestVerdict & Partial<Pick<IdentityVerdict, "identity" | "twins" | "observed">>;
+
+/** A recording run's observations for the lock: identities that passed, and what each failed twin changed. */
+function observedRecord(o: NonNullable<IdentityVerdict["observed"]>, t: TamperCheck): GateTamper["observed"] {
+  const twinsFailed = o.twinsFailed.flatMap((key) => {
+    const e = t.twins?.emitted.get(key);
+    return e?.twin ? [{ test: e.original, site: e.twin.site, replacement: e.twin.replacement }] : [];
+  });
+  return {
+    passed: o.passed.slice(0, MAX_RECORDED_TESTS),
+    twins_failed: twinsFailed.slice(0, MAX_RECORDED_TESTS),
+    untwinned: (t.twins?.untwinned ?? []).slice(0, 200).map((u) => boundText(u, LIMITS.note)),
+  };
+}
 
 const LOG_LIMIT = 8000;
 /** How much of a run's output is kept for reading a runner's own summary (not recorded). */
@@ -80,12 +99,11 @@ export function subprocessGate(
       });
       let tamper: TamperCheck;
       try {
-        tamper = prepareTamperCheck(
-          spec,
-          argv,
-          ctx.gateEnv,
-          ctx.exitCodeOnly ? "a baseline policy of the forgery benchmark: exit code only" : null,
-        );
+        tamper = await prepareTamperCheck(spec, argv, ctx.gateEnv, {
+          offBecause: ctx.exitCodeOnly ? "a baseline policy of the forgery benchmark: exit code only" : null,
+          heldout,
+          identity: ctx.identity ?? null,
+        });
       } catch (e) {
         return undecided(
           "spawn_failed",
@@ -100,11 +118,12 @@ export function subprocessGate(
           {
             argv: tamper.argv,
             cwd: ctx.gateEnv,
-            writable: [
-              ...(ctx.readOnly ? [] : [ctx.gateEnv]),
-              ...(tamper.reportDir ? [tamper.reportDir] : []),
+            writable: ctx.readOnly ? [] : [ctx.gateEnv],
+            // Preloads, reporters and the report pipe: executed and trusted, so never writable inside.
+            readonly: [
+              ...(ctx.readOnly ? [ctx.gateEnv] : []),
+              ...(tamper.privateDir ? [tamper.privateDir] : []),
             ],
-            readonly: ctx.readOnly ? [ctx.gateEnv] : [],
             env: { ...env, ...tamper.env },
             network: false,
             timeoutMs,
@@ -118,7 +137,8 @@ export function subprocessGate(
           },
           ctx.sandbox,
         );
-        return judge(r, tamper, full.toString());
+        const reportText = tamper.pipe ? await tamper.pipe.finish() : null;
+        return judge(r, tamper, full.toString(), reportText);
       } finally {
         tamper.cleanup();
       }
@@ -127,19 +147,32 @@ export function subprocessGate(
         r: Awaited<ReturnType<typeof runSandboxed>>,
         t: TamperCheck,
         output: string,
+        reportText: string | null,
       ): GateResult {
         const floor = ctx.testFloor ?? {
           min: spec.min_tests ?? 1,
           source: spec.min_tests ? "declared" : "default",
         };
-        const record = (v: TestVerdict | null) => ({
+        const record = (v: Verdict | null): GateTamper => ({
           check: t.check,
           runner: t.adapter?.id ?? null,
           channel: t.plan ? (t.adapter?.channel ?? null) : null,
-          canary: { auto: t.plan !== null, declared: canary !== null },
+          canary: { auto: (t.plan?.canary ?? null) !== null, declared: canary !== null },
           tests: v ? v.counts : null,
           floor,
-          note: t.note,
+          note: t.note ? boundText(t.note, LIMITS.note) : null,
+          ...(t.rule
+            ? {
+                identity: {
+                  source: t.rule.mode === "enforce" ? ("lock" as const) : ("recording" as const),
+                  required: v?.identity?.required ?? 0,
+                  passed: v?.identity?.passed ?? 0,
+                  not_passed: v?.identity?.notPassed ?? [],
+                },
+                twins: v?.twins ?? (t.twins ? { planted: t.twins.twins.length, failed: 0 } : null),
+              }
+            : {}),
+          ...(v?.observed ? { observed: observedRecord(v.observed, t) } : {}),
         });
         const base = {
           exit_code: r.exitCode,
@@ -180,8 +213,8 @@ export function subprocessGate(
             error: "crashed",
             summary: `killed by ${signal} (bwrap reported exit ${r.exitCode})`,
           };
-        if (ctx.declaredCanary) return judgeDeclaredCanary(r.exitCode, t, output, base);
-        const v = verdictOf(t, output, r.exitCode, floor);
+        if (ctx.declaredCanary) return judgeDeclaredCanary(r.exitCode, t, output, reportText, base);
+        const v = verdictOf(t, output, r.exitCode, floor, reportText);
         if (v)
           return {
             ...base,
@@ -189,7 +222,7 @@ export function subprocessGate(
             passed: v.passed,
             timed_out: false,
             error: v.error,
-            summary: v.summary,
+            summary: v.passed ? v.summary : withHint(v.summary, output),
           };
         const passed = r.exitCode === 0;
         return {
@@ -197,7 +230,7 @@ export function subprocessGate(
           passed,
           timed_out: false,
           error: null,
-          summary: passed ? "passed" : `exit ${r.exitCode}`,
+          summary: passed ? "passed" : withHint(`exit ${r.exitCode}`, output),
         };
       }
 
@@ -209,12 +242,13 @@ export function subprocessGate(
         exitCode: number,
         t: TamperCheck,
         output: string,
+        reportText: string | null,
         base: Omit<GateResult, "passed" | "timed_out" | "error" | "summary">,
       ): GateResult {
-        const own = verdictOf(t, output, exitCode, { min: 1, source: "default" });
+        const own = verdictOf(t, output, exitCode, { min: 1, source: "default" }, reportText);
         if (own?.error === "tampered" || own?.error === "unreadable")
           return { ...base, passed: true, timed_out: false, error: own.error, summary: own.summary };
-        const failed = declaredCanaryFailed(t, output, ctx.declaredCanary ?? [], ctx.gateEnv);
+        const failed = declaredCanaryFailed(t, output, reportText, ctx.declaredCanary ?? [], ctx.gateEnv);
         const canaryPassed = failed === null ? exitCode === 0 : !failed;
         return {
           ...base,
@@ -226,6 +260,12 @@ export function subprocessGate(
       }
     },
   };
+}
+
+/** A failed gate's summary, with what would help when the log shows a runner that could not write its own tree. */
+function withHint(summary: string, output: string): string {
+  const hint = readOnlyHint(output);
+  return hint ? `${summary}; ${hint}` : summary;
 }
 
 /**

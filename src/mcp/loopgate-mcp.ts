@@ -182,7 +182,13 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
         sandbox: o.sandbox,
         workFrom: o.workspace,
       });
-      lastVerify = { run_id: env.run_id, status: env.status, reason: env.reason };
+      // goal_status shows this to the agent: a failed run's reason names each gate's error and exit code,
+      // which the code under test chooses, so only the required fix (bounded by feedback) speaks of it.
+      lastVerify = {
+        run_id: env.run_id,
+        status: env.status,
+        reason: env.status === "SUCCESS" ? env.reason : "not passed: see the required fix verify returned",
+      };
       if (env.status === "SUCCESS") return text(`SUCCESS (run ${env.run_id}): ${env.reason}`);
       const recorded = await o.store.readStream(`run-${env.run_id}`);
       const feedback: Record<string, Feedback> = Object.fromEntries(

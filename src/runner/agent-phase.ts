@@ -156,7 +156,7 @@ async function probe(
       protected: ctx.loaded.task.protected,
     });
     const r = await runGateFresh(ctx, gate, n, `goal-${n}-${gate.id}`, { pristine, after: now, plan });
-    // The detail follows the gate's feedback setting (summary: one word, no figure); it is audit only
+    // The detail follows the gate's feedback setting (summary: passed or not passed, no figure); it is audit only
     // and never shown to the model.
     const detail =
       gate.feedback === "log"

@@ -1,13 +1,15 @@
 import { randomInt } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChangePlan } from "../core/gate-change-plan.js";
 import { resolveLimits } from "../core/limits.js";
 import type { Observation } from "../core/observation.js";
+import type { GateIdentity } from "../core/task-lock.js";
 import type { Gate, GateResult } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
+import { listFiles } from "../workspace/list-files.js";
 import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
@@ -29,10 +31,14 @@ export async function runGateFresh(
   name: string,
   state: GateState,
   floor?: TestFloor,
+  identity?: GateIdentity | null,
 ): Promise<GateResult> {
-  // A baseline policy of the forgery benchmark models other harnesses, which have no canary.
-  if (!gate.canary || !ctx.gateEnvironment.runsCanary)
-    return runIn(ctx, gate, n, name, state, [gate.heldout], { floor });
+  // A baseline policy of the forgery benchmark models other harnesses, which have no canary. Judged by
+  // identity, a gate's held-out tests carry mutated twins in the same run, which replace the declared
+  // canary's second run and its stand-ins (which code could tell apart by their content).
+  const byIdentity = identity ? { identity } : {};
+  if (!gate.canary || !ctx.gateEnvironment.runsCanary || replacesCanary(identity))
+    return runIn(ctx, gate, n, name, state, [gate.heldout], { floor, ...byIdentity });
   const canaryFiles = listFiles(gate.canary);
   const pad = { dir: gate.canary, files: canaryFiles };
   const real = () => runIn(ctx, gate, n, name, state, [gate.heldout], { floor, pad });
@@ -46,6 +52,12 @@ export async function runGateFresh(
   }
   const first = await real();
   return first.passed ? combine(first, await canary()) : first;
+}
+
+/** Whether the run's twins stand in for a declared canary: recording, or a lock with twins for the gate. */
+function replacesCanary(identity: GateIdentity | null | undefined): boolean {
+  if (!identity) return false;
+  return identity.mode === "record" || Object.keys(identity.gate.twins).length > 0;
 }
 
 function combine(real: GateResult, c: GateResult): GateResult {
@@ -76,18 +88,6 @@ function judgeCanary(c: GateResult): ((real: GateResult) => Partial<GateResult>)
   return null;
 }
 
-/** Regular files under `dir`, relative to it. */
-function listFiles(dir: string, rel = ""): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(dir, rel)).sort()) {
-    const r = rel ? `${rel}/${name}` : name;
-    const st = statSync(join(dir, r));
-    if (st.isDirectory()) out.push(...listFiles(dir, r));
-    else if (st.isFile()) out.push(r);
-  }
-  return out;
-}
-
 /** Inert content of exactly `size` bytes for a file named like `path`: a comment in its language. */
 export function inertPadding(path: string, original: string, size: number): string {
   const goPackage = path.endsWith(".go") ? (/^package\s+\w+/m.exec(original)?.[0] ?? "") : "";
@@ -105,7 +105,12 @@ async function runIn(
   name: string,
   state: GateState,
   overlays: [heldout: string | null, canary?: string | null],
-  extra: { floor?: TestFloor | undefined; pad?: { dir: string; files: string[] }; declaredCanary?: string[] },
+  extra: {
+    floor?: TestFloor | undefined;
+    pad?: { dir: string; files: string[] };
+    declaredCanary?: string[];
+    identity?: GateIdentity;
+  },
 ): Promise<GateResult> {
   const policy = ctx.gateEnvironment;
   const linked = ctx.sandbox === "bubblewrap" && !gate.writable && policy.mayLink;
@@ -140,6 +145,7 @@ async function runIn(
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(extra.floor ? { testFloor: extra.floor } : {}),
       ...(extra.declaredCanary ? { declaredCanary: extra.declaredCanary } : {}),
+      ...(extra.identity ? { identity: extra.identity } : {}),
       ...(policy.exitCodeOnly ? { exitCodeOnly: true } : {}),
       ...(ctx.reporter.gateOutput
         ? { onOutput: (chunk: string) => ctx.reporter.gateOutput?.(gate.id, chunk) }

@@ -140,6 +140,7 @@ async function continueRun(
       ...(started.data.judge ? { judge: createModel(started.data.judge) } : {}),
       ...(o.gateEnvironment ? { gateEnvironment: o.gateEnvironment } : {}),
       ...(started.data.test_floors ? { testFloors: started.data.test_floors } : {}),
+      ...(started.data.identity ? { identity: started.data.identity } : {}),
     },
     journal,
     runDir,

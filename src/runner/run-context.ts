@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ModelAdapter } from "../agent/model.js";
 import { type Envelope, projectEnvelope } from "../core/envelope.js";
 import { verdict } from "../core/run-decider.js";
+import type { PinnedIdentity } from "../core/task-lock.js";
 import type { Gate } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
@@ -47,6 +48,8 @@ export interface RunContext {
   judge: ModelAdapter | null;
   /** Each subprocess gate's test floor, as run_started recorded it. */
   testFloors: Readonly<Record<string, TestFloor>>;
+  /** How subprocess gates are judged by identity (the task's lock, or recording one), as run_started pinned it. */
+  identity: PinnedIdentity | null;
 }
 
 /** The paths of a run's private folder. */

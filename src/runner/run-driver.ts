@@ -1,6 +1,7 @@
 import { gateRunRecord } from "../core/attempt-records.js";
 import type { Envelope } from "../core/envelope.js";
 import { nextRunStep, type StepTask } from "../core/run-step.js";
+import { gateIdentity } from "../core/task-lock.js";
 import { attemptInputs } from "./attempt-inputs.js";
 import { runBuilderPhase } from "./builder-phase.js";
 import { runGateFresh } from "./gate-run.js";
@@ -99,6 +100,7 @@ async function gatePhase(
       `${n}-${step.index}-${gate.id}`,
       inputs,
       ctx.testFloors[gate.id],
+      gateIdentity(ctx.identity, gate.id),
     );
   } catch (e) {
     return failRun(

@@ -4,6 +4,7 @@ import type { ModelAdapter } from "../agent/model.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError } from "../core/errors.js";
 import { runSecrets } from "../core/redact.js";
+import type { PinnedIdentity } from "../core/task-lock.js";
 import { buildGateRegistry } from "../gates/registry.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
@@ -17,6 +18,7 @@ import { type RunContext, runPaths } from "./run-context.js";
 import { driveRun } from "./run-driver.js";
 import { type AfterAppend, RunJournal } from "./run-journal.js";
 import { keepLease, takeLease, thisOwner } from "./run-lease-keeper.js";
+import { pinIdentity } from "./task-lock.js";
 import { testFloorsFor } from "./test-floors.js";
 
 /** Everything one run needs; effects (clock, ids) are injectable for tests. */
@@ -48,6 +50,15 @@ export interface RunTaskOptions {
   useTaskCheckFloors?: boolean;
   /** Set on resume: the floors the run started with. */
   testFloors?: Readonly<Record<string, TestFloor>>;
+  /**
+   * How gates are judged by identity: `lock` (default) enforces the lock beside the task file when there is
+   * a valid one; `record` is `loopgate task check`'s oracle run, which records one.
+   */
+  identityMode?: "lock" | "record";
+  /** Set on resume: the identity rules the run started with. */
+  identity?: PinnedIdentity | null;
+  /** A missing, stale or invalid lock is an error rather than a note (`--strict`). */
+  strictLock?: boolean;
   /** A goal todo's run: recorded in run_started (the workspace is then that revision's tree). */
   goal?: { id: string; revision: string };
   /** The run lease's length (default LEASE_TTL_MS); a worker passes its queue lease's. */
@@ -94,6 +105,7 @@ export function runContext(
     gateEnvironment: o.gateEnvironment ?? pristineGateEnvironment,
     judge: o.judge ?? null,
     testFloors: o.testFloors ?? {},
+    identity: o.identity ?? null,
   };
 }
 
@@ -113,7 +125,11 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   );
   const runDir = join(o.storeDir, "runs", runId);
   const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
-  const ctx = runContext({ ...o, testFloors }, journal, runDir);
+  const pinned = pinIdentity(loaded, o.identityMode ?? "lock", {
+    strict: o.strictLock ?? false,
+    reporter: o.reporter,
+  });
+  const ctx = runContext({ ...o, testFloors, identity: pinned }, journal, runDir);
   const maxAttempts = o.workFrom ? 1 : (o.maxAttempts ?? task.budget.attempts);
   if (task.judge && !o.judge)
     throw new InputError(
@@ -136,6 +152,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         ...(ctx.userMounts.length ? { builder_mounts: [...ctx.userMounts] } : {}),
         ...(task.judge && o.judge ? { judge: o.judge.id } : {}),
         ...(Object.keys(testFloors).length ? { test_floors: testFloors } : {}),
+        ...(pinned ? { identity: pinned } : {}),
         ...(ctx.gateEnvironment.name === "as-built" ? { gate_environment: "as-built" as const } : {}),
         ...(o.goal ? { goal: o.goal } : {}),
       },

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EventData } from "../../src/core/events.js";
 import { isHedgedClaim } from "../../src/core/hedge.js";
@@ -47,7 +48,9 @@ describe("required fix", () => {
   it("shows a log only where the gate's feedback is log", () => {
     expect(text).toContain("AssertionError: expected 'a-b'");
     expect(text).not.toContain("not shown either");
-    expect(text).toContain("check summary-only: timed out");
+    // A timeout is one more way of not passing: under summary it reads like any other failure.
+    expect(text).toContain("- check summary-only: not passed\n");
+    expect(text).not.toContain("timed out");
   });
 
   it("never names or quotes a gate whose feedback is none", () => {
@@ -75,7 +78,7 @@ describe("required fix", () => {
   });
 });
 
-describe("summary feedback carries no figure the code under test controls", () => {
+describe("summary feedback carries one bit", () => {
   // Exit codes a gate's code could choose to spell a held-out byte with, and the signals bwrap reports as 128+N.
   const codes = [2, 65, 97, 113, 127, 137, 200, 255];
   const failing = (exit_code: number | null, error: EventData<"gate_run_finished">["error"]) => ({
@@ -87,36 +90,74 @@ describe("summary feedback carries no figure the code under test controls", () =
   const fixFor = (g: EventData<"gate_run_finished">, fb: "summary" | "log") =>
     buildRequiredFix({ attempt: 1, gates: [g], feedback: { heldout: fb }, findings: [], deliverables: [] });
 
+  // Every GateError value, with the word `log` gives it (written out here, not read from the code).
+  const words: Record<NonNullable<EventData<"gate_run_finished">["error"]>, string> = {
+    timeout: "timed out",
+    crashed: "crashed",
+    tampered: "tampered",
+    spawn_failed: "could not run",
+    unreadable: "gave no readable test results",
+    sandbox_unavailable: "could not run",
+    too_few_tests: "ran too few tests",
+  };
+  const errors = Object.keys(words) as (keyof typeof words)[];
+
   for (const code of codes)
-    it(`a gate that exited ${code} reads "failed", with no ${code} in the required fix`, () => {
+    it(`a gate that exited ${code} reads "not passed", with no ${code} in the required fix`, () => {
       const text = fixFor(failing(code, null), "summary");
-      expect(text).toContain("- check heldout: failed\n");
+      expect(text).toContain("- check heldout: not passed\n");
       expect(text).not.toContain(String(code));
-      expect(text).not.toMatch(/4321|17 tests|exit/);
+      expect(text).not.toMatch(/4321|17 tests|exit|failed/);
     });
 
-  it("every gate error becomes one fixed word, with no exit code or signal", () => {
-    const words: Record<NonNullable<EventData<"gate_run_finished">["error"]>, string> = {
-      timeout: "timed out",
-      crashed: "crashed",
-      tampered: "tampered",
-      spawn_failed: "could not run",
-      unreadable: "gave no readable test results",
-      sandbox_unavailable: "could not run",
-      too_few_tests: "ran too few tests",
-    };
-    for (const [error, word] of Object.entries(words)) {
-      const text = fixFor(failing(137, error as keyof typeof words), "summary");
-      expect(text).toContain(`- check heldout: ${word}\n`);
+  it("summary says exactly `not passed` for every gate error and for a plain failure; log says the word", () => {
+    for (const error of [...errors, null]) {
+      const g = { passed: false, error, exit_code: null };
+      expect(feedbackOutcome(g, "summary")).toBe("not passed");
+      expect(feedbackOutcome(g, "log")).toBe(error === null ? "failed" : words[error]);
+    }
+  });
+
+  it("every gate error reads `not passed` in the required fix under summary, with no word, code or signal", () => {
+    for (const error of errors) {
+      const text = fixFor(failing(137, error), "summary");
+      expect(text).toContain("- check heldout: not passed\n");
+      expect(text).not.toContain(words[error]);
       expect(text).not.toMatch(/137|SIGKILL|4321/);
     }
   });
 
-  it("log feedback, which shows the log anyway, adds the exit code", () => {
-    const text = fixFor(failing(65, null), "log");
-    expect(text).toContain("- check heldout: failed (exit 65)");
-    expect(text).toContain("leaked 65 via log");
+  it("log feedback, which shows the log anyway, keeps the word and adds the exit code", () => {
+    expect(fixFor(failing(65, null), "log")).toContain("- check heldout: failed (exit 65)");
+    expect(fixFor(failing(65, null), "log")).toContain("leaked 65 via log");
+    expect(fixFor(failing(124, "timeout"), "log")).toContain("- check heldout: timed out (exit 124)");
+    expect(fixFor(failing(null, "tampered"), "log")).toContain("- check heldout: tampered\n");
     expect(feedbackOutcome({ passed: true, error: null, exit_code: 0 }, "summary")).toBe("passed");
+    expect(feedbackOutcome({ passed: true, error: null, exit_code: 0 }, "log")).toBe("passed");
+  });
+
+  it("property: under summary a failed gate's required fix is one text, whatever the gate reported", () => {
+    const reference = fixFor(failing(1, null), "summary");
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...errors, null),
+        fc.option(fc.integer({ min: -255, max: 1_000_000 }), { nil: null }),
+        fc.nat(),
+        fc.string(),
+        fc.string(),
+        fc.boolean(),
+        (error, exit_code, duration_ms, summary, log_excerpt, timed_out) => {
+          const g: EventData<"gate_run_finished"> = {
+            ...gate("heldout", false, log_excerpt, error),
+            exit_code,
+            duration_ms,
+            summary,
+            timed_out,
+          };
+          expect(fixFor(g, "summary")).toBe(reference);
+        },
+      ),
+    );
   });
 });
 

@@ -190,7 +190,8 @@ describe.skipIf("missing" in claude)("loopgate claude (real Claude Code)", () =>
     const env = parseStdout<Env>(r);
     expect(env.status).toBe("ESCALATED");
     expect(env.gates.map((g) => g.timed_out)).toEqual([true, true]);
-    expect(toldLater(server)).toMatch(/timed out|timeout/i);
+    // Under summary feedback Claude learns one bit: the gate did not pass (not that it timed out).
+    expect(toldLater(server)).toContain("check heldout: not passed");
   });
 
   it(

@@ -1,6 +1,6 @@
 // Runs the loopgate CLI as a user does (`node bin/loopgate.js ...`) and captures what it prints.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,6 +84,17 @@ export function removeTemps(): void {
 
 export const exampleDir = (name: ExampleName) => join(ROOT, "examples", name);
 export const exampleTask = (name: ExampleName) => join(exampleDir(name), "task.yaml");
+
+/**
+ * A private copy of an example (its folder, without any lock beside its task file unless `keepLock`),
+ * for tests that run `task check`: it writes the lock beside the task file, never into the repository.
+ */
+export function copyExample(name: ExampleName, options: { keepLock?: boolean } = {}): string {
+  const dir = join(tempDir(`loopgate-e2e-${name}-`), name);
+  cpSync(exampleDir(name), dir, { recursive: true, verbatimSymlinks: true });
+  if (!options.keepLock) rmSync(join(dir, "task.lock.json"), { force: true });
+  return join(dir, "task.yaml");
+}
 
 /** The gate ids an example declares, read from its task.yaml (not from loopgate). */
 export function gateIdsOf(taskFile: string): string[] {

@@ -1,7 +1,8 @@
-// `loopgate task check` records the count of real tests the oracle passed per gate; later runs of the
-// same task file hold to it, and --strict refuses gates loopgate cannot tamper-check.
+// `loopgate task check` records the count of real tests the oracle passed per gate (the floor for runs
+// without a lock); later runs of the same task file hold to it, and --strict refuses gates loopgate
+// cannot tamper-check. Every check runs on a private copy of the example: it writes a lock beside it.
 import { afterAll, describe, expect, it } from "vitest";
-import { exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { copyExample, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 
 afterAll(removeTemps);
 
@@ -11,8 +12,8 @@ interface CheckJson {
     id: string;
     kind: string;
     runner: string | null;
-    canary: string;
-    count: number | null;
+    check: string;
+    tests: number | null;
     warnings: string[];
   }[];
   test_floors_recorded: Record<string, number>;
@@ -28,7 +29,8 @@ const HELDOUT_TESTS = 8;
 describe("task check and test floors", () => {
   it("records the oracle's per-gate counts, and the next run holds to them (source task_check)", async () => {
     const store = tempDir("loopgate-e2e-floors-");
-    const check = await loopgate(["task", "check", exampleTask("js-slugify"), "--json", "--store", store]);
+    const task = copyExample("js-slugify");
+    const check = await loopgate(["task", "check", task, "--json", "--store", store]);
     expect(check.code, show(check)).toBe(0);
     const c = parseStdout<CheckJson>(check);
     expect(c.test_floors_recorded).toEqual({
@@ -37,14 +39,14 @@ describe("task check and test floors", () => {
     });
     expect(c.gates.find((g) => g.id === "heldout-tests")).toMatchObject({
       runner: "node-test",
-      canary: "auto+declared",
-      count: HELDOUT_TESTS,
+      check: "identity+twins",
+      tests: HELDOUT_TESTS,
     });
     expect(c.gates.find((g) => g.id === "no-debug-output")?.kind).toBe("static");
-    // In-process held-out tests with literal expectations: the differential gate is named.
-    expect(c.warnings.some((w) => w.includes("heldout-tests") && w.includes("differential"))).toBe(true);
+    // Every held-out test got twins: nothing to warn about, not even with --strict.
+    expect(c.warnings).toEqual([]);
 
-    const run = await loopgate(["run", exampleTask("js-slugify"), "--oracle", "--json", "--store", store]);
+    const run = await loopgate(["run", task, "--oracle", "--json", "--store", store]);
     expect(run.code, show(run)).toBe(0);
     const env = parseStdout<{ gates: { id: string; tamper?: { floor: { min: number; source: string } } }[] }>(
       run,
@@ -58,7 +60,7 @@ describe("task check and test floors", () => {
   it("without a task check the floor is 1 (source default)", async () => {
     const run = await loopgate([
       "run",
-      exampleTask("js-slugify"),
+      copyExample("js-slugify"),
       "--oracle",
       "--json",
       "--store",
@@ -74,16 +76,17 @@ describe("task check and test floors", () => {
 
   it("warns about gates it cannot tamper-check, and --strict makes that an error (exit 1)", async () => {
     const store = tempDir("loopgate-e2e-strict-");
-    const plain = await loopgate(["task", "check", exampleTask("sh-csvcol"), "--json", "--store", store]);
+    const task = copyExample("sh-csvcol");
+    const plain = await loopgate(["task", "check", task, "--json", "--store", store]);
     const p = parseStdout<CheckJson>(plain);
     const visible = p.gates.find((g) => g.id === "visible-tests");
-    expect(visible).toMatchObject({ canary: "none", count: null });
+    expect(visible).toMatchObject({ check: "exit-code", tests: null });
     expect(visible?.warnings.join(" ")).toContain("canary: ./canary");
     expect(plain.code, show(plain)).toBe(p.problems.length ? 1 : 0);
 
-    const strict = await loopgate(["task", "check", exampleTask("sh-csvcol"), "--strict", "--store", store]);
+    const strict = await loopgate(["task", "check", task, "--strict", "--store", store]);
     expect(strict.code, show(strict)).toBe(1);
-    expect(strict.stdout).toContain("gate visible-tests: no automatic canary or test count");
+    expect(strict.stdout).toContain("gate visible-tests: no per-test results");
     expect(strict.stdout).toContain("(--strict)");
   });
 });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  copyExample,
   type Envelope,
   EXAMPLES,
   exampleDir,
@@ -87,7 +88,7 @@ describe.concurrent("loopgate verify", () => {
 describe.concurrent("loopgate task check", () => {
   for (const name of EXAMPLES)
     it(`finds the ${name} example sound (exit 0, ok)`, async () => {
-      const r = await loopgate(["task", "check", exampleTask(name), "--json", "--store", tempDir()]);
+      const r = await loopgate(["task", "check", copyExample(name), "--json", "--store", tempDir()]);
       expect(r.code, show(r)).toBe(0);
       const res = parseStdout<CheckResult>(r);
       expect(res.ok).toBe(true);

@@ -141,7 +141,7 @@ describe("differential gates in a run", () => {
     // The required fix the builder got says the gate failed, and carries none of the oracle's output.
     const events = await store.readStream(RunJournal.stream(env.run_id));
     const fix = events.find((e) => e.type === "required_fix_issued");
-    expect(fix?.type === "required_fix_issued" && fix.data.text).toContain("- check cli: failed");
+    expect(fix?.type === "required_fix_issued" && fix.data.text).toContain("- check cli: not passed\n");
     expect(JSON.stringify(events.filter((e) => e.type === "attempt_started"))).not.toContain(
       "ORACLE-expected",
     );

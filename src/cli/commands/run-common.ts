@@ -128,6 +128,10 @@ export async function executeRun(
     quiet?: boolean;
     maxAttempts?: number;
     useTaskCheckFloors?: boolean;
+    /** `record`: task check's oracle run, which records the lock; default: enforce the lock when valid. */
+    identityMode?: "lock" | "record";
+    /** A missing or stale lock is an error (default: `--strict`); task check's no-op run is judged by what it has. */
+    strictLock?: boolean;
     goal?: { id: string; revision: string };
     /** The run's id (a governed turn's is derived from its identity, so readback can find it). */
     runId?: string;
@@ -160,8 +164,15 @@ export async function executeRun(
         ? { reporter }
         : extra.quiet
           ? {}
-          : { reporter: { warning: (t: string) => io.err(`warning: ${t}\n`) } }),
+          : {
+              reporter: {
+                warning: (t: string) => io.err(`warning: ${t}\n`),
+                note: (t: string) => io.err(`note: ${t}\n`),
+              },
+            }),
       ...(extra.useTaskCheckFloors === false ? { useTaskCheckFloors: false } : {}),
+      ...(extra.identityMode ? { identityMode: extra.identityMode } : {}),
+      ...((extra.strictLock ?? flags.strict) && extra.identityMode !== "record" ? { strictLock: true } : {}),
       ...(extra.goal ? { goal: extra.goal } : {}),
       ...(extra.runId ? { runId: extra.runId } : {}),
       ...judgeModelFor(loaded, flags),

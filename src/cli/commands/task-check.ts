@@ -6,59 +6,79 @@ import { describeUncovered, uncoveredProtected } from "../../core/glob-coverage.
 import { isSubprocessGate, type Task } from "../../core/task.js";
 import { tamperCheckFor } from "../../gates/tamper/instrument.js";
 import { loadTask } from "../../runner/load-task.js";
+import { writeTaskLock } from "../../runner/task-lock.js";
 import { recordTaskCheck } from "../../runner/test-floors.js";
 import { WorkspaceObserver } from "../../workspace/observer.js";
 import { openStore } from "../context.js";
 import type { CommandIO } from "../io.js";
 import { executeRun, type RunFlags, runSettings } from "./run-common.js";
 
-/** What applies to one gate: loopgate's own canary, a declared one, and the test count the oracle reached. */
+/** What applies to one gate: identities and twins, loopgate's canary, a declared one; what the oracle recorded. */
 export interface GateCheckReport {
   id: string;
   kind: "subprocess" | "static" | "differential";
   runner: string | null;
-  canary: "auto" | "declared" | "auto+declared" | "none" | "n/a";
-  count: number | null;
+  /** How the gate's tests are vouched for. */
+  check: "identity+twins" | "identity+canary" | "canary" | "declared-canary" | "exit-code" | "n/a";
+  /** Tests recorded by identity (the lock), or null when none could be. */
+  tests: number | null;
+  /** Held-out tests that got twins, and why others did not. */
+  twins: { tests: number; untwinned: string[] } | null;
   warnings: string[];
 }
 
-/** The tamper-check picture of every gate, from the task and the oracle's run. */
+/** The tamper-check picture of every gate, from the task and the oracle's recording run. */
 export function gateChecks(task: Task, oracle: Envelope): GateCheckReport[] {
   return task.gates.map((g) => {
     if (!isSubprocessGate(g)) {
       const kind = "static" in g ? "static" : "differential";
-      return { id: g.id, kind, runner: null, canary: "n/a", count: null, warnings: [] };
+      return { id: g.id, kind, runner: null, check: "n/a", tests: null, twins: null, warnings: [] };
     }
     const run = oracle.gates.findLast((x) => x.id === g.id);
     const plan = tamperCheckFor(g);
     const instrumented = run?.tamper ? run.tamper.check === "auto" : plan.check === "auto";
+    const observed = run?.tamper?.observed;
+    const twinned = new Set((observed?.twins_failed ?? []).map((t) => t.test)).size;
+    const untwinned = observed?.untwinned ?? [];
     const declared = g.canary !== undefined;
-    const canary = instrumented ? (declared ? "auto+declared" : "auto") : declared ? "declared" : "none";
+    const check: GateCheckReport["check"] = !instrumented
+      ? declared
+        ? "declared-canary"
+        : "exit-code"
+      : observed
+        ? twinned > 0
+          ? "identity+twins"
+          : "identity+canary"
+        : "canary";
     const warnings: string[] = [];
     if (g.tamper_check === "off")
       warnings.push(
         "tamper_check: off: its exit code alone decides; code under test that exits 0 on import passes it",
       );
-    else if (!instrumented) {
+    else if (!instrumented && !declared) {
       const why = run?.tamper?.note ?? "not a test runner loopgate recognises";
       warnings.push(
-        `no automatic canary or test count (${why}); code under test that exits 0 early passes it. ` +
-          `Add a held-out canary (tests that must fail) with \`canary: ./canary\` under the gate, or run a ` +
-          "recognised runner (node --test, python3 -m unittest, pytest, go test, cargo test, vitest, jest)",
+        `no per-test results (${why}); code under test that exits 0 early passes it. Run a recognised ` +
+          "runner (node --test, python3 -m unittest, pytest, go test, cargo test, vitest, jest, mocha, tape), " +
+          "or add a held-out canary (tests that must fail) with `canary: ./canary` under the gate",
       );
     }
-    if (instrumented && g.heldout)
+    if (instrumented && g.heldout && observed && twinned === 0)
       warnings.push(
-        "its held-out tests run inside the same process as the code under test, which can read their literal " +
-          "expectations at gate time (a stack trace, Python's inspect); a `differential` gate keeps expected " +
-          "values out of the builder's gate environment",
+        "its held-out tests got no mutated twins" +
+          (untwinned[0]
+            ? ` (${untwinned[0]}${untwinned.length > 1 ? `, and ${untwinned.length - 1} more` : ""})`
+            : "") +
+          ": code under test could read their expected values at gate time and pass; a `differential` gate " +
+          "keeps expected values out of the gate environment",
       );
     return {
       id: g.id,
       kind: "subprocess",
       runner: run?.tamper?.runner ?? plan.runner,
-      canary,
-      count: instrumented ? (run?.tamper?.tests?.passed ?? null) : null,
+      check,
+      tests: observed ? observed.passed.length : null,
+      twins: g.heldout && observed ? { tests: twinned, untwinned } : null,
       warnings,
     };
   });
@@ -76,14 +96,18 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
       "task check needs an oracle (a reference solution) to compare against",
       `${taskPath}: oracle`,
     );
-  // The oracle sets the floors, so it must not be held to floors an earlier version of the tests set.
+  // The oracle records the lock, so it must not be held to a lock or floors an earlier version set: it
+  // runs every candidate twin, and the lock keeps the tests it passed and the twins it failed.
   const oracle = await executeRun(io, loaded, oracleBuilder(loaded.oracle), flags, {
     quiet: true,
     maxAttempts: 1,
     useTaskCheckFloors: false,
+    identityMode: "record",
   });
   let recorded: { gate_id: string; tests_passed: number | null }[] = [];
+  let lockPath: string | null = null;
   if (oracle.status === "SUCCESS") {
+    lockPath = writeTaskLock(loaded, oracle, new Date()).path;
     const store = await openStore(runSettings(loaded, flags).store, true);
     try {
       recorded = (await recordTaskCheck(store, loaded, oracle, new Date())).gates;
@@ -91,7 +115,11 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
       await store.close();
     }
   }
-  const noop = await executeRun(io, loaded, noopBuilder(), flags, { quiet: true, maxAttempts: 1 });
+  const noop = await executeRun(io, loaded, noopBuilder(), flags, {
+    quiet: true,
+    maxAttempts: 1,
+    strictLock: false,
+  });
   const problems: string[] = [];
   // A protected glob that matches nothing in the workspace protects nothing (a typo such as test/** for tests/).
   if (existsSync(loaded.workspace)) {
@@ -128,6 +156,7 @@ export async function taskCheckCommand(io: CommandIO, taskPath: string, flags: R
     },
     gates,
     test_floors_recorded: Object.fromEntries(floors.map((r) => [r.gate_id, r.tests_passed])),
+    lock: lockPath,
     warnings,
     problems,
   };
@@ -144,6 +173,7 @@ function formatTaskCheck(r: {
   noop: { status: string; reason: string; gates_passed_without_work: string[] };
   gates: GateCheckReport[];
   test_floors_recorded: Record<string, number | null>;
+  lock: string | null;
   warnings: string[];
   problems: string[];
 }): string {
@@ -155,24 +185,29 @@ function formatTaskCheck(r: {
   ];
   const width = Math.max(...r.gates.map((g) => g.id.length));
   for (const g of r.gates) {
-    const what =
-      g.kind === "subprocess"
-        ? `canary: ${g.canary.padEnd(13)} count: ${g.count ?? "none"}${g.runner ? `  (${g.runner})` : ""}`
-        : g.kind;
-    lines.push(`    ${g.id.padEnd(width)}  ${what}`);
+    lines.push(`    ${g.id.padEnd(width)}  ${describeGate(g)}`);
   }
   if (r.noop.gates_passed_without_work.length)
     lines.push(
       `  note: these gates pass even when nothing is done (fine for guards): ${r.noop.gates_passed_without_work.join(", ")}`,
     );
-  const floors = Object.entries(r.test_floors_recorded);
-  if (floors.length)
+  if (r.lock)
     lines.push(
-      `  recorded: later runs of this task file must pass at least ${floors.map(([id, n]) => `${n} tests in ${id}`).join(", ")}`,
+      `  recorded: ${r.lock} (commit it with the task): later runs must pass each recorded test by name, and fail every twin`,
     );
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   lines.push(
     r.ok ? "ok: the gates accept the oracle and reject the no-op" : `NOT ok:\n  ${r.problems.join("\n  ")}`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+function describeGate(g: GateCheckReport): string {
+  if (g.kind !== "subprocess") return g.kind;
+  const runner = g.runner ? `${g.runner}: ` : "";
+  const tests = g.tests !== null ? `${g.tests} tests by identity` : "";
+  const twins = g.twins
+    ? `, twins for ${g.twins.tests} held-out test(s)${g.twins.untwinned.length ? ` (${g.twins.untwinned.length} without: ${g.twins.untwinned[0]})` : ""}`
+    : "";
+  return `${runner}${g.check}${tests ? `, ${tests}` : ""}${twins}`;
 }

@@ -12,6 +12,7 @@ import {
   RunStatus,
 } from "../event-parts.js";
 import { GateTamper } from "../gate-tamper.js";
+import { PinnedIdentity } from "../task-lock.js";
 import type { EventArea } from "./define.js";
 
 /** The run: attempts, the builder, observations, gates, the verdict, resumes and the lease. */
@@ -41,6 +42,8 @@ export const runEvents = {
           }),
         )
         .optional(),
+      /** How subprocess gates are judged by identity: the task's lock (pinned whole, so resumes judge alike) or recording one. */
+      identity: PinnedIdentity.optional(),
       /** Set only for the forgery benchmark's baseline runs: their gates did not see a pristine tree. */
       gate_environment: z.literal("as-built").optional(),
       /** Set when the run is a goal todo's: the goal and the workspace revision (commit) it started from. */

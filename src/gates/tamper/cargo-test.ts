@@ -69,7 +69,7 @@ export const cargoTest: RunnerAdapter = {
       env: { CARGO_TARGET_DIR: `/tmp/${plausibleName("-")}` },
       files: [{ path, content }],
       canary: { tests: names, scope: "run" },
-      reportFile: null,
+      reportsToPath: false,
     };
   },
   parse(output: string): TestReport | null {
@@ -93,6 +93,7 @@ export const cargoTest: RunnerAdapter = {
         const full = t[1] ?? "";
         tests.push({
           name: full.split("::").pop() ?? full,
+          suites: [],
           file: `test binary ${block}`,
           outcome: t[2] === "ok" ? "passed" : t[2] === "ignored" ? "skipped" : "failed",
         });

@@ -85,7 +85,7 @@ export const goTest: RunnerAdapter = {
       env: {},
       files,
       canary: { tests: names as string[], scope: "each_file" },
-      reportFile: null,
+      reportsToPath: false,
     };
   },
   parse(output: string, _report: string | null, plan: TamperPlan): TestReport | null {
@@ -118,9 +118,10 @@ export const goTest: RunnerAdapter = {
       const isParent = tests.some((t) => t.file === pkg && t.name.startsWith(`${e.Test}/`));
       if (isParent) continue;
       const top = e.Test.split("/")[0] ?? e.Test;
-      const name = plan.canary.tests.includes(top) ? top : e.Test;
+      const name = (plan.canary?.tests ?? []).includes(top) ? top : e.Test;
       tests.push({
         name,
+        suites: [],
         file: pkg,
         outcome: e.Action === "pass" ? "passed" : e.Action === "skip" ? "skipped" : "failed",
       });
@@ -138,7 +139,7 @@ export const goTest: RunnerAdapter = {
 function dedupeCanary(tests: ReportedTest[], plan: TamperPlan): ReportedTest[] {
   const seen = new Set<string>();
   return tests.filter((t) => {
-    if (!plan.canary.tests.includes(t.name)) return true;
+    if (!(plan.canary?.tests ?? []).includes(t.name)) return true;
     const k = `${t.file} ${t.name}`;
     if (seen.has(k)) return false;
     seen.add(k);

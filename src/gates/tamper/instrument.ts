@@ -1,33 +1,33 @@
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import type { GateTamper } from "../../core/events.js";
 import type { SubprocessGateSpec } from "../../core/task.js";
+import type { GateIdentity } from "../../core/task-lock.js";
 import type { RunnerAdapter, TamperPlan } from "./adapter.js";
+import { type IdentityRule, type IdentityVerdict, judgeByIdentity } from "./identity-verdict.js";
+import { plausibleName } from "./names.js";
+import { ReportPipe } from "./report-pipe.js";
 import { recogniseRunner } from "./runners.js";
 import { judgeTestRun, type TestFloor, type TestVerdict } from "./test-report.js";
-
-/** Report files larger than this are not a runner's honest output. */
-const REPORT_LIMIT = 32 * 1024 * 1024;
+import { TWIN_LANGUAGES } from "./twins/languages.js";
+import { plantTwins, type TwinPlanting } from "./twins/plant.js";
 
 /** One gate run's tamper check, prepared before the run and read after it. */
 export interface TamperCheck {
   argv: string[];
   env: Record<string, string>;
-  /** The private folder the runner's parent writes its report into; mounted writable in the sandbox. */
-  reportDir: string | null;
+  /** The private folder of preloads, reporters and the report pipe: mounted read-only in the sandbox. */
+  privateDir: string | null;
+  /** The pipe the runner's parent writes its report into, when the adapter uses one. */
+  pipe: ReportPipe | null;
   adapter: RunnerAdapter | null;
   plan: TamperPlan | null;
-  /** Why no check applies to this run, when none does. */
+  /** The twins written into the gate environment, when the run carries any. */
+  twins: TwinPlanting | null;
+  /** How the run is judged by identity, or null for the count-and-canary rule (no lock). */
+  rule: IdentityRule | null;
+  /** Why no check applies to this run, or how it falls back, when it does. */
   note: string | null;
   check: GateTamper["check"];
   cleanup(): void;
@@ -43,78 +43,133 @@ export function tamperCheckFor(spec: Pick<SubprocessGateSpec, "run" | "tamper_ch
   return r ? { check: "auto", runner: r.adapter.id } : { check: "none", runner: null };
 }
 
+/** Options of one gate run's tamper check. */
+export interface TamperOptions {
+  /** Why the check is off for this run regardless of the task (the benchmark's baselines). */
+  offBecause?: string | null;
+  /** The gate's held-out folder (the task's own), whose test files get twins. */
+  heldout?: string | null;
+  /** Judge by the lock's identities, or record them; absent: the count-and-canary rule. */
+  identity?: GateIdentity | null;
+}
+
 /**
- * Plans and plants the tamper check for one run of a gate in `gateEnv` (already built, fresh):
- * the canary files go into the gate environment, the runner's reporter and its report into a folder
- * of this run's own outside it.
+ * Plans and plants the tamper check for one run of a gate in `gateEnv` (already built, fresh): twins
+ * into the held-out test files (with a lock, or recording one), else loopgate's canary in the runner's
+ * idiom; preloads and reporters into a private folder the sandbox sees read-only.
  */
-export function prepareTamperCheck(
+export async function prepareTamperCheck(
   spec: SubprocessGateSpec,
   argv: string[],
   gateEnv: string,
-  /** Why the check is off for this run regardless of the task (the benchmark's baselines). */
-  offBecause: string | null = null,
-): TamperCheck {
+  options: TamperOptions = {},
+): Promise<TamperCheck> {
   const none = (check: GateTamper["check"], note: string | null): TamperCheck => ({
     argv,
     env: {},
-    reportDir: null,
+    privateDir: null,
+    pipe: null,
     adapter: null,
     plan: null,
+    twins: null,
+    rule: null,
     note,
     check,
     cleanup() {},
   });
-  if (offBecause) return none("off", offBecause);
+  if (options.offBecause) return none("off", options.offBecause);
   if (spec.tamper_check === "off") return none("off", "tamper_check: off in the task file");
   const found = recogniseRunner(argv);
   if (!found) return none("none", "not a test runner loopgate recognises");
+  const identity = options.identity ?? null;
+  const rule: IdentityRule | null = !identity
+    ? null
+    : identity.mode === "record"
+      ? { mode: "record" }
+      : { mode: "enforce", required: identity.gate.tests };
+  let twins: TwinPlanting | null = null;
+  if (identity && options.heldout) {
+    const source =
+      identity.mode === "record"
+        ? { mode: "record" as const }
+        : { mode: "enforce" as const, twins: identity.gate.twins };
+    twins = await plantTwins({ heldoutDir: options.heldout, gateEnv, source, languages: TWIN_LANGUAGES });
+  }
+  const withTwins = (twins?.twins.length ?? 0) > 0;
   // A neutral name: the folder is visible to the code under test (the runner's argv names it).
-  const reportDir = mkdtempSync(join(tmpdir(), "tmp-"));
-  const cleanup = () => rmSync(reportDir, { recursive: true, force: true });
-  const plan = found.adapter.plan({ argv, offset: found.offset, gateEnv, reportDir });
-  if (typeof plan === "string") {
-    cleanup();
-    return { ...none("none", `${found.adapter.id}: ${plan}`), adapter: found.adapter };
-  }
-  for (const f of plan.files) {
-    mkdirSync(dirname(f.path), { recursive: true });
-    writeFileSync(f.path, f.content, { flag: "wx", mode: 0o644 });
-  }
-  return {
-    argv: plan.argv,
-    env: plan.env,
-    reportDir,
-    adapter: found.adapter,
-    plan,
-    note: null,
-    check: "auto",
-    cleanup,
+  const privateDir = mkdtempSync(join(tmpdir(), "tmp-"));
+  let pipe: ReportPipe | null = null;
+  const cleanup = () => {
+    pipe?.dispose();
+    rmSync(privateDir, { recursive: true, force: true });
   };
+  try {
+    pipe = ReportPipe.open(join(privateDir, plausibleName("-")));
+    const reportPath = pipe.path;
+    const planWith = (canary: boolean) =>
+      found.adapter.plan({
+        argv,
+        offset: found.offset,
+        gateEnv,
+        privateDir,
+        reportPath,
+        canary,
+        renamed: twins?.renamed ?? new Map(),
+      });
+    let plan = planWith(!withTwins);
+    let noCanary: string | null = null;
+    // Judged by identity, a run whose argv leaves no room for loopgate's canary (a name filter) is still
+    // held to every recorded test by name: better than its exit code alone, and the note says what is lost.
+    if (typeof plan === "string" && rule && !withTwins) {
+      noCanary = plan;
+      plan = planWith(false);
+    }
+    if (typeof plan === "string") {
+      cleanup();
+      if (twins && options.heldout) restoreHeldout(options.heldout, gateEnv, twins);
+      return { ...none("none", `${found.adapter.id}: ${plan}`), adapter: found.adapter };
+    }
+    for (const f of plan.files) {
+      mkdirSync(dirname(f.path), { recursive: true });
+      writeFileSync(f.path, f.content, { flag: "wx", mode: 0o644 });
+    }
+    if (!plan.reportsToPath) {
+      pipe.dispose();
+      pipe = null;
+    }
+    return {
+      argv: plan.argv,
+      env: plan.env,
+      privateDir,
+      pipe,
+      adapter: found.adapter,
+      plan,
+      twins,
+      rule,
+      note:
+        [
+          withTwins ? `mutated twins: ${twins?.twins.length}` : null,
+          twins?.untwinned.length ? `no twins for ${twins.untwinned.length} test(s) or file(s)` : null,
+          noCanary ? `no canary (${noCanary}): held to the recorded tests by name only` : null,
+        ]
+          .filter((x) => x !== null)
+          .join("; ") || null,
+      check: "auto",
+      cleanup,
+    };
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
 }
 
-/** Reads the report file the runner's parent wrote, or null when there is none or it is not plausible. */
-export function readReport(plan: TamperPlan): string | null {
-  if (!plan.reportFile) return null;
-  let fd: number;
-  try {
-    fd = openSync(plan.reportFile, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size > REPORT_LIMIT) return null;
-    const buf = Buffer.alloc(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off).toString("utf8");
-  } finally {
-    closeSync(fd);
+/** Puts the task's own held-out files back where twins were written (the run cannot be instrumented). */
+function restoreHeldout(heldout: string, gateEnv: string, twins: TwinPlanting): void {
+  const files = new Set([...twins.renamed.keys()].map((k) => k.split("::")[0] ?? ""));
+  for (const f of files) {
+    if (!f) continue;
+    rmSync(join(gateEnv, f), { force: true });
+    copyFileSync(join(heldout, f), join(gateEnv, f));
   }
 }
 
@@ -124,9 +179,18 @@ export function verdictOf(
   output: string,
   exitCode: number,
   floor: TestFloor,
-): TestVerdict | null {
+  reportText: string | null,
+): (TestVerdict & Partial<Pick<IdentityVerdict, "identity" | "twins" | "observed">>) | null {
   if (!t.plan || !t.adapter) return null;
-  const report = t.adapter.parse(output, readReport(t.plan), t.plan);
+  const report = t.adapter.parse(output, reportText, t.plan);
+  if (t.rule)
+    return judgeByIdentity({
+      report,
+      canary: t.plan.canary,
+      twins: t.twins,
+      rule: t.rule,
+      exitCode,
+    });
   return judgeTestRun({ report, canary: t.plan.canary, floor, exitCode });
 }
 
@@ -134,13 +198,14 @@ export function verdictOf(
 export function declaredCanaryFailed(
   t: TamperCheck,
   output: string,
+  reportText: string | null,
   files: readonly string[],
   gateEnv: string,
 ): boolean | null {
   if (!t.plan || !t.adapter) return null;
-  const report = t.adapter.parse(output, readReport(t.plan), t.plan);
+  const report = t.adapter.parse(output, reportText, t.plan);
   if (!report) return null;
-  const own = new Set(t.plan.canary.tests);
+  const own = new Set(t.plan.canary?.tests ?? []);
   const wanted = new Set(files.map((f) => f.replace(/^\.\//, "")));
   const failed = report.tests.filter((x) => x.outcome === "failed" && !own.has(x.name));
   if (failed.some((x) => x.file === null)) return failed.length > 0;

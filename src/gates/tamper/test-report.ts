@@ -4,7 +4,12 @@ export type TestOutcome = "passed" | "failed" | "skipped";
 /** One reported test (a leaf: suites and parents of subtests are not counted). */
 export interface ReportedTest {
   name: string;
-  /** The file or module it came from, when the runner says. */
+  /**
+   * The names enclosing it, outermost first: a class, describe blocks, a parent test. With the file and
+   * the name they make the test's identity (testKey(file, [...suites, name])). Empty when there are none.
+   */
+  suites: string[];
+  /** The file it came from (relative to the gate environment, `/`-separated), when the runner says. */
   file: string | null;
   outcome: TestOutcome;
 }
@@ -117,7 +122,7 @@ function floorSource(f: TestFloor): string {
 }
 
 /** Why the planted canary does not vouch for this run, or null when every canary test failed where it had to. */
-function canaryProblem(report: TestReport, canary: PlantedCanary): string | null {
+export function canaryProblem(report: TestReport, canary: PlantedCanary): string | null {
   const names = new Set(canary.tests);
   const groups = new Map<string, ReportedTest[]>();
   for (const t of report.tests) {

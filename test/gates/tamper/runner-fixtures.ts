@@ -23,14 +23,21 @@ export interface RunnerFixture {
   program: string;
   /** Extra preparation of the project folder (vitest needs its node_modules). */
   setup?: (dir: string) => void;
+  /**
+   * The honest project's passing tests as identities (`file::suite…::name`, the file relative to the
+   * project, `/`-separated; empty when the runner does not say), listed by hand from the files below.
+   */
+  identities?: string[];
 }
 
 const nodeTests = `import assert from "node:assert/strict";
-import { test } from "node:test";
+import { describe, it, test } from "node:test";
 import { add } from "../src/add.js";
 
-test("adds small numbers", () => assert.equal(add(2, 2), 4));
-test("adds negatives", () => assert.equal(add(-1, -2), -3));
+describe("add", () => {
+  it("adds small numbers", () => assert.equal(add(2, 2), 4));
+  it("adds negatives", () => assert.equal(add(-1, -2), -3));
+});
 test("adds zero", () => assert.strictEqual(add(0, 5), 5));
 `;
 
@@ -91,18 +98,58 @@ mod tests {
 }
 `;
 
-const vitestTests = `import { expect, test } from "vitest";
+const vitestTests = `import { describe, expect, test } from "vitest";
 import { add } from "../src/add.js";
 
-test("adds small numbers", () => expect(add(2, 2)).toBe(4));
+describe("add", () => {
+  test("adds small numbers", () => expect(add(2, 2)).toBe(4));
+});
 test("adds negatives", () => expect(add(-1, -2)).toEqual(-3));
 `;
 
 const jestTests = `const { add } = require("../src/add.js");
 
-test("adds small numbers", () => expect(add(2, 2)).toBe(4));
-test("adds negatives", () => expect(add(-1, -2)).toEqual(-3));
+describe("add", () => {
+  describe("integers", () => {
+    test("adds small numbers", () => expect(add(2, 2)).toBe(4));
+  });
+  test("adds negatives", () => expect(add(-1, -2)).toEqual(-3));
+});
 `;
+
+const mochaTests = `const assert = require("node:assert/strict");
+const { add } = require("../src/add.js");
+
+describe("add", () => {
+  it("adds small numbers", () => assert.equal(add(2, 2), 4));
+  describe("signs", () => {
+    it("adds negatives", () => assert.strictEqual(add(-1, -2), -3));
+  });
+});
+`;
+
+const tapeTests = `const test = require("tape");
+const { add } = require("../src/add.js");
+
+test("adds small numbers", (t) => {
+  t.equal(add(2, 2), 4);
+  t.end();
+});
+test("adds negatives", (t) => {
+  t.deepEqual([add(-1, -2)], [-3]);
+  t.end();
+});
+`;
+
+/** Code under test that turns node:assert's assertions into no-ops, for CommonJS and ES-module importers alike. */
+const patchedAssert = [
+  'const assert = require("node:assert");',
+  "for (const target of [assert, assert.strict])",
+  '  for (const k of ["equal", "strictEqual", "deepEqual", "deepStrictEqual", "ok", "match"]) target[k] = () => {};',
+  'require("node:module").syncBuiltinESMExports();',
+  "exports.add = (a, b) => a - b;",
+  "",
+].join("\n");
 
 /** This repository's own vitest, hard-linked into the project (cheap, and nothing is fetched). */
 function linkNodeModules(dir: string): void {
@@ -115,6 +162,11 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "node",
     argv: ["node", "--test", "test/"],
     tests: 3,
+    identities: [
+      "test/add.test.js::add::adds small numbers",
+      "test/add.test.js::add::adds negatives",
+      "test/add.test.js::adds zero",
+    ],
     honest: { "src/add.js": "export const add = (a, b) => a + b;\n", "test/add.test.js": nodeTests },
     exitOnImport: {
       "src/add.js": "process.exit(0);\nexport const add = (a, b) => a - b;\n",
@@ -135,6 +187,11 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "python3",
     argv: ["python3", "-m", "unittest", "discover", "-s", "tests", "-t", "."],
     tests: 3,
+    identities: [
+      "tests/test_add.py::AddTest::test_small",
+      "tests/test_add.py::AddTest::test_negative",
+      "tests/test_add.py::AddTest::test_zero",
+    ],
     honest: {
       "calc/__init__.py": "def add(a, b):\n    return a + b\n",
       "tests/__init__.py": "",
@@ -164,6 +221,7 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "python3",
     argv: ["python3", "-m", "pytest", "tests"],
     tests: 2,
+    identities: ["tests/test_add.py::test_small", "tests/test_add.py::test_negative"],
     honest: {
       "calc/__init__.py": "def add(a, b):\n    return a + b\n",
       "tests/test_add.py": pytestTests,
@@ -214,6 +272,7 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "node",
     argv: ["node", "node_modules/vitest/vitest.mjs", "run"],
     tests: 2,
+    identities: ["test/add.test.js::add::adds small numbers", "test/add.test.js::adds negatives"],
     setup: linkNodeModules,
     honest: {
       "package.json": '{ "type": "module" }\n',
@@ -231,6 +290,10 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "node",
     argv: ["node", "node_modules/jest/bin/jest.js"],
     tests: 2,
+    identities: [
+      "test/add.test.js::add::integers::adds small numbers",
+      "test/add.test.js::add::adds negatives",
+    ],
     setup: linkNodeModules,
     honest: {
       "package.json": '{ "name": "calc" }\n',
@@ -241,6 +304,59 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
       "package.json": '{ "name": "calc" }\n',
       "src/add.js": "process.exit(0);\nexports.add = (a, b) => a - b;\n",
       "test/add.test.js": jestTests,
+    },
+  },
+  {
+    runner: "mocha",
+    program: "node",
+    argv: ["node", "node_modules/mocha/bin/mocha.js", "test/"],
+    tests: 2,
+    setup: linkNodeModules,
+    identities: ["test/add.spec.js::add::adds small numbers", "test/add.spec.js::add::signs::adds negatives"],
+    honest: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": "exports.add = (a, b) => a + b;\n",
+      "test/add.spec.js": mochaTests,
+    },
+    exitOnImport: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": "process.exit(0);\nexports.add = (a, b) => a - b;\n",
+      "test/add.spec.js": mochaTests,
+    },
+    patchFramework: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": patchedAssert,
+      "test/add.spec.js": mochaTests,
+    },
+  },
+  {
+    runner: "tape",
+    program: "node",
+    argv: ["node", "node_modules/tape/bin/tape", "test/*.test.js"],
+    tests: 2,
+    setup: linkNodeModules,
+    // tape does not say which file a test came from: the identity is the name alone.
+    identities: ["::adds small numbers", "::adds negatives"],
+    honest: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": "exports.add = (a, b) => a + b;\n",
+      "test/add.test.js": tapeTests,
+    },
+    exitOnImport: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": "process.exit(0);\nexports.add = (a, b) => a - b;\n",
+      "test/add.test.js": tapeTests,
+    },
+    patchFramework: {
+      "package.json": '{ "name": "calc" }\n',
+      "src/add.js": [
+        'const Test = require("tape/lib/test");',
+        "const assert = Test.prototype._assert;",
+        "Test.prototype._assert = function (ok, opts) { return assert.call(this, true, opts); };",
+        "exports.add = (a, b) => a - b;",
+        "",
+      ].join("\n"),
+      "test/add.test.js": tapeTests,
     },
   },
 ];

@@ -15,6 +15,7 @@ const t = (
   file: string | null = "a.test.js",
 ): ReportedTest => ({
   name,
+  suites: [],
   file,
   outcome,
 });
