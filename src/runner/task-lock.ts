@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Envelope } from "../core/envelope.js";
 import { InputError } from "../core/errors.js";
 import { isSubprocessGate } from "../core/task.js";
@@ -28,7 +28,7 @@ export function materialDigest(loaded: LoadedTask): string {
       if (typeof p === "string") folders.add(resolve(loaded.dir, p));
     }
   for (const folder of [...folders].sort()) {
-    h.update(`folder\0${folder.slice(loaded.dir.length)}\0`);
+    h.update(`folder\0${relative(loaded.dir, folder)}\0`);
     for (const f of listFiles(folder))
       h.update(`${f}\0`)
         .update(readFileSync(join(folder, f)))

@@ -1,6 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Envelope } from "../../src/core/envelope.js";
 import { InputError } from "../../src/core/errors.js";
@@ -117,6 +127,23 @@ describe("the task lock", () => {
     expect(task.status !== "ok" && task.why).toContain("another version of task.yaml");
   });
 
+  test("stays valid when the task and the held-out folders it names (inside or beside it) move elsewhere together", () => {
+    // A held-out folder beside the task folder, as the benchmark's task variants share an example's.
+    const root = mkdtempSync(join(tmpdir(), "lg-lock-move-"));
+    try {
+      const a = join(root, "a");
+      mkdirSync(join(a, "shared", "hidden"), { recursive: true });
+      writeFileSync(join(a, "shared", "hidden", "test_g.py"), "# shared\n");
+      cpSync(dir, join(a, "task"), { recursive: true });
+      writeFileSync(join(a, "task", "task.yaml"), TASK.replace("heldout: ./heldout", "heldout: ../shared"));
+      writeTaskLock(loadTask(join(a, "task", "task.yaml")), oracle(), new Date());
+      cpSync(a, join(root, "b", "deeper"), { recursive: true });
+      expect(readTaskLock(loadTask(join(root, "b", "deeper", "task", "task.yaml"))).status).toBe("ok");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test("a lock that is not JSON, or not a lock, is named invalid with the field", () => {
     const loaded = loadTask(join(dir, "task.yaml"));
     writeFileSync(lockPathFor(loaded.file), "{ not json");
@@ -144,5 +171,23 @@ describe("the task lock", () => {
     const text = readFileSync(lockPathFor(loaded.file), "utf8");
     expect(text.split("\n").length).toBeGreaterThan(10);
     expect(text.endsWith("\n")).toBe(true);
+  });
+});
+
+describe("the committed locks", () => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+  const tasks = [
+    ...readdirSync(join(root, "examples")).map((d) => join(root, "examples", d, "task.yaml")),
+    ...readdirSync(join(root, "bench/forgery/tasks")).map((d) =>
+      join(root, "bench/forgery/tasks", d, "task.yaml"),
+    ),
+  ].filter((t) => existsSync(lockPathFor(t)));
+
+  test("every example and benchmark task with a lock has one that matches its task file and held-out files", () => {
+    expect(tasks.length).toBeGreaterThanOrEqual(8);
+    for (const t of tasks) {
+      const r = readTaskLock(loadTask(t));
+      expect(r.status === "ok" ? "ok" : r.why, t).toBe("ok");
+    }
   });
 });
