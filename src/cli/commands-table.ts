@@ -1,4 +1,5 @@
 import { InputError, LoopgateError } from "../core/errors.js";
+import { QUEUE_POLICY } from "../store/queue-policy.js";
 import type { CommandSpec } from "./command-spec.js";
 import { GOAL_COMMANDS } from "./commands/goal-table.js";
 import type { FlagName } from "./flags.js";
@@ -189,10 +190,12 @@ A submitted task is written out from the store under --work-dir (default ./.loop
 run folders; a run another machine drove is rebuilt there from the observations the store keeps.
 Goal turns (queued by \`loopgate goal submit\`): one governed tick under the goal's turn lease, then the
 next turn queued at the scheduler's wake-up; the goal's repository cache lives in the same folder.
-SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.`,
+SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.
+A job this machine cannot start (its folder, no working sandbox, a key it lacks) goes back to the queue
+with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its one job) the worker stops naming it. A bad task is refused.`,
     flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,
-    exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database, 2 bad input.",
+    exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database or could not start jobs in a row on this machine, 2 bad input.",
     run: async (io, _args, flags) => {
       const { workerCommand } = await import("./commands/worker.js");
       return workerCommand(io, flags);
@@ -201,7 +204,8 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
   {
     name: "workers",
     usage: ["loopgate workers --store postgres://… [--json]"],
-    about: "List the live workers of a PostgreSQL store, the jobs each holds and until when, and the queue.",
+    about:
+      "List the live workers of a PostgreSQL store (STALE: its heartbeat is overdue), the jobs each holds and until when, and the queue.",
     flags: ["store", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0, 2 bad input or the store cannot be reached.",
@@ -238,7 +242,7 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
     name: "runs",
     usage: ["loopgate runs [--store DIR] [--limit N] [--json]"],
     about:
-      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).",
+      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).\nBeside a PostgreSQL store, every submitted job whose run has not started too: queued, claimed, handed back, refused.",
     flags: ["store", "limit", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 listed, 2 bad input.",
@@ -251,7 +255,7 @@ SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts
       "One run's envelope, rebuilt from its events; exits with the run's exit code. Beside a PostgreSQL store, a queued job's state (queued, claimed, running on which worker, lease expiry), or JOB's run.",
     flags: ["store", "json"],
     maxArgs: 1,
-    exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input, 3 not finished (running, or its process died: loopgate resume RUN).",
+    exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE, a refused job or bad input, 3 not finished (running, or its process died: loopgate resume RUN; a job queued or claimed).",
     run: async (io, args, flags) =>
       (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), flags),
   },

@@ -39,7 +39,16 @@ export interface DoctorFacts {
   gatePrograms: { node: string | null; python3: string | null };
   /** The sandbox self-test: null when it passed, else its message; undefined when it could not run (no bwrap). */
   sandboxSelfTest: string | null | undefined;
-  store: { dir: string; writable: boolean; detail: string };
+  store: {
+    dir: string;
+    writable: boolean;
+    detail: string;
+    /**
+     * The folder's SQLite log, opened read-only as `runs` opens it and checked by SQLite itself
+     * (`quick_check`): `problems` empty when sound. Null: no events.db yet; absent: not probed.
+     */
+    log?: { path: string; problems: string[] } | null;
+  };
   /**
    * A Postgres store (`--store postgres://…`), probed read-only instead of the folder: whether it answered
    * (`error`: why not, naming the URL with its password masked), the schema version it holds (0: no
@@ -159,7 +168,7 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
         ),
   );
   if (f.postgres) checks.push(...postgresChecks(f.postgres));
-  else
+  else {
     checks.push(
       f.store.writable
         ? ok("store", "required", `${f.store.dir} is writable`)
@@ -170,6 +179,8 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
             "pass --store DIR (or set LOOPGATE_STORE) to a folder you can write, or fix the folder's permissions",
           ),
     );
+    if (f.store.log !== undefined) checks.push(folderLogCheck(f.store.log));
+  }
   checks.push(...providerChecks(f.env));
   for (const [name, package_] of [
     ["claude", "@anthropic-ai/claude-code"],
@@ -183,6 +194,24 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
     );
   }
   return checks;
+}
+
+/** A folder store's SQLite log: absent (nothing to check yet), sound, or what SQLite or loopgate found wrong. */
+function folderLogCheck(log: NonNullable<DoctorFacts["store"]["log"]> | null): DoctorCheck {
+  if (log === null)
+    return skipped("store-integrity", "no events.db yet; the first command that records creates it");
+  if (log.problems.length === 0)
+    return ok(
+      "store-integrity",
+      "required",
+      `${log.path}: opens as a loopgate log; SQLite's quick_check: ok`,
+    );
+  return missing(
+    "store-integrity",
+    "required",
+    `${log.path}: ${log.problems.length} problem(s): ${log.problems.slice(0, 5).join("; ")}${log.problems.length > 5 ? "; …" : ""}`,
+    "every command refuses this store until it is fixed: restore events.db from a backup, or move the store folder aside to start a new one (its runs are then not readable); loopgate repairs nothing by itself",
+  );
 }
 
 /** A Postgres store: it answers, its schema is one this loopgate can use, and its log is sound. */

@@ -1,19 +1,21 @@
 import type { EventStore } from "../store/event-store.js";
 import { PostgresEventStore } from "../store/postgres-event-store.js";
-import { type JobSummary, jobSummary } from "../store/run-queue-view.js";
+import type { PostgresRunQueue } from "../store/run-queue.js";
+import { type JobSummary, jobSummary, workerStale } from "../store/run-queue-view.js";
 
 /**
  * The run queue's jobs as `runs` and `status` show them, when the store has a queue (PostgreSQL):
- * each job's summary (jobSummary: queued / claimed / running / expired / finished, the worker, the
- * lease's expiry by the database's clock), by job id and by run id. Null for a store without a queue.
+ * each job's summary (jobSummary: queued / claimed / running / expired / finished, the worker and
+ * whether its heartbeat is overdue, the lease's expiry by the database's clock, its hand-backs), by job
+ * id and by run id. Null for a store without a queue.
  */
 export async function queueState(
   store: EventStore,
 ): Promise<{ jobs: JobSummary[]; byRun: Map<string, JobSummary> } | null> {
   if (!(store instanceof PostgresEventStore)) return null;
   const queue = store.queue();
-  const [jobs, now] = await Promise.all([queue.list(), queue.now()]);
-  const summaries = jobs.map((j) => jobSummary(j, now));
+  const [jobs, { now, stale }] = await Promise.all([queue.list(), staleWorkers(queue)]);
+  const summaries = jobs.map((j) => jobSummary(j, now, stale));
   const byRun = new Map<string, JobSummary>();
   for (const j of summaries) if (j.run_id !== null) byRun.set(j.run_id, j);
   return { jobs: summaries, byRun };
@@ -26,6 +28,15 @@ export async function queuedJob(
 ): Promise<JobSummary | null> {
   if (!(store instanceof PostgresEventStore)) return null;
   const queue = store.queue();
-  const [job, now] = await Promise.all([queue.find(key), queue.now()]);
-  return job ? jobSummary(job, now) : null;
+  const [job, { now, stale }] = await Promise.all([queue.find(key), staleWorkers(queue)]);
+  return job ? jobSummary(job, now, stale) : null;
+}
+
+/** The database's clock, and the ids of the workers whose heartbeat is overdue by it. */
+async function staleWorkers(queue: PostgresRunQueue): Promise<{ now: Date; stale: Set<string> }> {
+  const [live, now] = await Promise.all([queue.liveWorkers(), queue.now()]);
+  return {
+    now,
+    stale: new Set(live.filter((l) => workerStale(l.worker, now)).map((l) => l.worker.workerId)),
+  };
 }

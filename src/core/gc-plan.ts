@@ -1,3 +1,4 @@
+import { durationProblem, parseDuration } from "./duration.js";
 import type { RunPhase } from "./run-phase.js";
 
 /** What `loopgate gc` knows of one run, read from its log. */
@@ -23,14 +24,26 @@ export interface GcDecision {
   why: string;
 }
 
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+/**
+ * The oldest age `gc --older-than` accepts, 100 years: larger than any real store's history, small
+ * enough that "now minus the age" is still a valid date here and a valid timestamp in PostgreSQL.
+ */
+export const MAX_AGE_MS = 36_500 * 86_400_000;
 
-/** Parses an age such as `30m`, `12h`, `7d`, `2w` (a unit is required; `0s` means "any age"); null when malformed. */
+/**
+ * Parses an age with the one duration grammar (`90s`, `30m`, `12h`, `7d`, `2w`): a unit is required and
+ * `0s` means "any age"; null when malformed or over MAX_AGE_MS.
+ */
 export function parseAge(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$/.exec(text);
-  if (!m) return null;
-  return Math.round(Number(m[1]) * (UNITS[m[2] as string] as number));
+  return parseDuration(text, AGE);
 }
+
+/** Why `text` is not an age, or null when it is one. */
+export function ageProblem(text: string): string | null {
+  return durationProblem(text, AGE);
+}
+
+const AGE = { unitRequired: true, zeroAllowed: true, maxMs: MAX_AGE_MS } as const;
 
 /**
  * Decides, for every run, whether `gc` may remove its folder. Only a run with a final verdict can go:

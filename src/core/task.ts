@@ -2,16 +2,14 @@ import picomatch from "picomatch";
 import { LineCounter } from "yaml";
 import { z } from "zod";
 import { DifferentialSpec } from "./differential-spec.js";
-import { parseDuration } from "./duration.js";
+import { DurationField } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
 import { globProblem } from "./glob-syntax.js";
 import { LimitsSchema } from "./limits.js";
 import { gateTemplateParams, templateNames } from "./template.js";
 import { lineOf, parseYamlSource } from "./yaml-source.js";
 
-const duration = z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, {
-  message: 'expected a duration such as "30s", "500ms", "5m" or a number of seconds',
-});
+const duration = DurationField;
 const glob = z
   .string()
   .min(1)
@@ -49,9 +47,28 @@ const argv = z
     });
   });
 
+/**
+ * A static gate reads one file of the gate environment: a path that names anything outside it (absolute,
+ * or climbing with `..`) could never be read, so it is refused at load instead of failing every attempt.
+ */
+const staticPath = relPath.superRefine((p, ctx) => {
+  const problem = p.includes("\0")
+    ? "contains a NUL byte"
+    : p.startsWith("/")
+      ? "is absolute"
+      : p.split("/").includes("..")
+        ? "has a .. segment"
+        : null;
+  if (problem !== null)
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(p)} ${problem}: a static gate's path is relative to the gate environment (the workspace), e.g. src/app.js`,
+    });
+});
+
 const staticCheck = z
   .object({
-    path: relPath,
+    path: staticPath,
     match: z.string().optional(),
     not_match: z.string().optional(),
     exists: z.literal(true).optional(),

@@ -1,3 +1,4 @@
+import { type LongTimer, setLongTimeout } from "../core/long-timer.js";
 import type { ModelAdapter, ModelRequest, ModelResponse } from "../core/model.js";
 
 /**
@@ -15,9 +16,9 @@ export async function generateWithin(
   const onAbort = () => controller.abort(signal?.reason);
   if (signal?.aborted) return "timeout";
   signal?.addEventListener("abort", onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimer | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => {
+    timer = setLongTimeout(() => {
       controller.abort();
       resolve("timeout");
     }, timeoutMs);
@@ -28,7 +29,7 @@ export async function generateWithin(
   } catch (e) {
     return { ok: false, error: { kind: "provider", message: String(e), retryable: false } };
   } finally {
-    clearTimeout(timer);
+    timer?.clear();
     signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +40,8 @@ export interface SandboxSpec {
   captureBytes?: number;
   /** Process, file-size and memory rlimits of the sandbox (default DEFAULT_PROCESS_LIMITS). */
   limits?: ProcessLimits;
+  /** Names under the host's `/etc` to show beyond SANDBOX_ETC. */
+  etc?: readonly string[];
 }
 
 /** How processes are isolated: bubblewrap, or nothing at all when the user explicitly opted out. */
@@ -47,11 +49,91 @@ export type SandboxMode = "bubblewrap" | "none";
 
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
+/**
+ * What the sandbox sees of the host's `/etc`: what name resolution, TLS roots, locale, the dynamic linker
+ * and the runtimes need — never the whole folder, which holds `shadow`, `ssh` host keys, `ssl/private`,
+ * service configurations with passwords and package-manager credentials (`npmrc`, `pip.conf`).
+ * The README's sandbox section lists it; runtimes' own folders (RUNTIME_ETC) are added as found.
+ */
+export const SANDBOX_ETC: readonly string[] = [
+  "alternatives",
+  "ca-certificates",
+  "ca-certificates.conf",
+  "debian_version",
+  "fonts",
+  "gai.conf",
+  "gitconfig",
+  "group",
+  "host.conf",
+  "hostname",
+  "hosts",
+  "inputrc",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "locale.alias",
+  "locale.gen",
+  "localtime",
+  "magic",
+  "magic.mime",
+  "mime.types",
+  "mtab",
+  "networks",
+  "nsswitch.conf",
+  "os-release",
+  "passwd",
+  "perl",
+  "protocols",
+  "python3",
+  "python3.11",
+  "resolv.conf",
+  "rpc",
+  "services",
+  "shells",
+  "ssl/certs",
+  "ssl/openssl.cnf",
+  "terminfo",
+  "timezone",
+];
+
+/** Runtimes keep their configuration in `/etc/<name>…` folders (`java-17-openjdk`, `python3.11`, `ruby`). */
+const RUNTIME_ETC = /^(java|python|perl|ruby|php|lua|guile|R$)/;
+
+let runtimeEtc: string[] | null = null;
+function runtimeEtcEntries(): string[] {
+  if (runtimeEtc) return runtimeEtc;
+  try {
+    runtimeEtc = readdirSync("/etc").filter((n) => RUNTIME_ETC.test(n));
+  } catch {
+    runtimeEtc = [];
+  }
+  return runtimeEtc;
+}
+
+/** bwrap arguments for a read-only `/etc` holding only the curated entries (and a task's `extra` ones). */
+function curatedEtc(extra: readonly string[]): string[] {
+  const args = ["--tmpfs", "/etc"];
+  for (const name of [...new Set([...SANDBOX_ETC, ...runtimeEtcEntries(), ...extra])].sort()) {
+    const host = `/etc/${name}`;
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(host);
+    } catch {
+      continue;
+    }
+    if (name.includes("/")) args.push("--dir", host.slice(0, host.lastIndexOf("/")));
+    if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(host), host);
+    else args.push("--ro-bind", host, host);
+  }
+  args.push("--remount-ro", "/etc");
+  return args;
+}
+
 /** The bwrap argv for a spec: minimal read-only root, the given mounts, tmpfs /tmp, no caps, no network. */
 export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
   const args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
   if (spec.network) args.push("--share-net");
-  args.push("--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc");
+  args.push("--ro-bind", "/usr", "/usr", ...curatedEtc(spec.etc ?? []));
   for (const dir of SYSTEM_DIRS) {
     if (!existsSync(dir)) continue;
     const st = lstatSync(dir);

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import { setLongTimeout } from "../core/long-timer.js";
 
 /** What a finished subprocess left behind. A process that could not start has `spawnError` set. */
 export interface ProcessResult {
@@ -126,7 +127,9 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
         child.kill("SIGKILL");
       }
     };
-    const timer = setTimeout(() => {
+    // A gate's or builder's timeout may exceed setTimeout's ~24.8-day limit ("600h"): a plain timer
+    // would fire at once and blame the program for a timeout it never reached.
+    const timer = setLongTimeout(() => {
       timedOut = true;
       killGroup();
     }, options.timeoutMs);
@@ -148,7 +151,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       }, EXIT_GRACE_MS);
     });
     child.on("close", (code, signal) => {
-      clearTimeout(timer);
+      timer.clear();
       options.signal?.removeEventListener("abort", onAbort);
       clearTimeout(grace);
       // Leave no descendant behind, even one that detached its stdio.

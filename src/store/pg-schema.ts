@@ -163,6 +163,23 @@ const MIGRATIONS: readonly Migration[] = [
       END
       $fn$;`,
   },
+  {
+    version: 6,
+    name: "hand-backs and worker heartbeats",
+    // A job a worker could not start for a reason of its own machine goes back to the queue with the
+    // reason, the worker and how many times that happened, so a bad machine cannot eat jobs silently.
+    // A worker's last heartbeat and its interval tell an overdue (stale) worker from a live one before
+    // its presence runs out. IF NOT EXISTS: a schema rolled back to an earlier version re-applies cleanly.
+    sql: (s) => `
+      ALTER TABLE ${s}.run_queue
+        ADD COLUMN IF NOT EXISTS handbacks integer NOT NULL DEFAULT 0 CHECK (handbacks >= 0),
+        ADD COLUMN IF NOT EXISTS handback_reason text,
+        ADD COLUMN IF NOT EXISTS handback_by text,
+        ADD COLUMN IF NOT EXISTS handback_at timestamptz;
+      ALTER TABLE ${s}.workers
+        ADD COLUMN IF NOT EXISTS seen_at timestamptz,
+        ADD COLUMN IF NOT EXISTS beat_ms integer CHECK (beat_ms > 0);`,
+  },
 ];
 
 /** The newest schema version this code writes. */

@@ -55,6 +55,57 @@ export function parsePostgresUrl(raw: string): PostgresUrl {
 }
 
 /**
+ * The connection string the pool is given for `url`. pg 8 reads `sslmode=prefer`, `require` and
+ * `verify-ca` as `verify-full` (TLS, certificate and host name verified) and says so in a multi-line
+ * warning on stderr; the same mode is asked for by its own name here, so the meaning is unchanged and a
+ * failure stays one line. With `uselibpqcompat=true` pg follows libpq instead and nothing is rewritten.
+ */
+export function pgConnectionString(url: string): string {
+  if (/[?&]uselibpqcompat=/i.test(url)) return url;
+  return url.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=&|#|$)/g, "$1verify-full");
+}
+
+/** A TLS failure while connecting (no TLS on the server, a certificate refused), or undefined. */
+function tlsError(
+  target: PostgresUrl,
+  code: string,
+  message: string,
+  error: unknown,
+): StoreError | undefined {
+  if (/does not support SSL/i.test(message))
+    return new StoreError(
+      target.display,
+      `the server at ${target.host}:${target.port} does not accept TLS, which the URL asks for (sslmode)`,
+      "nothing was written; enable ssl on the server, or drop sslmode from the URL (sslmode=disable) to connect without TLS",
+      { cause: error },
+    );
+  if (/CERT|TLS|SSL/.test(code) || /certificate|altnames/i.test(message))
+    return new StoreError(
+      target.display,
+      `the TLS connection to ${target.host}:${target.port} was refused (${code ? `${code}: ` : ""}${message})`,
+      "nothing was written; give the server's CA with sslrootcert=FILE in the URL, or correct the host name so it matches the certificate",
+      { cause: error },
+    );
+  return undefined;
+}
+
+/**
+ * Any failure to open a connection to `target` as one StoreError naming it: the known causes with their
+ * remedy (see storeErrorFromPg), anything else with pg's own message.
+ */
+export function connectErrorFromPg(target: PostgresUrl, error: unknown): StoreError {
+  return (
+    storeErrorFromPg(target, error) ??
+    new StoreError(
+      target.display,
+      `cannot connect (${error instanceof Error ? error.message : String(error)})`,
+      "nothing was written; check the URL in --store / LOOPGATE_STORE and that the server accepts connections from this machine",
+      { cause: error },
+    )
+  );
+}
+
+/**
  * A connection or authentication failure as one StoreError: the masked URL, what went wrong, what to do.
  * Returns undefined for errors that are not about reaching the database.
  */
@@ -63,6 +114,8 @@ export function storeErrorFromPg(target: PostgresUrl, error: unknown): StoreErro
   const message = error instanceof Error ? error.message : String(error);
   const where = target.display;
   const hostPort = `${target.host}:${target.port}`;
+  const tls = tlsError(target, code, message, error);
+  if (tls) return tls;
   if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "57P03")
     return new StoreError(
       where,

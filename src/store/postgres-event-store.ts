@@ -15,7 +15,13 @@ import type {
 import { checkCount, checkExpected, checkStream } from "./expected-revision.js";
 import { appendToLog, COLUMNS } from "./pg-append.js";
 import { checkNotNewer, checkSchemaName, migrate, PG_SCHEMA_VERSION, schemaVersion } from "./pg-schema.js";
-import { type PostgresUrl, parsePostgresUrl, storeErrorFromPg } from "./pg-url.js";
+import {
+  connectErrorFromPg,
+  type PostgresUrl,
+  parsePostgresUrl,
+  pgConnectionString,
+  storeErrorFromPg,
+} from "./pg-url.js";
 import { PostgresContentStore } from "./postgres-content-store.js";
 import { PostgresRunQueue } from "./run-queue.js";
 
@@ -93,7 +99,7 @@ export class PostgresEventStore implements EventStore {
     const target = parsePostgresUrl(url);
     const pgSchema = checkSchemaName(options.pgSchema ?? "loopgate");
     const pool = new pg.Pool({
-      connectionString: url,
+      connectionString: pgConnectionString(url),
       max: options.maxConnections ?? 4,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: "loopgate",
@@ -210,7 +216,8 @@ export class PostgresEventStore implements EventStore {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw storeErrorFromPg(this.target, error) ?? error;
+      // Nothing was asked of the database yet: whatever failed, it failed to connect.
+      throw connectErrorFromPg(this.target, error);
     }
     let broken: unknown;
     // A checked-out client whose connection dies emits 'error'; unheard, that would crash the process.

@@ -1,4 +1,5 @@
-import type { QueuedJob } from "./run-queue.js";
+import { QUEUE_POLICY, type QueuePolicy } from "./queue-policy.js";
+import { goalOfJob, type QueuedJob, type WorkerRow } from "./run-queue.js";
 
 // How a queued job reads to people and scripts (`runs`, `status`, `workers`, `submit`).
 
@@ -9,18 +10,35 @@ import type { QueuedJob } from "./run-queue.js";
  */
 export type JobView = "queued" | "claimed" | "running" | "expired" | "finished";
 
+/** The job's view at `now` (see JobView). */
 export function jobView(job: QueuedJob, now: Date): JobView {
   if (job.state !== "claimed") return job.state;
   if (job.lockedUntil === null || Date.parse(job.lockedUntil) <= now.getTime()) return "expired";
   return job.runId === null ? "claimed" : "running";
 }
 
-/** A job's queue state as `runs --json` and `status --json` print it. */
-export function jobSummary(job: QueuedJob, now: Date) {
+/**
+ * Whether a worker's heartbeat is overdue at `now`: its last one is older than `staleAfterBeats` of the
+ * intervals it promised. Its presence and its jobs' leases may still run a while; this says it has gone
+ * quiet. A worker that promised no interval (an older loopgate) is judged by its presence alone.
+ */
+export function workerStale(w: WorkerRow, now: Date, policy: QueuePolicy = QUEUE_POLICY): boolean {
+  if (Date.parse(w.seenUntil) <= now.getTime()) return true;
+  if (w.seenAt === null || w.beatMs === null) return false;
+  return now.getTime() - Date.parse(w.seenAt) > policy.staleAfterBeats * w.beatMs;
+}
+
+/**
+ * A job's queue state as `runs --json` and `status --json` print it; `staleWorkers` are the workers whose
+ * heartbeat is overdue (a job one of them holds says so).
+ */
+export function jobSummary(job: QueuedJob, now: Date, staleWorkers: ReadonlySet<string> = new Set()) {
   const view = jobView(job, now);
   const held = view === "claimed" || view === "running" || view === "expired";
+  const stale = held && view !== "expired" && job.claimedBy !== null && staleWorkers.has(job.claimedBy);
   return {
     job_id: job.jobId,
+    kind: goalOfJob(job) === null ? ("run" as const) : ("goal_turn" as const),
     state: view,
     worker: held ? job.claimedBy : null,
     lease_expires_at: held ? job.lockedUntil : null,
@@ -29,22 +47,42 @@ export function jobSummary(job: QueuedJob, now: Date) {
     task_path: job.taskPath,
     submitted_at: job.submittedAt,
     ...(job.status !== null ? { status: job.status } : {}),
+    ...(stale ? { worker_stale: true } : {}),
+    ...(job.handedBack
+      ? {
+          handed_back: {
+            times: job.handedBack.times,
+            last_reason: job.handedBack.reason,
+            last_worker: job.handedBack.by,
+            last_at: job.handedBack.at,
+          },
+        }
+      : {}),
   };
 }
 export type JobSummary = ReturnType<typeof jobSummary>;
 
+/** The hand-back history in words: `; handed back 2 time(s), last by w-1 at …: <reason>`, or "". */
+function handBackNote(j: JobSummary): string {
+  const h = j.handed_back;
+  if (!h) return "";
+  return `; handed back ${h.times} time(s), last by ${h.last_worker} at ${h.last_at}: ${h.last_reason}`;
+}
+
 /** One line for people: `running on w-1 (lease until …)`, `queued since …`. */
 export function jobLine(j: JobSummary): string {
+  const holder = `${j.worker}${j.worker_stale ? " (stale: its heartbeat is overdue)" : ""}`;
+  const tail = `(job ${j.job_id}${handBackNote(j)})`;
   switch (j.state) {
     case "queued":
-      return `queued since ${j.submitted_at} (job ${j.job_id})`;
+      return `queued since ${j.submitted_at} ${tail}`;
     case "claimed":
-      return `claimed by ${j.worker}, run not started yet, lease until ${j.lease_expires_at} (job ${j.job_id})`;
+      return `claimed by ${holder}, run not started yet, lease until ${j.lease_expires_at} ${tail}`;
     case "running":
-      return `running on ${j.worker}, lease until ${j.lease_expires_at} (job ${j.job_id})`;
+      return `running on ${holder}, lease until ${j.lease_expires_at} ${tail}`;
     case "expired":
-      return `lease of ${j.worker} expired at ${j.lease_expires_at}; the next worker takes it over (job ${j.job_id})`;
+      return `lease of ${j.worker} expired at ${j.lease_expires_at}; the next worker takes it over ${tail}`;
     case "finished":
-      return `finished: ${j.status ?? "?"} (job ${j.job_id}, ${j.claims} claim(s))`;
+      return `finished: ${j.status ?? "?"} (job ${j.job_id}, ${j.claims} claim(s)${handBackNote(j)})`;
   }
 }

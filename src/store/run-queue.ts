@@ -4,14 +4,14 @@ import { z } from "zod";
 import { InputError, LoopgateError } from "../core/errors.js";
 
 /**
- * The run queue in PostgreSQL (migration 3): jobs that workers claim with `FOR UPDATE SKIP LOCKED` and
- * hold by a lease (`locked_until`, the database's clock) that they extend while they run.
+ * The run queue in PostgreSQL (migrations 3 and 6): jobs that workers claim with `FOR UPDATE SKIP
+ * LOCKED` and hold by a lease (`locked_until`, the database's clock) that they extend while they run.
  *
- * Every right is the claim's: a claim gets a fresh random token, and heartbeat, setRunId, finish and
- * release succeed only for that token while its lease is live (checked in the same UPDATE). A holder whose
- * lease expired has lost the job even when nobody took it yet; whoever claims it next gets a new token.
- * Delivery is at least once: a job may be claimed again after a holder died; the run log (event ids, the
- * intent/result journal, the run's own lease) is what keeps a resumed run from doing anything twice.
+ * Every right is the claim's: a claim gets a fresh random token, and heartbeat, setRunId, finish, release
+ * and handBack succeed only for that token while its lease is live (checked in the same UPDATE). A holder
+ * whose lease expired has lost the job even when nobody took it yet; whoever claims it next gets a new
+ * token. Delivery is at least once: a job may be claimed again after a holder died; the run log (event
+ * ids, the intent/result journal, the run's own lease) is what keeps a resumed run from doing anything twice.
  */
 
 /** The run options a job carries (the `loopgate run` flags, by name). */
@@ -51,6 +51,16 @@ export interface QueuedJob {
   runId: string | null;
   status: string | null;
   submittedAt: string;
+  /** Workers that could not start it for a reason of their own machine: how often, the last one and why. */
+  handedBack: HandBack | null;
+}
+
+/** The hand-backs of a job: `times` in all, the last by `by` at `at` (the database's clock) for `reason`. */
+export interface HandBack {
+  times: number;
+  reason: string;
+  by: string;
+  at: string;
 }
 
 /** A job this caller holds: `token` proves it, until `lockedUntil` unless renewed. */
@@ -68,12 +78,15 @@ export interface WorkerRow {
   concurrency: number;
   startedAt: string;
   seenUntil: string;
+  /** Its last heartbeat and the interval it promised between two (null: a worker that did not say). */
+  seenAt: string | null;
+  beatMs: number | null;
 }
 
 type WithClient = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
 
 const JOB_COLUMNS = `job_id, task_path, task_digest, options, state, claimed_by, locked_until, attempts,
-  run_id, status, submitted_at`;
+  run_id, status, submitted_at, handbacks, handback_reason, handback_by, handback_at`;
 
 const newJobId = () =>
   `job-${new Date()
@@ -110,6 +123,15 @@ function jobOf(r: Record<string, unknown>): QueuedJob {
     runId: r.run_id === null ? null : String(r.run_id),
     status: r.status === null ? null : String(r.status),
     submittedAt: iso(r.submitted_at) ?? "",
+    handedBack:
+      Number(r.handbacks) > 0
+        ? {
+            times: Number(r.handbacks),
+            reason: String(r.handback_reason ?? ""),
+            by: String(r.handback_by ?? ""),
+            at: iso(r.handback_at) ?? "",
+          }
+        : null,
   };
 }
 
@@ -268,6 +290,23 @@ export class PostgresRunQueue {
     return rows.length === 1;
   }
 
+  /**
+   * Hands a held job back unclaimed because this worker cannot start it (its folder, its disk, a missing
+   * tool, the sandbox): queued again with its run id kept, the reason and the worker recorded and counted.
+   * Never finished: the job is not at fault. False (nothing changed) unless the token holds it live.
+   */
+  async handBack(jobId: string, token: string, reason: string): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE ${this.s}.run_queue SET state = 'queued', handbacks = handbacks + 1,
+         handback_reason = $3, handback_by = claimed_by, handback_at = now(),
+         lease_token = NULL, locked_until = NULL, claimed_by = NULL
+       WHERE job_id = $1 AND lease_token = $2 AND state = 'claimed' AND locked_until > now()
+       RETURNING job_id`,
+      [jobId, token, reason.slice(0, 2000)],
+    );
+    return rows.length === 1;
+  }
+
   /** Every job, oldest first (or only those not finished). */
   async list(options: { unfinished?: boolean } = {}): Promise<QueuedJob[]> {
     const rows = await this.query(
@@ -303,22 +342,26 @@ export class PostgresRunQueue {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Announces (or re-announces) a worker until `now + ttlMs`; refuses an id a live other process uses. */
+  /**
+   * Announces (or re-announces) a worker until `now + ttlMs`, promising its next heartbeat within
+   * `beatMs`; refuses an id a live other process uses.
+   */
   async announceWorker(
-    w: { workerId: string; host: string; pid: number; concurrency: number },
+    w: { workerId: string; host: string; pid: number; concurrency: number; beatMs?: number },
     ttlMs: number,
   ): Promise<void> {
     const rows = await this.query(
-      `INSERT INTO ${this.s}.workers (worker_id, host, pid, concurrency, seen_until)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))
+      `INSERT INTO ${this.s}.workers (worker_id, host, pid, concurrency, seen_until, seen_at, beat_ms)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000), now(), $6)
        ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid,
          concurrency = EXCLUDED.concurrency, seen_until = EXCLUDED.seen_until,
+         seen_at = EXCLUDED.seen_at, beat_ms = EXCLUDED.beat_ms,
          started_at = CASE WHEN ${this.s}.workers.pid = EXCLUDED.pid AND ${this.s}.workers.host = EXCLUDED.host
                            THEN ${this.s}.workers.started_at ELSE now() END
        WHERE (${this.s}.workers.pid = EXCLUDED.pid AND ${this.s}.workers.host = EXCLUDED.host)
           OR ${this.s}.workers.seen_until <= now()
        RETURNING worker_id`,
-      [w.workerId, w.host, w.pid, w.concurrency, checkLeaseMs(ttlMs)],
+      [w.workerId, w.host, w.pid, w.concurrency, checkLeaseMs(ttlMs), w.beatMs ?? null],
     );
     if (rows.length === 0)
       throw new InputError(
@@ -332,10 +375,10 @@ export class PostgresRunQueue {
     await this.query(`DELETE FROM ${this.s}.workers WHERE worker_id = $1 AND pid = $2`, [workerId, pid]);
   }
 
-  /** Workers whose last heartbeat is still live, with the jobs they hold live. */
+  /** Workers whose presence has not run out (an overdue one: workerStale), with the jobs they hold live. */
   async liveWorkers(): Promise<{ worker: WorkerRow; holds: QueuedJob[] }[]> {
     const workers = await this.query(
-      `SELECT worker_id, host, pid, concurrency, started_at, seen_until FROM ${this.s}.workers
+      `SELECT worker_id, host, pid, concurrency, started_at, seen_until, seen_at, beat_ms FROM ${this.s}.workers
        WHERE seen_until > now() ORDER BY worker_id`,
       [],
     );
@@ -353,6 +396,8 @@ export class PostgresRunQueue {
         concurrency: Number(r.concurrency),
         startedAt: iso(r.started_at) ?? "",
         seenUntil: iso(r.seen_until) ?? "",
+        seenAt: iso(r.seen_at),
+        beatMs: r.beat_ms === null || r.beat_ms === undefined ? null : Number(r.beat_ms),
       },
       holds: jobs.filter((j) => j.claimedBy === String(r.worker_id)),
     }));

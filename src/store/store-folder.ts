@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, existsSync, readdirSync, type Stats, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { StoreError } from "./store-errors.js";
 
 /** What a store folder holds before its log is opened. */
@@ -22,14 +22,14 @@ const named = (folders: readonly string[]) =>
  */
 export function inspectStoreFolder(dir: string, write: boolean): StoreFolder {
   const log = join(dir, "events.db");
-  const dirStat = statSync(dir, { throwIfNoEntry: false });
+  const dirStat = statOrRefuse(dir);
   if (dirStat && !dirStat.isDirectory())
     throw new StoreError(
       dir,
       "is a file, not a folder",
       "pass --store a folder (loopgate keeps events.db and runs/ inside it), or move the file away",
     );
-  const logStat = statSync(log, { throwIfNoEntry: false });
+  const logStat = statOrRefuse(log);
   if (logStat && !logStat.isFile())
     throw new StoreError(log, "is not a file", "move it away; events.db must be loopgate's SQLite log");
   const runsDir = join(dir, "runs");
@@ -77,6 +77,47 @@ export function refuseEmptyLog(folder: StoreFolder, runStreams: number): void {
     `holds no runs but ${folder.runFolders.length} run folder(s) exist in ${join(folder.dir, "runs")} (${named(folder.runFolders)})`,
     "nothing was changed; restore events.db from a backup, or point --store at the folder that holds their log",
   );
+}
+
+/**
+ * `statSync` of a path that may be absent; a path that cannot even be looked at (a file on the way,
+ * `--store afile/sub`, or a folder on the way that may not be searched) is a StoreError naming it.
+ */
+function statOrRefuse(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR")
+      throw new StoreError(
+        path,
+        `cannot be a folder: ${fileOnTheWay(path) ?? "a part of the path"} is a file`,
+        "pass --store a folder (loopgate keeps events.db and runs/ inside it) whose parents are folders",
+        { cause: e },
+      );
+    throw new StoreError(
+      path,
+      `cannot be looked at (${code ?? String(e)})`,
+      "check the permissions of its folders",
+      {
+        cause: e,
+      },
+    );
+  }
+}
+
+/** The nearest existing ancestor of `path` when it is not a folder (what makes the path impossible). */
+function fileOnTheWay(path: string): string | undefined {
+  for (let p = dirname(path); p !== dirname(p); p = dirname(p)) {
+    let st: Stats | undefined;
+    try {
+      st = statSync(p, { throwIfNoEntry: false });
+    } catch {
+      continue; // itself below that file: look further up
+    }
+    if (st) return st.isDirectory() ? undefined : p;
+  }
+  return undefined;
 }
 
 function writable(path: string): boolean {

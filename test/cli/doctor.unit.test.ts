@@ -99,3 +99,41 @@ describe("loopgate doctor's checks", () => {
     expect(byId(f, "claude")?.detail).toContain("--builder-mount");
   });
 });
+
+describe("loopgate doctor on a folder store's log", () => {
+  const withLog = (log: DoctorFacts["store"]["log"]): DoctorFacts => ({
+    ...healthy(),
+    store: { ...healthy().store, log },
+  });
+
+  it("no events.db yet is skipped (exit 0); a sound one is ok (exit 0)", () => {
+    expect(byId(withLog(null), "store-integrity")?.state).toBe("skipped");
+    expect(report(withLog(null)).exit).toBe(0);
+    const sound = withLog({ path: "/w/.loopgate/events.db", problems: [] });
+    expect(byId(sound, "store-integrity")).toMatchObject({ state: "ok", need: "required" });
+    expect(report(sound).exit).toBe(0);
+  });
+
+  it("a log with problems is required missing (exit 2), naming the file, the problems and the remedy", () => {
+    const bad = withLog({
+      path: "/w/.loopgate/events.db",
+      problems: [
+        "store /w/.loopgate/events.db: the event log is corrupted (SQLITE_NOTADB: file is not a database)",
+      ],
+    });
+    const r = report(bad);
+    expect(r.exit).toBe(2);
+    const check = byId(bad, "store-integrity");
+    expect(check).toMatchObject({ state: "missing", need: "required" });
+    expect(check?.detail).toBe(
+      "/w/.loopgate/events.db: 1 problem(s): store /w/.loopgate/events.db: the event log is corrupted (SQLITE_NOTADB: file is not a database)",
+    );
+    expect(check?.remedy).toContain("restore events.db from a backup");
+    expect(formatDoctor(r)).toMatch(/✗ store-integrity\s+REQUIRED MISSING: \/w\/\.loopgate\/events\.db/);
+  });
+
+  it("shows at most five of SQLite's problem lines", () => {
+    const many = withLog({ path: "/w/e.db", problems: ["p1", "p2", "p3", "p4", "p5", "p6", "p7"] });
+    expect(byId(many, "store-integrity")?.detail).toBe("/w/e.db: 7 problem(s): p1; p2; p3; p4; p5; …");
+  });
+});

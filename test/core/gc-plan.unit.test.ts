@@ -1,7 +1,7 @@
 // gc's decisions: only runs with a final verdict go, and only when old enough and not among the newest.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type GcRun, parseAge, planGc } from "../../src/core/gc-plan.js";
+import { ageProblem, type GcRun, parseAge, planGc } from "../../src/core/gc-plan.js";
 import { runPhase } from "../../src/core/run-phase.js";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
@@ -29,6 +29,14 @@ describe("parseAge", () => {
     expect(parseAge("0s")).toBe(0);
     expect(parseAge("1.5d")).toBe(1.5 * DAY);
     for (const bad of ["7", "7y", "-1d", "d", "", "7 days"]) expect(parseAge(bad), bad).toBeNull();
+  });
+
+  it("shares the duration grammar (ms too) and stops at 100 years, which PostgreSQL can still subtract", () => {
+    expect(parseAge("1500ms")).toBe(1500);
+    expect(parseAge("36500d")).toBe(36_500 * DAY);
+    expect(parseAge("36501d")).toBeNull();
+    expect(ageProblem("36501d")).toBe('"36501d" is longer than the limit of 36500d');
+    expect(ageProblem("7")).toBe('not a duration: "7"');
   });
 });
 

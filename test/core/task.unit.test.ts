@@ -70,6 +70,23 @@ describe("task file parsing", () => {
     );
   });
 
+  it("refuses a static gate's path outside the gate environment, naming line and field", () => {
+    const staticOn = (path: string) =>
+      `id: a\nprompt: p\nworkspace: w\ngates:\n  - id: s\n    static:\n      path: ${JSON.stringify(path)}\n      exists: true\n`;
+    for (const [path, why] of [
+      ["/etc/passwd", "is absolute"],
+      ["../../x", "has a .. segment"],
+      ["src/../../x", "has a .. segment"],
+      ["a/..", "has a .. segment"],
+      ["a\0b", "contains a NUL byte"],
+    ]) {
+      const msg = errorOf(staticOn(path as string));
+      expect(msg, path).toContain(`task.yaml:7: gates[0].static.path: ${JSON.stringify(path)} ${why}`);
+    }
+    for (const path of ["src/app.js", "./src/app.js", "a..b/c", "..hidden", "dir/"])
+      expect(() => parseTask(staticOn(path), "task.yaml"), path).not.toThrow();
+  });
+
   it("rejects duplicate gate ids, unknown keys, bad globs and escaping globs", () => {
     expect(errorOf(`${valid}  - id: unit\n    run: [x]\n`)).toContain("duplicate gate id unit");
     expect(errorOf(`${valid}colour: blue\n`)).toMatch(/colour|Unrecognized/);

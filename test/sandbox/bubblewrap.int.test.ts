@@ -84,6 +84,19 @@ describe("runSandboxed (bubblewrap): filesystem", () => {
     expect(existsSync("/etc/lg-probe")).toBe(false);
   });
 
+  it("sees a curated /etc: name resolution, TLS roots and accounts, never shadow, ssh keys or private TLS keys", async () => {
+    // Counted from the host's own /etc: each of these exists on a Debian machine.
+    const r = await sh(
+      "for f in shadow gshadow ssh ssl/private sudoers npmrc pip.conf postgresql; do test -e /etc/$f && echo SEES-$f; done; " +
+        "cat /etc/shadow 2>/dev/null | head -c 20; " +
+        "test -r /etc/passwd && echo HAS-passwd; test -r /etc/hosts && echo HAS-hosts; test -d /etc/ssl/certs && echo HAS-certs",
+    );
+    expect(r.exitCode).toBe(0);
+    expect(r.output).not.toContain("SEES-");
+    expect(r.output).not.toContain("root:");
+    for (const want of ["HAS-passwd", "HAS-hosts", "HAS-certs"]) expect(r.output).toContain(want);
+  });
+
   it("cannot see a sibling held-out dir nor the parent's files", async () => {
     const r = await sh(
       `test -e ${heldout}/expected.txt && echo SEES-HELDOUT; cat ${heldout}/expected.txt 2>/dev/null; ` +

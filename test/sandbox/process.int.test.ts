@@ -67,6 +67,18 @@ describe("runProcess (no sandbox)", () => {
     expect(remaining(marker)).toBe("");
   });
 
+  it("a timeout past setTimeout's 2^31-1 ms limit (600h) waits: the program finishes, nothing is killed", async () => {
+    // A plain setTimeout would fire after 1 ms and kill this program long before its 300 ms sleep ends.
+    const r = await runProcess(["/bin/sh", "-c", "sleep 0.3; echo done"], {
+      cwd: dir,
+      env: ENV,
+      timeoutMs: 600 * 3_600_000,
+    });
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toBe("done\n");
+  });
+
   it("a program that exits while a background job holds its stdout returns at once, not at the timeout", async () => {
     const marker = `lg-proc-bg-${process.pid}-${Date.now()}`;
     const t0 = performance.now();

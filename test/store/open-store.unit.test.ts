@@ -2,7 +2,14 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
 import { storeLocation } from "../../src/store/open-store.js";
-import { maskUrl, parsePostgresUrl } from "../../src/store/pg-url.js";
+import {
+  connectErrorFromPg,
+  maskUrl,
+  parsePostgresUrl,
+  pgConnectionString,
+  storeErrorFromPg,
+} from "../../src/store/pg-url.js";
+import { StoreError } from "../../src/store/store-errors.js";
 
 describe("storeLocation", () => {
   it("reads a folder, or the fallback when nothing is given", () => {
@@ -70,5 +77,64 @@ describe("maskUrl and parsePostgresUrl", () => {
       database: "my db",
     });
     expect(parsePostgresUrl("postgres://h:6000/d")).toMatchObject({ port: 6000, database: "d" });
+  });
+});
+
+describe("pgConnectionString", () => {
+  it("asks for verify-full by name where pg 8 reads prefer, require and verify-ca as verify-full", () => {
+    for (const mode of ["prefer", "require", "verify-ca"]) {
+      expect(pgConnectionString(`postgres://u:pw@h/db?sslmode=${mode}`)).toBe(
+        "postgres://u:pw@h/db?sslmode=verify-full",
+      );
+      expect(pgConnectionString(`postgres://h/db?application_name=x&sslmode=${mode}&connect_timeout=5`)).toBe(
+        "postgres://h/db?application_name=x&sslmode=verify-full&connect_timeout=5",
+      );
+    }
+  });
+
+  it("leaves every other URL as it is, and libpq's semantics when the URL asks for them", () => {
+    for (const url of [
+      "postgres://h/db",
+      "postgres://h/db?sslmode=disable",
+      "postgres://h/db?sslmode=verify-full",
+      "postgres://h/db?sslmode=no-verify",
+      "postgres://h/db?sslmode=required",
+      "postgres://h/db?uselibpqcompat=true&sslmode=require",
+      "postgres://h/require?x=sslmode%3Drequire",
+    ])
+      expect(pgConnectionString(url), url).toBe(url);
+  });
+});
+
+describe("connection failures as one StoreError", () => {
+  const target = parsePostgresUrl("postgres://u:secret@db.example:5433/runs?sslmode=require");
+
+  it("a server without TLS, when the URL asks for it", () => {
+    const e = connectErrorFromPg(target, new Error("The server does not support SSL connections"));
+    expect(e).toBeInstanceOf(StoreError);
+    expect(e.message).toBe(
+      "store postgres://u:***@db.example:5433/runs?sslmode=require: the server at db.example:5433 does not accept TLS, which the URL asks for (sslmode); nothing was written; enable ssl on the server, or drop sslmode from the URL (sslmode=disable) to connect without TLS",
+    );
+  });
+
+  it("a certificate refused", () => {
+    const cert = Object.assign(new Error("self-signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" });
+    const e = connectErrorFromPg(target, cert);
+    expect(e.message).toContain(
+      "the TLS connection to db.example:5433 was refused (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate)",
+    );
+    expect(e.message).toContain("sslrootcert");
+  });
+
+  it("anything else that stops a connection still names the store, in one line, without the password", () => {
+    const e = connectErrorFromPg(target, new Error("something unforeseen"));
+    expect(e).toBeInstanceOf(StoreError);
+    expect(e.message).toMatch(
+      /^store postgres:\/\/u:\*\*\*@db\.example:5433\/runs\?sslmode=require: cannot connect \(something unforeseen\)/,
+    );
+    expect(e.message).not.toContain("secret");
+    expect(e.message).not.toContain("\n");
+    // Outside a connection, an error that is not about reaching the database stays what it is.
+    expect(storeErrorFromPg(target, new Error("something unforeseen"))).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { QueuedJob } from "../../src/store/run-queue.js";
-import { jobLine, jobSummary, jobView } from "../../src/store/run-queue-view.js";
+import type { QueuedJob, WorkerRow } from "../../src/store/run-queue.js";
+import { jobLine, jobSummary, jobView, workerStale } from "../../src/store/run-queue-view.js";
 
 const now = new Date("2026-12-01T12:00:00.000Z");
 const base: QueuedJob = {
@@ -15,6 +15,7 @@ const base: QueuedJob = {
   runId: null,
   status: null,
   submittedAt: "2026-12-01T11:00:00.000Z",
+  handedBack: null,
 };
 const later = "2026-12-01T12:00:05.000Z";
 const earlier = "2026-12-01T11:59:55.000Z";
@@ -45,5 +46,86 @@ describe("where a queued job stands", () => {
     const done = { ...base, state: "finished" as const, status: "SUCCESS", runId: "r", attempts: 2 };
     expect(jobSummary(done, now)).toMatchObject({ worker: null, status: "SUCCESS", claims: 2 });
     expect(jobLine(jobSummary(done, now))).toBe("finished: SUCCESS (job job-1, 2 claim(s))");
+  });
+
+  it("tells a run from a goal's turn", () => {
+    expect(jobSummary(base, now).kind).toBe("run");
+    const turn = { ...base, taskPath: "goal:g-1", options: { job_kind: "goal_turn", goal_id: "g-1" } };
+    expect(jobSummary(turn, now).kind).toBe("goal_turn");
+  });
+});
+
+describe("a job handed back by a worker that could not start it", () => {
+  const back = {
+    ...base,
+    attempts: 3,
+    handedBack: { times: 3, reason: "the work folder /x is not usable", by: "w-bad", at: earlier },
+  };
+
+  it("stays queued and says how often, by whom, when and why", () => {
+    expect(jobSummary(back, now)).toMatchObject({
+      state: "queued",
+      worker: null,
+      claims: 3,
+      handed_back: { times: 3, last_reason: "the work folder /x is not usable", last_worker: "w-bad" },
+    });
+    expect(jobLine(jobSummary(back, now))).toBe(
+      `queued since ${base.submittedAt} (job job-1; handed back 3 time(s), last by w-bad at ${earlier}: the work folder /x is not usable)`,
+    );
+  });
+
+  it("keeps its history once another worker finished it", () => {
+    const done = { ...back, state: "finished" as const, status: "SUCCESS", runId: "r", attempts: 4 };
+    expect(jobLine(jobSummary(done, now))).toBe(
+      `finished: SUCCESS (job job-1, 4 claim(s); handed back 3 time(s), last by w-bad at ${earlier}: the work folder /x is not usable)`,
+    );
+  });
+
+  it("a job never handed back has no hand-back entry", () => {
+    expect(jobSummary(base, now)).not.toHaveProperty("handed_back");
+  });
+});
+
+describe("a worker whose heartbeat is overdue", () => {
+  // Beats every 10 s, present for 30 s: stale once 2 beats (20 s) passed without one.
+  const w: WorkerRow = {
+    workerId: "w-1",
+    host: "h",
+    pid: 1,
+    concurrency: 1,
+    startedAt: "2026-12-01T11:00:00.000Z",
+    seenUntil: "2026-12-01T12:00:10.000Z",
+    seenAt: "2026-12-01T11:59:40.000Z",
+    beatMs: 10_000,
+  };
+
+  it("is live up to staleAfterBeats intervals after its last heartbeat, stale past them or its presence", () => {
+    const at = (s: string) => new Date(`2026-12-01T${s}Z`);
+    const fresh = { ...w, seenAt: "2026-12-01T11:59:50.000Z", seenUntil: "2026-12-01T12:00:20.000Z" };
+    expect(workerStale(fresh, at("12:00:00.000"))).toBe(false); // 10 s: one beat
+    expect(workerStale(fresh, at("12:00:10.000"))).toBe(false); // 20 s: exactly two beats
+    expect(workerStale(fresh, at("12:00:10.001"))).toBe(true); // past two beats
+    expect(workerStale(fresh, at("12:00:00.000"), { localFailuresToStop: 3, staleAfterBeats: 0.5 })).toBe(
+      true,
+    );
+    expect(workerStale(fresh, at("12:00:20.000"))).toBe(true); // presence ran out
+  });
+
+  it("a worker that promised no interval is judged by its presence alone", () => {
+    const old = { ...w, seenAt: null, beatMs: null };
+    expect(workerStale(old, now)).toBe(false);
+    expect(workerStale(old, new Date("2026-12-01T12:00:10.000Z"))).toBe(true);
+  });
+
+  it("a job a stale worker holds says so; an expired one is already said to be taken over", () => {
+    const held = { ...base, state: "claimed" as const, claimedBy: "w-1", lockedUntil: later, runId: "r" };
+    const s = jobSummary(held, now, new Set(["w-1"]));
+    expect(s.worker_stale).toBe(true);
+    expect(jobLine(s)).toBe(
+      `running on w-1 (stale: its heartbeat is overdue), lease until ${later} (job job-1)`,
+    );
+    expect(jobSummary(held, now, new Set(["w-2"]))).not.toHaveProperty("worker_stale");
+    const expired = { ...held, lockedUntil: earlier };
+    expect(jobSummary(expired, now, new Set(["w-1"]))).not.toHaveProperty("worker_stale");
   });
 });

@@ -1,6 +1,8 @@
 // The run queue on real PostgreSQL: SKIP LOCKED claims are exclusive under a race of separate
-// connections, and every right (heartbeat, run id, finish, release) belongs to a live claim's token.
+// connections, and every right (heartbeat, run id, finish, release, hand-back) belongs to a live
+// claim's token.
 import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
 import type { PostgresRunQueue } from "../../src/store/run-queue.js";
@@ -136,5 +138,96 @@ describe("the rights of a claim", () => {
     ).rejects.toThrow(/worker id "w" is in use/);
     const live = await b.liveWorkers();
     expect(live.map((l) => l.worker.workerId)).toEqual(["w"]);
+  });
+});
+
+describe("handing a job back because this machine cannot start it", () => {
+  it("queues it again, unclaimed, with its run id, the reason, the worker and the count; never finished", async () => {
+    const [a, b] = await queues(2);
+    if (!a || !b) throw new Error("no queue");
+    const { jobId } = await a.submit(job(4));
+    const first = await a.claim("w-bad", 60_000);
+    if (!first) throw new Error("no claim");
+    await a.setRunId(jobId, first.token, "run-4");
+    expect(await a.handBack(jobId, first.token, "the work folder /x is not usable: ENOTDIR")).toBe(true);
+    const [row] = await b.list();
+    expect(row).toMatchObject({
+      jobId,
+      state: "queued",
+      claimedBy: null,
+      lockedUntil: null,
+      runId: "run-4",
+      status: null,
+      attempts: 1,
+      handedBack: { times: 1, reason: "the work folder /x is not usable: ENOTDIR", by: "w-bad" },
+    });
+    expect(Date.parse(row?.handedBack?.at ?? "")).not.toBeNaN();
+    expect(await b.unfinished()).toBe(1);
+    // Handed back twice: counted; the last reason and worker are the ones kept.
+    const second = await b.claim("w-other", 60_000);
+    if (!second) throw new Error("no claim");
+    expect(second.job).toMatchObject({ attempts: 2, runId: "run-4" });
+    expect(await b.handBack(jobId, second.token, "bubblewrap (bwrap) is not installed")).toBe(true);
+    expect((await a.find({ jobId }))?.handedBack).toMatchObject({
+      times: 2,
+      reason: "bubblewrap (bwrap) is not installed",
+      by: "w-other",
+    });
+    // Finished by a third: the history stays with the job.
+    const third = await a.claim("w-good", 60_000);
+    if (!third) throw new Error("no claim");
+    expect(await a.finish(jobId, third.token, "SUCCESS")).toBe(true);
+    expect((await a.find({ jobId }))?.handedBack?.times).toBe(2);
+  });
+
+  it("only the live holder may hand it back", async () => {
+    const [a, b] = await queues(2);
+    if (!a || !b) throw new Error("no queue");
+    const { jobId } = await a.submit(job(5));
+    const claim = await a.claim("a", 60_000);
+    if (!claim) throw new Error("no claim");
+    expect(await b.handBack(jobId, "0".repeat(32), "not mine")).toBe(false);
+    expect(await a.finish(jobId, claim.token, "SUCCESS")).toBe(true);
+    expect(await a.handBack(jobId, claim.token, "too late")).toBe(false);
+    expect((await a.find({ jobId }))?.handedBack).toBeNull();
+  });
+
+  it("a queue written before hand-backs existed (schema 5) is migrated: its jobs read as never handed back", async () => {
+    const pgSchema = freshSchema();
+    const before = await PostgresEventStore.open(db.url, { pgSchema });
+    const { jobId } = await before.queue().submit(job(6));
+    await before.close();
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER TABLE ${pgSchema}.run_queue DROP COLUMN handbacks, DROP COLUMN handback_reason,
+        DROP COLUMN handback_by, DROP COLUMN handback_at`);
+      await admin.query(`ALTER TABLE ${pgSchema}.workers DROP COLUMN seen_at, DROP COLUMN beat_ms`);
+      await admin.query(`DELETE FROM ${pgSchema}.migrations WHERE version = 6`);
+    } finally {
+      await admin.end();
+    }
+    const after = await PostgresEventStore.open(db.url, { pgSchema });
+    stores.push(after);
+    const q = after.queue();
+    expect(await q.find({ jobId })).toMatchObject({ state: "queued", handedBack: null });
+    const c = await q.claim("w", 60_000);
+    if (!c) throw new Error("no claim");
+    expect(await q.handBack(jobId, c.token, "why")).toBe(true);
+    expect((await q.find({ jobId }))?.handedBack).toMatchObject({ times: 1, reason: "why", by: "w" });
+  });
+
+  it("a worker's heartbeat interval and its last heartbeat are kept for `workers` to judge it", async () => {
+    const [a] = await queues(1);
+    if (!a) throw new Error("no queue");
+    await a.announceWorker({ workerId: "w-beat", host: "h", pid: 7, concurrency: 1, beatMs: 1_000 }, 60_000);
+    await a.announceWorker({ workerId: "w-old", host: "h", pid: 8, concurrency: 1 }, 60_000);
+    const now = await a.now();
+    const live = await a.liveWorkers();
+    const beat = live.find((l) => l.worker.workerId === "w-beat")?.worker;
+    expect(beat?.beatMs).toBe(1_000);
+    // The last heartbeat is the database's now() of the announce: not after this read of it.
+    expect(Date.parse(beat?.seenAt ?? "")).toBeLessThanOrEqual(now.getTime());
+    expect(live.find((l) => l.worker.workerId === "w-old")?.worker.beatMs).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EventData } from "../../core/events.js";
+import { setLongTimeout } from "../../core/long-timer.js";
 import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
 import type { GoalPredicate } from "../../core/task.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
@@ -83,7 +84,7 @@ export class ClaudeBuilder implements Builder {
     if (!this.running && this.sessionId === null) this.spawn(ctx, ctx.prompt, null);
     else if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
     else if (!this.running) this.spawn(ctx, fixMessage(ctx), this.sessionId);
-    const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ctx.timeoutMs).unref());
+    const timer = new Promise<"timeout">((r) => setLongTimeout(() => r("timeout"), ctx.timeoutMs).unref());
     const wake = await Promise.race([next, timer]);
     const durationMs = Math.round(performance.now() - t0);
     if (wake === "timeout") {

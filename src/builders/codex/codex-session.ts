@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { type LongTimer, setLongTimeout } from "../../core/long-timer.js";
 import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { SANDBOX_PATH, scrubbedEnv } from "../../sandbox/environment.js";
@@ -80,12 +81,12 @@ export class CodexBuilder implements Builder {
     const next = this.stop.next();
     if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
     else if (!this.running) this.spawn(ctx, codex, await readFile(ctx.promptFile, "utf8"));
-    let timer: NodeJS.Timeout | undefined;
+    let timer: LongTimer | undefined;
     const timeout = new Promise<"timeout">((r) => {
-      timer = setTimeout(() => r("timeout"), ctx.timeoutMs);
+      timer = setLongTimeout(() => r("timeout"), ctx.timeoutMs);
     });
     const wake = await Promise.race([next, timeout]);
-    clearTimeout(timer);
+    timer?.clear();
     const durationMs = Math.round(performance.now() - t0);
     if (wake === "timeout") {
       await this.end();

@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
 import { PG_SCHEMA_VERSION } from "../../store/pg-schema.js";
@@ -8,7 +8,10 @@ import {
   PostgresEventStore,
   PostgresStoreNotFoundError,
 } from "../../store/postgres-event-store.js";
-import { storeFrom } from "../context.js";
+import { sqliteIntegrityProblems } from "../../store/sqlite-integrity.js";
+import { StoreError } from "../../store/store-errors.js";
+import { inspectStoreFolder } from "../../store/store-folder.js";
+import { openStore, storeFrom } from "../context.js";
 import { type DoctorFacts, type DoctorReport, doctorChecks, doctorReport, formatDoctor } from "../doctor.js";
 import type { CommandIO } from "../io.js";
 
@@ -24,6 +27,32 @@ function storeWritable(dir: string): DoctorFacts["store"] {
   } catch (e) {
     return { dir, writable: false, detail: `${probe} is not writable: ${(e as Error).message}` };
   }
+}
+
+/**
+ * A folder store's log as `runs` sees it (the folder's own refusals, the log opened read-only with its
+ * schema version checked), then SQLite's quick_check over every page. Null when there is no log yet;
+ * undefined when the folder itself cannot be one (the store check says why).
+ */
+async function probeFolderLog(dir: string, storeFlagged: boolean): Promise<DoctorFacts["store"]["log"]> {
+  const log = join(dir, "events.db");
+  try {
+    if (!inspectStoreFolder(dir, false).hasLog) return null;
+    const store = await openStore(dir, "read");
+    await store.close();
+  } catch (e) {
+    // The folder itself is unusable (a file, or a file on the way): the store check names that already.
+    if (storeFlagged && e instanceof StoreError && e.path === dir) return undefined;
+    // What `runs` would refuse (a corrupted header, a log missing beside run folders, a newer schema).
+    return { path: log, problems: [e instanceof Error ? e.message : String(e)] };
+  }
+  return { path: log, problems: sqliteIntegrityProblems(log) };
+}
+
+/** A folder store: whether it can be written, and its log's soundness. */
+async function probeFolder(dir: string): Promise<DoctorFacts["store"]> {
+  const store = storeWritable(dir);
+  return { ...store, log: await probeFolderLog(dir, !store.writable) };
 }
 
 /** Opens a Postgres store read-only (nothing is created or migrated) and reads its version and integrity. */
@@ -77,7 +106,7 @@ export async function probeDoctor(flags: { store?: string } = {}): Promise<Docto
     },
     gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
     sandboxSelfTest: selfTest,
-    store: storeWritable(where.dir),
+    store: where.kind === "folder" ? await probeFolder(where.dir) : storeWritable(where.dir),
     ...(where.kind === "postgres" ? { postgres: await probePostgres(where.url, where.label) } : {}),
     env: {
       ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY,

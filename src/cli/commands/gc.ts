@@ -1,5 +1,6 @@
+import { formatDuration } from "../../core/duration.js";
 import { InputError } from "../../core/errors.js";
-import { type GcPolicy, parseAge, planGc } from "../../core/gc-plan.js";
+import { ageProblem, type GcPolicy, MAX_AGE_MS, parseAge, planGc } from "../../core/gc-plan.js";
 import { listGcRuns, type PruneResult, pruneRuns } from "../../runner/prune-runs.js";
 import { type PgPruneReport, prunePostgres } from "../../store/pg-prune.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
@@ -32,7 +33,7 @@ export async function gcCommand(
   const olderThanMs = parseAge(age);
   if (olderThanMs === null)
     throw new InputError(
-      `expected an age with a unit (30m, 12h, 7d, 2w; 0s for any age), got ${JSON.stringify(age)}`,
+      `expected an age with a unit (90s, 30m, 12h, 7d, 2w; 0s for any age; at most ${formatDuration(MAX_AGE_MS)}): ${ageProblem(age)}`,
       "--older-than",
     );
   const keep = flags.keep ?? 0;

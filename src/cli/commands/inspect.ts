@@ -7,6 +7,7 @@ import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import type { CommandIO } from "../io.js";
+import { jobExitCode, jobStatusWord } from "../job-status.js";
 import { queuedJob, queueState } from "../queue-state.js";
 import { ownerReport } from "../run-owner.js";
 
@@ -34,14 +35,16 @@ export async function runsCommand(
     const streams = all.slice(0, limit);
     const queue = await queueState(store);
     const rows: RunRow[] = [];
-    // Queued work whose run has not started yet comes first: it is what a worker picks up next.
+    // Every submitted run whose run has not started comes first, finished or not (queued work is what a
+    // worker picks up next; a job refused before any run would otherwise show nowhere), and a goal's
+    // turns while they are not finished.
     const started = new Set(all.map((s) => s.stream.slice(4)));
     for (const j of queue?.jobs ?? [])
-      if (j.state !== "finished" && (j.run_id === null || !started.has(j.run_id)))
+      if ((j.run_id === null || !started.has(j.run_id)) && (j.kind === "run" || j.state !== "finished"))
         rows.push({
           run_id: j.run_id,
           task_id: null,
-          status: j.state.toUpperCase(),
+          status: jobStatusWord(j),
           attempts: 0,
           started_at: null,
           reason: "",
@@ -77,11 +80,11 @@ export async function runsCommand(
         const job = r.queue && (r.queue.state !== "finished" || r.task_id === null) ? r.queue : null;
         if (r.task_id === null && job)
           io.out(
-            `${(r.run_id ?? "(no run yet)").padEnd(22)}  ${r.status.padEnd(12)} ${job.task_path}  ${jobLine(job)}\n`,
+            `${(r.run_id ?? "(no run yet)").padEnd(22)}  ${r.status.padEnd(12)} ${oneLine(job.task_path)}  ${oneLine(jobLine(job))}\n`,
           );
         else
           io.out(
-            `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}${job ? `  [${jobLine(job)}]` : ""}\n`,
+            `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}${job ? `  [${oneLine(jobLine(job))}]` : ""}\n`,
           );
       }
       io.out(cut);
@@ -94,8 +97,9 @@ export async function runsCommand(
 
 /**
  * `loopgate status RUN`: the envelope (or progress so far) of one run. Beside a Postgres store, RUN may
- * be a job id of the run queue (`loopgate submit` prints it): the job's run, or, before it started, where
- * the job stands (queued, claimed by which worker, until when).
+ * be a job id of the run queue (`loopgate submit` prints it): the job's run, or, when it has none, where
+ * the job stands (queued, claimed by which worker, until when: exit 3) or what it finished with (a
+ * refused job: exit 2); the word printed first and the exit code always agree (job-status.ts).
  */
 export async function statusCommand(
   io: CommandIO,
@@ -114,12 +118,14 @@ export async function statusCommand(
       if (job?.run_id && (await store.readStream(RunJournal.stream(job.run_id), { limit: 1 })).length)
         runId = job.run_id;
       else if (job && arg.startsWith("job-")) {
+        const word = jobStatusWord(job);
+        const finished = job.state === "finished";
         io.out(
           flags.json
-            ? `${JSON.stringify({ job_id: job.job_id, status: job.state.toUpperCase(), finished: false, queue: job }, null, 2)}\n`
-            : `${job.state.toUpperCase()} · job ${job.job_id} · ${job.task_path}\nqueue: ${jobLine(job)}\n`,
+            ? `${JSON.stringify({ job_id: job.job_id, status: word, finished, ...(finished ? { reason: (job.status ?? "").replace(/^[A-Z_]+:\s*/, "") } : {}), queue: job }, null, 2)}\n`
+            : `${word} · job ${job.job_id} · ${oneLine(job.task_path)}${finished ? "" : " · not finished"}\nqueue: ${oneLine(jobLine(job))}\n`,
         );
-        return EXIT_NOT_FINISHED;
+        return jobExitCode(job);
       }
     }
     const events = await readRun(store, where.label, runId);
@@ -137,7 +143,7 @@ export async function statusCommand(
       io.out(
         flags.json
           ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint, ...(job ? { queue: job } : {}) }, null, 2)}\n`
-          : `RUNNING · run ${runId} · attempt ${info.attempts} · not finished\n${owner.line}\n${job ? `queue: ${jobLine(job)}\n` : ""}`,
+          : `RUNNING · run ${runId} · attempt ${info.attempts} · not finished\n${owner.line}\n${job ? `queue: ${oneLine(jobLine(job))}\n` : ""}`,
       );
       return EXIT_NOT_FINISHED;
     }
@@ -145,7 +151,7 @@ export async function statusCommand(
     io.out(
       flags.json
         ? `${JSON.stringify(env, null, 2)}\n`
-        : `${formatEnvelope(env)}\n${job ? `queue: ${jobLine(job)}\n` : ""}`,
+        : `${formatEnvelope(env)}\n${job ? `queue: ${oneLine(jobLine(job))}\n` : ""}`,
     );
     return exitCodeOf(verdict(foldRun(events)).status);
   } finally {

@@ -4,9 +4,10 @@ import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.j
 import type { StoreLocation } from "../../store/open-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import type { JobOptions } from "../../store/run-queue.js";
-import { jobView } from "../../store/run-queue-view.js";
+import { jobView, workerStale } from "../../store/run-queue-view.js";
 import { StoreError } from "../../store/store-errors.js";
 import { storeFrom } from "../context.js";
+import { oneLine } from "../excerpt.js";
 import type { CommandIO } from "../io.js";
 import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
 
@@ -88,7 +89,11 @@ export async function submitCommand(io: CommandIO, taskPath: string, flags: RunF
   }
 }
 
-/** `loopgate workers --store postgres://…`: live workers and the jobs they hold, then the unfinished queue. */
+/**
+ * `loopgate workers --store postgres://…`: live workers and the jobs they hold, then the unfinished queue.
+ * A worker whose heartbeat is overdue is marked stale: it may be dead although its presence and its
+ * jobs' leases have not run out yet.
+ */
 export async function workersCommand(
   io: CommandIO,
   flags: { store?: string; json?: boolean },
@@ -96,19 +101,23 @@ export async function workersCommand(
   const { store } = await postgresStoreFrom(flags.store, "loopgate workers");
   try {
     const queue = store.queue();
-    const [live, jobs, now] = await Promise.all([
+    const [found, jobs, now] = await Promise.all([
       queue.liveWorkers(),
       queue.list({ unfinished: true }),
       queue.now(),
     ]);
+    const live = found.map((l) => ({ ...l, stale: workerStale(l.worker, now) }));
     if (flags.json) {
       io.out(`${JSON.stringify({ workers: live, unfinished: jobs }, null, 2)}\n`);
       return 0;
     }
     if (live.length === 0) io.out("no live workers\n");
-    for (const { worker: w, holds } of live) {
+    for (const { worker: w, holds, stale } of live) {
+      const overdue = stale
+        ? `  STALE: heartbeat overdue (last ${w.seenAt ?? "?"}, due every ${w.beatMs ?? "?"} ms)`
+        : "";
       io.out(
-        `${w.workerId}  pid ${w.pid} on ${w.host}  concurrency ${w.concurrency}  seen until ${w.seenUntil}\n`,
+        `${oneLine(w.workerId)}  pid ${w.pid} on ${oneLine(w.host)}  concurrency ${w.concurrency}  seen until ${w.seenUntil}${overdue}\n`,
       );
       for (const j of holds)
         io.out(
@@ -117,7 +126,10 @@ export async function workersCommand(
     }
     const queued = jobs.filter((j) => j.state === "queued").length;
     const expired = jobs.filter((j) => jobView(j, now) === "expired").length;
-    io.out(`queue: ${queued} queued, ${jobs.length - queued} claimed (${expired} with an expired lease)\n`);
+    const back = jobs.filter((j) => j.handedBack !== null).length;
+    io.out(
+      `queue: ${queued} queued, ${jobs.length - queued} claimed (${expired} with an expired lease)${back ? `; ${back} handed back by a worker that could not start them (\`loopgate runs\` says why)` : ""}\n`,
+    );
     return 0;
   } finally {
     await store.close();

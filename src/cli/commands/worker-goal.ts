@@ -18,6 +18,7 @@ import type { PostgresEventStore } from "../../store/postgres-event-store.js";
 import type { Claim, JobOptions, PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
 import { goalFaultInjection, goalRunHost, plannerFor } from "./goal-turn-host.js";
+import { startStep, usableFolder } from "./job-start.js";
 import type { RunFlags } from "./run-common.js";
 
 /** The options of a goal-turn job that are not run flags (`cwd` is kept: where relative paths resolve). */
@@ -37,7 +38,8 @@ export function goalJobOptions(options: JobOptions): JobOptions {
  * scheduler_apply is followed by the enqueue of the next turn at the wake-up, and scheduler_ack records
  * what the enqueue did (`host_updated`: a turn was queued or moved earlier; `host_match`: the queued turn
  * already wakes by then). A tick that settled no turn (busy, idle, waiting, failed) is scheduled as
- * `goal run` would: exit (nothing queued), or the next turn queued at the wake-up.
+ * `goal run` would: exit (nothing queued), or the next turn queued at the wake-up. What fails before the
+ * tick for a reason of this machine (its folder, say) throws LocalStartError: the job goes back unclaimed.
  */
 export async function runGoalTurnJob(
   io: CommandIO,
@@ -55,7 +57,10 @@ export async function runGoalTurnJob(
   const dir = resolve(workDir ?? join(cwd, ".loopgate"));
   const carried = goalJobOptions(options);
   const flags = { ...carried } as RunFlags;
-  const { view } = await openGoal(store, dir, goalId);
+  usableFolder(dir);
+  // Opening the goal changes nothing: an input error there is the goal's (the job is finished as
+  // refused), any other this machine's (the job goes back unclaimed).
+  const { view } = await startStep(null, () => openGoal(store, dir, goalId));
   let enqueued: string | null = null;
   const scheduleHost: ScheduleHost = async (wake: WakeUp) => {
     const r = await queue.submitGoalTurn(goalId, carried, wake.at);

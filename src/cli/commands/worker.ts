@@ -1,24 +1,15 @@
 import { hostname } from "node:os";
-import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseDuration } from "../../core/duration.js";
-import type { Envelope } from "../../core/envelope.js";
-import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
-import { LeaseHeldError } from "../../core/run-lease.js";
-import { runPhase } from "../../core/run-phase.js";
-import { type LoadedTask, loadTask } from "../../runner/load-task.js";
-import { resumeRun } from "../../runner/resume-run.js";
-import { RunJournal } from "../../runner/run-journal.js";
-import { newRunId, runTask } from "../../runner/run-task.js";
-import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
+import { QUEUE_POLICY, type QueuePolicy } from "../../store/queue-policy.js";
 import { type Claim, goalOfJob, type PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
-import { recordedBuilder } from "./resume.js";
-import { chooseBuilder, faultInjection, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
+import { LocalStartError } from "./job-start.js";
 import { isStoreUnreachable, postgresStoreFrom } from "./submit.js";
 import { runGoalTurnJob } from "./worker-goal.js";
+import { runJob } from "./worker-run.js";
 
 export interface WorkerFlags {
   store?: string;
@@ -31,17 +22,31 @@ export interface WorkerFlags {
   "work-dir"?: string;
 }
 
-/** How a job ended for this worker: finished (with the run's status), handed back, or lost. */
-type Outcome = { kind: "finished"; status: string } | { kind: "handed-back" } | { kind: "lost"; why: string };
+/**
+ * How a job ended for this worker: finished (with the run's status; a bad task is finished as refused),
+ * handed back on SIGTERM, handed back because this machine could not start it (`local`, with the
+ * reason), or lost.
+ */
+type Outcome =
+  | { kind: "finished"; status: string }
+  | { kind: "handed-back" }
+  | { kind: "local"; reason: string }
+  | { kind: "lost"; why: string };
 
 /**
  * `loopgate worker --store postgres://…`: claims queued runs, runs or resumes each (as `loopgate run` and
  * `loopgate resume` do), heartbeats the claim while it runs, and marks it finished. SIGTERM: stop claiming
  * and finish what is held; a second SIGTERM interrupts the held runs and hands them back. Losing the
  * database: every held run is interrupted (nothing uncommitted is kept: each append is one transaction)
- * and the worker exits 1 with the reason.
+ * and the worker exits 1 with the reason. A job it cannot start for a reason of this machine goes back
+ * to the queue with the reason; after `policy.localFailuresToStop` of those in a row (with --once: its one
+ * job) it claims nothing more, finishes what it holds and exits 1 naming the last reason.
  */
-export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<number> {
+export async function workerCommand(
+  io: CommandIO,
+  flags: WorkerFlags,
+  policy: QueuePolicy = QUEUE_POLICY,
+): Promise<number> {
   if (flags.once && flags["until-idle"])
     throw new InputError("give --once or --until-idle, not both", "loopgate worker");
   const concurrency = flags.concurrency ?? 1;
@@ -62,8 +67,12 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
   const queue = store.queue();
   const say = (line: string) => io.err(`loopgate worker ${workerId}: ${line}\n`);
   const beat = Math.max(250, Math.floor(leaseMs / 3));
-  const me = { workerId, host: hostname(), pid: process.pid, concurrency };
+  const me = { workerId, host: hostname(), pid: process.pid, concurrency, beatMs: beat };
   let fatal: string | null = null;
+  // Local start failures in a row (any job); a job that started, or was refused for its task, ends it.
+  const stopAfter = flags.once ? 1 : policy.localFailuresToStop;
+  let localInRow = 0;
+  let cannotWork: string | null = null;
   let draining = false;
   const held = new Map<string, { claim: Claim; controller: AbortController; done: Promise<void> }>();
   let handingBack = false;
@@ -95,7 +104,7 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
     say(`claiming from ${where.label} (concurrency ${concurrency}, lease ${leaseMs} ms)`);
     for (;;) {
       if (fatal) break;
-      if (draining || (flags.once && claimedAny)) {
+      if (draining || cannotWork || (flags.once && claimedAny)) {
         if (held.size === 0) break;
         await Promise.race([...held.values()].map((h) => h.done));
         continue;
@@ -126,9 +135,18 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
           workDir,
         )
           .then((outcome) => {
-            if (outcome.kind === "finished") say(`finished ${c.job.jobId}: ${outcome.status}`);
-            else if (outcome.kind === "handed-back") say(`handed ${c.job.jobId} back to the queue`);
-            else say(`gave up ${c.job.jobId}: ${outcome.why}`);
+            if (outcome.kind === "finished") {
+              localInRow = 0;
+              say(`finished ${c.job.jobId}: ${outcome.status}`);
+            } else if (outcome.kind === "handed-back") say(`handed ${c.job.jobId} back to the queue`);
+            else if (outcome.kind === "local") {
+              localInRow++;
+              say(
+                `could not start ${c.job.jobId} on this machine (${localInRow} in a row): ${outcome.reason}; handed it back to the queue`,
+              );
+              if (localInRow >= stopAfter && !cannotWork)
+                cannotWork = `could not start ${localInRow} job(s) in a row on this machine; last reason: ${outcome.reason}`;
+            } else say(`gave up ${c.job.jobId}: ${outcome.why}`);
           })
           .finally(() => held.delete(c.job.jobId));
         held.set(c.job.jobId, { claim: c, controller, done });
@@ -163,6 +181,13 @@ export async function workerCommand(io: CommandIO, flags: WorkerFlags): Promise<
     io.err(
       `loopgate worker ${workerId}: ${fatal}; stopping (what was committed stays; a held job is claimed again when its lease expires)\n`,
     );
+    return 1;
+  }
+  if (cannotWork) {
+    io.err(
+      `loopgate worker ${workerId}: ${cannotWork}; stopping (the jobs are back in the queue, unclaimed, for another worker)\n`,
+    );
+    if (flags.json) io.out(`${JSON.stringify({ worker_id: workerId, stopped: true, error: cannotWork })}\n`);
     return 1;
   }
   if (flags.json) io.out(`${JSON.stringify({ worker_id: workerId, stopped: true })}\n`);
@@ -215,7 +240,15 @@ async function holdJob(
         return { kind: "handed-back" };
       return { kind: "lost", why: `interrupted (${String(controller.signal.reason)})` };
     }
-    // A job that cannot run (its task file is gone or changed, bad options) is finished with the reason.
+    // This machine could not start it (its folder, the sandbox, a key it lacks): back to the queue,
+    // unclaimed, with the reason; never finished, since another machine may run it.
+    if (env instanceof LocalStartError) {
+      const reason = env.message.slice(0, 500);
+      if (await queue.handBack(job.jobId, token, reason).catch(() => false)) return { kind: "local", reason };
+      return { kind: "lost", why: `its lease expired before it could be handed back (${reason})` };
+    }
+    // A job whose task is bad (an invalid task file, a broken snapshot) fails alike on every worker:
+    // it is finished as refused, with the reason.
     const status = env instanceof Error ? `REFUSED: ${env.message}`.slice(0, 500) : env.status;
     if (await queue.finish(job.jobId, token, status)) return { kind: "finished", status };
     return {
@@ -225,109 +258,4 @@ async function holdJob(
   } finally {
     clearInterval(timer);
   }
-}
-
-/**
- * The task a job runs: its snapshot in the store, written out under `local` (a job submitted before
- * snapshots: the task file at the path submitted, which must not have changed since).
- */
-async function jobTask(
-  job: Claim["job"],
-  snapshot: string | null,
-  store: PostgresEventStore,
-  local: string | undefined,
-): Promise<LoadedTask> {
-  if (snapshot !== null && local !== undefined)
-    return materializeTask(store.content(), snapshot, local, job.taskDigest);
-  const loaded = loadTask(job.taskPath);
-  if (loaded.digest !== job.taskDigest)
-    throw new InputError(
-      `the task file changed since the job was submitted (digest ${loaded.digest}, submitted ${job.taskDigest})`,
-      job.taskPath,
-    );
-  return loaded;
-}
-
-/**
- * Runs the job's task, resumes its run, or reads the verdict of a run that finished already. The run
- * folder is this worker's own (`<its folder>/runs/<run id>`), wherever the run started: a run another
- * machine drove is rebuilt from the store's observations (see runner/shared-content.ts). The run's
- * lease is as long as the queue's, so both expire together.
- */
-async function runJob(
-  claim: Claim,
-  queue: PostgresRunQueue,
-  store: PostgresEventStore,
-  url: string,
-  leaseMs: number,
-  signal: AbortSignal,
-  say: (line: string) => void,
-  workDir: string | undefined,
-): Promise<Envelope> {
-  const { job, token } = claim;
-  const { cwd, [TASK_SNAPSHOT_OPTION]: snapshot, ...options } = job.options;
-  const flags = { ...options, store: url } as RunFlags;
-  // The run folder's root on this machine: --work-dir, else .loopgate beside the task file (for a task
-  // the store holds a snapshot of: ./.loopgate, where the snapshot is written out too).
-  const local = workDir ?? (typeof snapshot === "string" ? ".loopgate" : undefined);
-  const loaded = await jobTask(job, typeof snapshot === "string" ? snapshot : null, store, local);
-  const settings = runSettings(loaded, flags);
-  const s = local === undefined ? settings : { ...settings, storeDir: resolve(local) };
-  let runId = job.runId;
-  if (runId === null) {
-    runId = newRunId();
-    if (!(await queue.setRunId(job.jobId, token, runId)))
-      throw new Error("lost the job before its run started");
-  }
-  const runDir = join(s.storeDir, "runs", runId);
-  for (;;) {
-    const events = await store.readStream(RunJournal.stream(runId));
-    const finished =
-      events.length > 0 && runPhase(events) === "finished" ? projectEnvelope(runId, events) : null;
-    if (finished) return finished;
-    if (events[0]?.type !== "run_started") break;
-    try {
-      // As `loopgate resume` does (an in-doubt mutating call is rolled back and reported, never re-run).
-      return await resumeRun({
-        ...faultInjection(),
-        runId,
-        store,
-        storeDir: s.storeDir,
-        runDir,
-        leaseTtlMs: leaseMs,
-        allowEnv: flags["builder-env"] ?? [],
-        mounts: flags["builder-mount"] ?? [],
-        signal,
-        builder: recordedBuilder(flags, undefined, undefined, loaded.oracle),
-        taskFile: loaded.file,
-      });
-    } catch (e) {
-      // The queue's lease expired but the run's is still live: its holder may be alive (on a host whose
-      // process table this worker cannot see), so the run is not taken from it. This worker keeps the
-      // claim (heartbeating it) and waits for the run's lease to expire, then tries again.
-      if (!(e instanceof LeaseHeldError) || signal.aborted) throw e;
-      const waitMs = Math.min(Math.max(Date.parse(e.lease.expiresAt) - Date.now(), 0) + 250, leaseMs);
-      say(
-        `run ${runId} is still leased by process ${e.lease.owner.pid} on ${e.lease.owner.host} until ${e.lease.expiresAt}; waiting ${waitMs} ms for that lease to expire before taking the run over`,
-      );
-      await sleep(waitMs, undefined, { signal }).catch(() => {});
-      if (signal.aborted) throw e;
-    }
-  }
-  return runTask({
-    ...faultInjection(),
-    runId,
-    signal,
-    loaded,
-    builder: chooseBuilder(loaded, flags, typeof cwd === "string" ? cwd : process.cwd()),
-    store,
-    storeDir: s.storeDir,
-    leaseTtlMs: leaseMs,
-    sandbox: s.sandbox,
-    allowEnv: flags["builder-env"] ?? [],
-    mounts: s.mounts,
-    ...(flags.network ? { network: true } : {}),
-    ...(s.maxAttempts !== undefined ? { maxAttempts: s.maxAttempts } : {}),
-    ...judgeModelFor(loaded, flags),
-  });
 }

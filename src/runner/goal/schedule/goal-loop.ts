@@ -9,6 +9,7 @@ import {
   scheduleStep,
   type WakeUp,
 } from "../../../core/goal/turn/index.js";
+import { setLongTimeout } from "../../../core/long-timer.js";
 import type { Tick, TickOutcome, TickProgress } from "../turn/tick-outcome.js";
 
 /**
@@ -135,9 +136,9 @@ export const realSleep: Sleeper = (until, signal) =>
   new Promise<void>((resolve) => {
     const ms = Math.max(0, Date.parse(until) - Date.now());
     if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
+    const t = setLongTimeout(done, ms);
     function done() {
-      clearTimeout(t);
+      t.clear();
       signal.removeEventListener("abort", done);
       resolve();
     }
