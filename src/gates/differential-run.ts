@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DifferentialCase } from "../core/differential-spec.js";
@@ -6,6 +6,7 @@ import type { ProcessLimits } from "../core/limits.js";
 import { renderTemplate } from "../core/template.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
+import { removeTree } from "../workspace/remove-tree.js";
 
 /** Where a case sees the tree under test and its input files inside the sandbox: the same for both trees. */
 export const TREE_MOUNT = "/tree";
@@ -63,7 +64,7 @@ export async function writeCaseFiles(c: ResolvedCase): Promise<string> {
 /** Removes a case folder written by writeCaseFiles. */
 export async function removeCaseFiles(dir: string): Promise<void> {
   await chmod(dir, 0o755).catch(() => {});
-  await rm(dir, { recursive: true, force: true });
+  await removeTree(dir);
 }
 
 /**

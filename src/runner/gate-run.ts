@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChangePlan } from "../core/gate-change-plan.js";
 import { resolveLimits } from "../core/limits.js";
@@ -10,6 +10,7 @@ import type { Gate, GateResult } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
 import { listFiles } from "../workspace/list-files.js";
+import { removeTree } from "../workspace/remove-tree.js";
 import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
@@ -117,7 +118,7 @@ async function runIn(
   const envDir = join(ctx.runDir, "gate-env", name);
   const [heldout, canary] = overlays;
   try {
-    await rm(envDir, { recursive: true, force: true });
+    await removeTree(envDir);
     await mkdir(join(ctx.runDir, "gate-env"), { recursive: true });
     await buildGateEnvironment(
       policy.spec({
@@ -152,7 +153,7 @@ async function runIn(
         : {}),
     });
   } finally {
-    await rm(envDir, { recursive: true, force: true });
+    await removeTree(envDir);
   }
 }
 

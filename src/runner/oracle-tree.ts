@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runBuilderArgv } from "../builders/command-builder.js";
 import { parseDuration } from "../core/duration.js";
 import type { OracleTree } from "../gates/gate.js";
 import { copyTree } from "../workspace/copy-tree.js";
+import { removeTree } from "../workspace/remove-tree.js";
 import type { RunContext } from "./run-context.js";
 
 const built = new WeakMap<RunContext, Promise<OracleTree>>();
@@ -34,7 +35,7 @@ async function buildOracleTree(ctx: RunContext): Promise<OracleTree> {
   if (!oracle) return { error: "the task declares no oracle" };
   const partial = join(ctx.runDir, "oracle-tree.partial");
   const promptDir = join(ctx.runDir, "oracle-tree.prompt");
-  await rm(partial, { recursive: true, force: true });
+  await removeTree(partial);
   await copyTree(ctx.pristineDir, partial);
   await mkdir(promptDir, { recursive: true });
   const promptFile = join(promptDir, "prompt.md");
@@ -54,7 +55,7 @@ async function buildOracleTree(ctx: RunContext): Promise<OracleTree> {
     timeoutMs,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  await rm(promptDir, { recursive: true, force: true });
+  await removeTree(promptDir);
   const tail = r.output.trim().slice(-500);
   if (r.infrastructure) return { error: r.infrastructure };
   if (r.timedOut) return { error: `the oracle ${oracle} timed out after ${timeoutMs} ms` };

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
@@ -7,6 +6,7 @@ import { type SandboxMode, sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { mkdirPrivate } from "../workspace/private-modes.js";
+import { removeTree } from "../workspace/remove-tree.js";
 import { failRun, type RunContext } from "./run-context.js";
 import { keepObservation } from "./shared-content.js";
 
@@ -30,7 +30,7 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     if (ctx.workFrom && !existsSync(ctx.workFrom))
       throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
     // A resumed preparation starts over: nothing half-copied may count as pristine.
-    await rm(runDir, { recursive: true, force: true });
+    await removeTree(runDir);
     // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
     mkdirPrivate(runDir, { parentToo: true });
     await copyTree(loaded.workspace, ctx.pristineDir);

@@ -1,9 +1,10 @@
-import { chmod, lstat, readdir, rm } from "node:fs/promises";
+import { chmod, lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../core/events.js";
 import { type GcPolicy, type GcRun, planGc } from "../core/gc-plan.js";
 import { runPhase } from "../core/run-phase.js";
 import type { EventStore } from "../store/event-store.js";
+import { removeTree } from "../workspace/remove-tree.js";
 
 /** One run folder `gc` removed (or, with dry-run, would remove). */
 export interface PrunedRun {
@@ -133,12 +134,12 @@ async function measure(dir: string): Promise<{ bytes: number; files: number }> {
 }
 
 /** Removes a tree even where a builder left folders without write permission (never following symlinks). */
-async function removeTree(dir: string): Promise<void> {
+async function _removeTree(dir: string): Promise<void> {
   const open = async (d: string) => {
     await chmod(d, 0o700);
     for (const e of await readdir(d, { withFileTypes: true }))
       if (e.isDirectory()) await open(join(d, e.name));
   };
   await open(dir);
-  await rm(dir, { recursive: true, force: true });
+  await _removeTree(dir);
 }

@@ -88,4 +88,39 @@ describe("what loopgate keeps cannot hurt the host", () => {
     expect(privileged(join(storeDir, "runs", env.run_id))).toEqual([]);
     await rm(t.dir, { recursive: true, force: true });
   });
+
+  it("a gate that plants a set-uid binary at the bottom of a tree deeper than PATH_MAX leaves nothing on the host, and is not blamed on cleanup", async () => {
+    // The gate itself (code under test, as far as loopgate knows) builds the tree in its writable
+    // environment and passes; Node's own rm cannot remove such a tree.
+    const deepYaml = `id: deep-gate
+prompt: Make lib/answer.sh print 42.
+workspace: ./repo
+deliverables: ["lib/**"]
+protected: ["mk.py"]
+gates:
+  - id: answer
+    run: ["python3", "mk.py"]
+    writable: true
+    timeout: 60s
+budget: { attempts: 1 }
+`;
+    const mk = [
+      "import os, shutil",
+      "for i in range(120):",
+      "    n = 'level-%d-' % i + 'd' * 40",
+      "    os.mkdir(n)",
+      "    os.chdir(n)",
+      "shutil.copy('/usr/bin/true', 'helper')",
+      "os.chmod('helper', 0o4755)",
+      "",
+    ].join("\n");
+    const t = await makeTask({ taskYaml: deepYaml, repo: { "lib/answer.sh": "echo 41\n", "mk.py": mk } });
+    const builder = commandBuilder("sh -c 'echo \"echo 42\" > lib/answer.sh'");
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    expect(env.status, env.reason).toBe("SUCCESS");
+    const runDir = join(storeDir, "runs", env.run_id);
+    expect(readdirSync(join(runDir, "gate-env"))).toEqual([]);
+    expect(privileged(runDir)).toEqual([]);
+    await rm(t.dir, { recursive: true, force: true });
+  });
 });
