@@ -132,10 +132,13 @@ describe("the task lock", () => {
     const root = mkdtempSync(join(tmpdir(), "lg-lock-move-"));
     try {
       const a = join(root, "a");
-      mkdirSync(join(a, "shared", "hidden"), { recursive: true });
-      writeFileSync(join(a, "shared", "hidden", "test_g.py"), "# shared\n");
+      mkdirSync(join(a, "common-heldout", "hidden"), { recursive: true });
+      writeFileSync(join(a, "common-heldout", "hidden", "test_g.py"), "# held out beside the task\n");
       cpSync(dir, join(a, "task"), { recursive: true });
-      writeFileSync(join(a, "task", "task.yaml"), TASK.replace("heldout: ./heldout", "heldout: ../shared"));
+      writeFileSync(
+        join(a, "task", "task.yaml"),
+        TASK.replace("heldout: ./heldout", "heldout: ../common-heldout"),
+      );
       writeTaskLock(loadTask(join(a, "task", "task.yaml")), oracle(), new Date());
       cpSync(a, join(root, "b", "deeper"), { recursive: true });
       expect(readTaskLock(loadTask(join(root, "b", "deeper", "task", "task.yaml"))).status).toBe("ok");
