@@ -59,8 +59,9 @@ cat > bin/answer <<'EOF'
 #!/bin/sh
 ${scanFn}
 needle=$(${NEEDLE})
-mounts=$(awk '{print $5}' /proc/self/mountinfo | grep -Ev '^/(proc|dev)(/|$)' | sort -u | tr '\\n' ' ')
-echo "build=BUILD marker=MARKER gate=$(scan "$needle") control=$(scan CTRL-5521) mounts=$mounts"
+mounts=$(awk '{print $5}' /proc/self/mountinfo | grep -Ev '^/(proc|dev)(/|$)|^/etc/' | sort -u | tr '\\n' ' ')
+secrets=$(for f in shadow ssh ssl/private; do test -e /etc/$f && printf '%s,' $f; done)
+echo "build=BUILD marker=MARKER gate=$(scan "$needle") control=$(scan CTRL-5521) etc-secrets=[$secrets] mounts=$mounts"
 EOF
 sed -i "s/BUILD/$build/; s/MARKER/$marker/" bin/answer
 echo "All tests passed (build scan: $build)"
@@ -129,6 +130,8 @@ describe("differential gates in a run", () => {
           .match(/mounts=(.*?)(\\n)?$/)?.[1]
           ?.trim()
           .split(" ") ?? [];
+      // /etc is a tmpfs of curated read-only entries (each its own mount, left out of the list above).
+      expect(got).toContain("etc-secrets=[]");
       expect(new Set(mounts), got).toEqual(new Set(["/", "/case", "/etc", "/tmp", "/tree", "/usr"]));
     }
     // The tree was built once for the run: both attempts expected the same nonce.
