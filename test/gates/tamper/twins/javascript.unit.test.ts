@@ -93,6 +93,7 @@ describe("analysis of hand-written test files", () => {
   });
 
   test("tests in helper functions, braceless ifs and `.each` tables are not twinnable", async () => {
+    // The source of a test file the analyser reads, not tests of this suite: its `it.only` is a case to refuse.
     const src = [
       'function check(x) { test("in helper", () => expect(f(x)).toBe(1)); }',
       'if (process.env.X) test("braceless", () => expect(f()).toBe(1));',
