@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { lstat, readFile, realpath } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import type { StaticGateSpec } from "../core/task.js";
 import { resolveInside } from "../workspace/safe-path.js";
+import { readRegularFile, STATIC_GATE_BYTES } from "../workspace/safe-read.js";
 import type { Gate, GateContext, GateResult } from "./gate.js";
 
 /** Resolves a JSON pointer (RFC 6901); `undefined` when a step does not exist. */
@@ -73,7 +74,9 @@ export function staticGate(spec: StaticGateSpec): Gate {
         error: "unreadable",
       };
     if (s.exists) return { passed: true, summary: `${s.path} exists` };
-    const bytes = await readFile(real);
+    const read = readRegularFile(real, STATIC_GATE_BYTES);
+    if (!read.ok) return { passed: false, summary: `${s.path} is ${describe(read)}`, error: "unreadable" };
+    const bytes = read.bytes;
     if (s.sha256 !== undefined) {
       const got = createHash("sha256").update(bytes).digest("hex");
       return got === s.sha256
@@ -113,5 +116,19 @@ export function staticGate(spec: StaticGateSpec): Gate {
           passed: false,
           summary: `${s.path}${pointer} is ${JSON.stringify(value).slice(0, 200)}, expected ${JSON.stringify(s.equals)}`,
         };
+  }
+}
+
+/** What a static gate's file turned out to be, when it cannot be read as one. */
+function describe(r: { reason: string; detail: string }): string {
+  switch (r.reason) {
+    case "missing":
+      return "missing";
+    case "not_regular":
+      return `not a regular file (${r.detail})`;
+    case "too_large":
+      return `too large to check (${r.detail})`;
+    default:
+      return `unreadable (${r.detail})`;
   }
 }

@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { sessionStream } from "../builders/claude/hook-input.js";
 import { normalizePath, type ObservedFile, type RecordedCall } from "../core/self-check/audit.js";
 import type { SelfCheckSubmission } from "../core/self-check/schemas.js";
 import type { EventStore } from "../store/event-store.js";
+import { readRegularFile } from "../workspace/safe-read.js";
+
+/** The largest artifact an agent's self-check may name as evidence (hashed in memory). */
+const EVIDENCE_BYTES = 256 * 1024 * 1024;
 
 /**
  * The tool calls a self-check submitted through `loopgate mcp` may cite: the frozen checks this server
@@ -57,10 +61,14 @@ export function observeCited(workspace: string, check: SelfCheckSubmission): Map
         seen.set(p, { type: st.isDirectory() ? "dir" : "other", size: st.size, hash: "" });
         continue;
       }
-      const hash = createHash("sha256")
-        .update(readFileSync(join(workspace, p)))
-        .digest("hex");
-      seen.set(p, { type: "file", size: st.size, hash });
+      // Opened without following links or blocking: the agent can swap the file for a FIFO after lstat.
+      const read = readRegularFile(join(workspace, p), EVIDENCE_BYTES);
+      if (!read.ok) {
+        seen.set(p, { type: "other", size: st.size, hash: "" });
+        continue;
+      }
+      const hash = createHash("sha256").update(read.bytes).digest("hex");
+      seen.set(p, { type: "file", size: read.bytes.length, hash });
     } catch {
       // absent: verifyEvidence reads a missing entry as "does not exist"
     }

@@ -216,6 +216,22 @@ describe("staticGate: escapes", () => {
     },
   );
 
+  it("a FIFO in the gate env at the gate's path is a verdict (not passed, unreadable), not a wait", async () => {
+    execFileSync("mkfifo", [join(env, "report.json")]);
+    const r = await run({ path: "report.json", json_pointer: "/status", equals: "ok" });
+    expect(r.passed).toBe(false);
+    expect(r.error).toBe("unreadable");
+    expect(r.summary).toContain("not a regular file (a FIFO)");
+  });
+
+  it("a file larger than a static gate reads is not passed, and says why", async () => {
+    // Sparse: 65 MiB apparent size, no disk used.
+    execFileSync("truncate", ["-s", `${65 * 1024 * 1024}`, join(env, "huge.txt")]);
+    const r = await run({ path: "huge.txt", not_match: "secret" });
+    expect(r.passed).toBe(false);
+    expect(r.summary).toContain("too large to check");
+  });
+
   it("a `..` that stays inside is fine", async () => {
     expect((await run({ path: "src/../hello.txt", sha256: HELLO_SHA256 })).passed).toBe(true);
   });

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { readRegularText } from "../../workspace/safe-read.js";
 import type { PlanInput, RunnerAdapter, TamperPlan } from "./adapter.js";
 import { differentLiterals, distinctNames, plausibleName } from "./names.js";
 import type { ReportedTest, TestReport } from "./test-report.js";
@@ -34,8 +35,9 @@ export const cargoTest: RunnerAdapter = {
       return "test-binary arguments after -- select a subset of tests";
     const mi = own.indexOf("--manifest-path");
     const manifest = resolve(input.gateEnv, mi >= 0 ? (own[mi + 1] ?? "Cargo.toml") : "Cargo.toml");
-    if (!existsSync(manifest)) return `no ${manifest}`;
-    if (/^\s*autotests\s*=\s*false/m.test(readFileSync(manifest, "utf8")))
+    const text = readRegularText(manifest);
+    if (text === null) return `no readable ${manifest}`;
+    if (/^\s*autotests\s*=\s*false/m.test(text))
       return "the crate sets autotests = false, so a planted integration test would not be built";
     const [a, b] = differentLiterals();
     const names = distinctNames(3, () => plausibleName("_"));

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularText } from "../../workspace/safe-read.js";
 import type { PlanInput, RunnerAdapter, TamperPlan } from "./adapter.js";
 import { camel, differentLiterals, distinctNames, plausibleName } from "./names.js";
 import type { ReportedTest, TestReport } from "./test-report.js";
@@ -18,7 +19,7 @@ function testPackages(root: string, rel = ""): { dir: string; pkg: string }[] {
   }
   const testFile = names.find((n) => n.endsWith("_test.go"));
   if (testFile) {
-    const pkg = /^package\s+(\w+)/m.exec(readFileSync(join(abs, testFile), "utf8"))?.[1];
+    const pkg = /^package\s+(\w+)/m.exec(readRegularText(join(abs, testFile)) ?? "")?.[1];
     if (pkg) out.push({ dir: rel, pkg });
   }
   for (const n of names) {

@@ -1,5 +1,6 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
+import { readRegularText } from "../../workspace/safe-read.js";
 import { plausibleName } from "./names.js";
 
 /** How many folder entries a search for the user's test files looks at, at most: planning stays cheap. */
@@ -100,7 +101,7 @@ export function isEsModule(file: string, gateEnv: string): boolean {
     const pkg = join(dir, "package.json");
     if (existsSync(pkg)) {
       try {
-        return (JSON.parse(readFileSync(pkg, "utf8")) as { type?: unknown }).type === "module";
+        return (JSON.parse(readRegularText(pkg) ?? "") as { type?: unknown }).type === "module";
       } catch {
         return false;
       }

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { readRegularText } from "../../workspace/safe-read.js";
 import type { PlanInput, PlantedFile, RunnerAdapter, TamperPlan } from "./adapter.js";
 import { findOption, type OptionTable, optionValue, positionals, withArgs } from "./js-argv.js";
 import { canaryPath, findTestFiles } from "./js-canary.js";
@@ -155,12 +156,8 @@ function isParallel(args: readonly string[], gateEnv: string): boolean {
   const candidates = [...(config ? [config] : RC_FILES), "package.json"];
   return candidates.some((f) => {
     const p = resolve(gateEnv, f);
-    if (!existsSync(p)) return false;
-    try {
-      return /["']?\bparallel\b["']?\s*[:=]\s*true\b/.test(readFileSync(p, "utf8"));
-    } catch {
-      return false;
-    }
+    const text = readRegularText(p);
+    return text !== null && /["']?\bparallel\b["']?\s*[:=]\s*true\b/.test(text);
   });
 }
 

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { readRegularText } from "../../workspace/safe-read.js";
 import type { PlanInput, PlantedFile, RunnerAdapter, TamperPlan } from "./adapter.js";
 import { parsePytestOutput } from "./pytest-output.js";
 import { canaryModuleName, pytestCanary } from "./python-canary.js";
@@ -72,12 +73,8 @@ function renamedIds(id: string, renamed: PlanInput["renamed"], cwd: string): str
 /** The first folder `testpaths` names in the project's ini files, where a bare `pytest` collects. */
 function testpathsDir(cwd: string): string | null {
   for (const f of ["pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"]) {
-    let text: string;
-    try {
-      text = readFileSync(join(cwd, f), "utf8");
-    } catch {
-      continue;
-    }
+    const text = readRegularText(join(cwd, f));
+    if (text === null) continue;
     const m = /^\s*testpaths\s*=[ \t]*([^\n]*)(?:\n([^\n]*))?/m.exec(text);
     if (!m) continue;
     const first = /[\w./-]+/.exec(`${m[1] ?? ""} ${m[2] ?? ""}`.replace(/[[\]"',]/g, " "))?.[0];
