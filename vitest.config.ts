@@ -1,7 +1,15 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+
+// Most int and e2e tests wait on child processes (bubblewrap, git, runners, PostgreSQL), not on the CPU:
+// vitest's default of one worker per core minus one (a single worker on 2 cores) leaves the machine idle.
+// LOOPGATE_TEST_WORKERS overrides; every test bounds its waits generously enough for this load.
+const workers =
+  Number(process.env.LOOPGATE_TEST_WORKERS) || Math.max(2, Math.min(4, availableParallelism() + 1));
 
 export default defineConfig({
   test: {
+    maxWorkers: workers,
     projects: [
       { test: { name: "unit", include: ["test/**/*.unit.test.ts"] } },
       { test: { name: "int", include: ["test/**/*.int.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },

@@ -1,6 +1,6 @@
 /**
  * `npm run check` runs this: it fails on any import cycle in src/ and any import up (or across) the
- * layer list of DESIGN.md. The rules are in import-rules.ts; known remaining violations, each with the
+ * layer list of docs/architecture.md. The rules are in import-rules.ts; known remaining violations, each with the
  * one who removes it, in import-allowlist.ts. Imports are read with the TypeScript compiler's own
  * pre-processor (static, dynamic and type-only imports and re-exports), resolved like NodeNext does.
  */

@@ -1,5 +1,5 @@
 /**
- * The import rules of src/ (DESIGN.md "Architecture"), as pure functions over an import graph, so that
+ * The import rules of src/ (docs/architecture.md, "The layers of the code"), as pure functions over an import graph, so that
  * scripts/check-imports.ts can apply them to the real tree and a unit test to a synthetic one.
  *
  * Levels, lowest first; a file may import its own folder, any folder of a lower level, and nothing else:

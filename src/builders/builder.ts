@@ -22,6 +22,8 @@ export interface BuilderContext {
   mounts: readonly string[];
   /** Paths hidden inside those mounts (held-out folders and the event log beside an oracle). */
   masked?: readonly string[];
+  /** The task's shared dependency folders, mounted at targets inside the workspace (SandboxSpec.dependencies). */
+  dependencies?: readonly { source: string; target: string }[];
   network: boolean;
   timeoutMs: number;
   /** The task's process, file-size and memory rlimits (default DEFAULT_PROCESS_LIMITS). */

@@ -103,6 +103,7 @@ export function runBuilderArgv(argv: readonly string[], ctx: BuilderContext): Pr
         writable: [ctx.workspace],
         readonly,
         ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
+        ...(ctx.dependencies?.length ? { dependencies: ctx.dependencies } : {}),
         env,
         network: ctx.network,
         timeoutMs: ctx.timeoutMs,

@@ -2,22 +2,24 @@ import { LoopgateError, RunNotFoundError } from "../core/errors.js";
 import type { RecordedEvent } from "../core/events.js";
 import { RunJournal } from "../runner/run-journal.js";
 import type { EventStore } from "../store/event-store.js";
-import { openPostgresStore, type StoreLocation, storeLocation } from "../store/open-store.js";
+import { openPostgresStore, type StoreLocation } from "../store/open-store.js";
 import { PostgresStoreNotFoundError } from "../store/postgres-event-store.js";
 import { SqliteEventStore } from "../store/sqlite-event-store.js";
 import { inspectStoreFolder, refuseEmptyLog } from "../store/store-folder.js";
+import { type LocatedStore, locateStore } from "./store-location.js";
 
 /**
- * Where a command keeps its log: `--store DIR|postgres://…`, else $LOOPGATE_STORE, else the folder
- * `fallback`. An unsupported `scheme://` or a malformed postgres URL is refused here.
+ * Where a command keeps its log, by the one rule of store-location.ts: `--store DIR|postgres://…`, else
+ * the nearest `.loopgate/` walking up, else $LOOPGATE_STORE, else `./.loopgate/`. An empty value, an
+ * unsupported `scheme://` or a malformed postgres URL is refused here.
  */
-export function storeFrom(flag: string | undefined, fallback: string): StoreLocation {
-  return storeLocation(flag ?? process.env.LOOPGATE_STORE, fallback);
+export function storeFrom(flag: string | undefined): LocatedStore {
+  return locateStore(flag);
 }
 
 /** The local folder of `storeFrom` (the store folder, or where run files live beside a Postgres log). */
-export function storeDirFrom(flag: string | undefined, fallback: string): string {
-  return storeFrom(flag, fallback).dir;
+export function storeDirFrom(flag: string | undefined): string {
+  return storeFrom(flag).dir;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function openStore(
   const dir = typeof where === "string" ? where : where.dir;
   const folder = inspectStoreFolder(dir, create !== "read");
   if (create !== true && !folder.hasLog) {
-    const hint = "pass --store DIR or set LOOPGATE_STORE; runs live in .loopgate/ beside their task file";
+    const hint =
+      "pass --store DIR, or run from the folder the run was started in (a store is found walking up: the nearest .loopgate/, else $LOOPGATE_STORE, else ./.loopgate/)";
     if (runId) throw new RunNotFoundError(runId, `${dir} (no event log there; ${hint})`);
     throw new LoopgateError("store_not_found", `no event log in ${dir}; ${hint}`);
   }

@@ -62,6 +62,11 @@ export interface DoctorFacts {
     expected: number;
     problems: string[] | null;
   };
+  /**
+   * What runs as whom: `detail` says it (loopgate root and the sandbox user, or the caller for both);
+   * `error` when the configured sandbox user is unusable (LOOPGATE_SANDBOX_UID/GID). Absent: not probed.
+   */
+  privileges?: { detail: string; error: string | null };
   /** Provider settings from the environment, by variable name (values are never reported). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -136,6 +141,17 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
           "(Debian), or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile " +
           "for bwrap; in a container, run it with user namespaces allowed (e.g. docker --privileged)",
       ),
+    );
+  if (f.privileges)
+    checks.push(
+      f.privileges.error === null
+        ? ok("sandbox user", "required", f.privileges.detail)
+        : missing(
+            "sandbox user",
+            "required",
+            f.privileges.error,
+            "unset LOOPGATE_SANDBOX_UID / LOOPGATE_SANDBOX_GID (default 65534, nobody) or set them to an unprivileged account's ids",
+          ),
     );
   checks.push(
     f.programs.git

@@ -1,10 +1,12 @@
 /**
  * What could drive a terminal or reorder what it shows: C0 controls except tab and newline (so also
  * ESC and carriage return), DEL, the C1 controls (U+0080–U+009F, CSI among them) and the
- * Unicode bidirectional overrides and isolates.
+ * Unicode bidirectional overrides and isolates; and lone surrogates, which a terminal cannot show
+ * (the byte of a file name that is not UTF-8 is one: `caf\udce9.txt`, as in JSON).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * Makes text from outside (a builder, a gate log, a file name) inert on a terminal: each control
@@ -38,15 +40,16 @@ const FAILURE_LINE =
 /**
  * A few lines of a log for a human reading why a gate failed, escaped and cut: the lines that name a
  * failure when there are some (`not ok 3 - …`, `FAILED test_x`, `expected: …`), else the last lines.
- * The envelope keeps the whole bounded log; this is only what fits on a screen.
+ * The envelope keeps the whole bounded log; this is only what fits on a screen. `wholeLog` is the
+ * command that shows it (with the run's real id).
  */
-export function logTail(log: string, lines = 6, width = 200): string[] {
+export function logTail(log: string, lines = 6, width = 200, wholeLog?: string): string[] {
   const all = log.split(/\r?\n/).filter((l) => l.trim() !== "");
   const failing = all.filter((l) => FAILURE_LINE.test(l));
   const picked = failing.length ? failing.slice(0, lines) : all.slice(-lines);
   const shown = picked.map((l) => cutLine(escapeControl(l.replace(/\r/g, "")), width));
   return all.length > shown.length
-    ? [...shown, `… ${all.length} lines in all; the whole log: loopgate status RUN --json`]
+    ? [...shown, `… ${all.length} lines in all${wholeLog ? `; the whole log: ${wholeLog}` : ""}`]
     : shown;
 }
 

@@ -1,6 +1,6 @@
 import type { RunStatus } from "../core/events.js";
 
-// Every exit code of the CLI, in one place (DESIGN.md "Exit codes").
+// Every exit code of the CLI, in one place (docs/reference/cli.md, exit codes).
 
 /** 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE or bad input. */
 export const EXIT_SUCCESS = 0;

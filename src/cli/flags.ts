@@ -31,7 +31,7 @@ export const FLAGS = {
   json: { help: "print only the envelope (or the command's result) as JSON on stdout" },
   store: {
     value: "DIR",
-    help: "where the event log lives: a folder (SQLite) or postgres://USER@HOST[:PORT]/DATABASE (default:\n$LOOPGATE_STORE, else .loopgate/ beside the task; for runs/status/events/report/gc: ./.loopgate)",
+    help: "where the event log lives: a folder (SQLite) or postgres://USER@HOST[:PORT]/DATABASE (default, for every\ncommand: the nearest .loopgate/ walking up from the current folder, else $LOOPGATE_STORE, else ./.loopgate/)",
   },
   model: {
     value: "SPEC",
@@ -104,15 +104,53 @@ export const FLAGS = {
   },
   limit: { value: "N", check: "positive-int", help: "runs: show at most N runs (default 20)" },
   days: { value: "N", check: "positive-int", help: "health: only runs started in the last N days" },
-  out: { value: "FILE", help: "exp: also write the experiment's JSON export to FILE" },
+  out: {
+    value: "FILE",
+    help: "exp: also write the experiment's JSON export to FILE; init: where to write the task file;\ntask from-commit: the folder the task folders are written into (default ./loopgate-tasks)",
+  },
   "older-than": {
     value: "AGE",
     help: "gc: prune finished runs that finished more than AGE ago (30m, 12h, 7d, 2w; default 7d)",
   },
   keep: { value: "N", check: "count", help: "gc: always keep the N most recent runs, whatever their age" },
   "dry-run": {
-    help: "gc: say what would be removed, remove nothing; hook install: print the settings, write nothing",
+    help: "gc: say what would be removed, remove nothing; hook install, init: print the settings or task file, write nothing",
   },
+  runner: {
+    value: "R",
+    help: "init: the test runner to use when the repository has several: node-test, vitest, jest, mocha, tape, pytest, unittest",
+  },
+  "test-dir": {
+    value: "DIR",
+    multiple: true,
+    help: "init: a folder (or file) of the repository's tests, instead of the ones found (repeatable)",
+  },
+  "oracle-file": {
+    value: "SCRIPT",
+    help: "init: the task's reference solution, an executable outside the repository (`task check` runs it)",
+  },
+  heldout: {
+    value: "DIR",
+    help: "init: a folder outside the repository holding held-out tests, overlaid onto the held-out gate's environment",
+  },
+  prompt: {
+    value: "TEXT",
+    help: "init: what the builder is asked to do (the task's prompt); task from-commit: instead of the commit message",
+  },
+  "prompt-file": { value: "FILE", help: "init: read the task's prompt from FILE" },
+  force: { help: "init: overwrite an existing task file; task from-commit: replace an existing task folder" },
+  repo: { value: "DIR", help: "task from-commit: the git repository to read (default: the current folder)" },
+  "gate-cmd": {
+    value: "ARGV",
+    help: "task from-commit: the held-out gate's argv line (no shell); {tests} stands for the held-out test files",
+  },
+  "test-glob": {
+    value: "GLOB",
+    multiple: true,
+    help: "task from-commit: a glob of test files, instead of the defaults (repeatable)",
+  },
+  "keep-refused": { help: "task from-commit: keep the folder of a task task check refused (to see why)" },
+  "no-check": { help: "init: write the task file without running `task check` on it" },
   project: { help: "hook install: write ./.claude/settings.json (the default)" },
   user: { help: "hook install: write ~/.claude/settings.json" },
   protocol: {
@@ -169,7 +207,7 @@ export const FLAGS = {
   concurrency: { value: "N", check: "positive-int", help: "worker: runs held at once (default 1)" },
   id: {
     value: "NAME",
-    help: "worker: its name in `loopgate workers` (default HOST-PID); one live worker per name",
+    help: "worker: its name in `loopgate workers` (default HOST-PID); one live worker per name; init: the task's id",
   },
   once: {
     help: "worker: claim at most one job, run it, exit; goal run: one governed turn; scheduler: one pass over the due goals",

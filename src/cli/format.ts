@@ -1,6 +1,7 @@
 import type { Envelope } from "../core/envelope.js";
 import type { RecordedEvent } from "../core/events.js";
 import { logTail, oneLine } from "./excerpt.js";
+import { type Hints, hintCommand } from "./hints.js";
 
 /** One readable line per event, for `loopgate events`. */
 export function formatEvent(e: RecordedEvent): string {
@@ -104,8 +105,9 @@ export function formatEvent(e: RecordedEvent): string {
   }
 }
 
-/** A short human summary of an envelope. */
-export function formatEnvelope(e: Envelope): string {
+/** A short human summary of an envelope; `hints` make its pointers pasteable commands. */
+export function formatEnvelope(e: Envelope, hints?: Hints): string {
+  const wholeLog = hints ? hintCommand(hints, `status ${e.run_id} --json`) : undefined;
   const lines = [
     `${e.status} · run ${e.run_id} · task ${e.task_id} · ${e.attempts} attempt(s)`,
     `reason: ${oneLine(e.reason)}`,
@@ -116,7 +118,7 @@ export function formatEnvelope(e: Envelope): string {
       `  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}${g.error && g.summary ? `: ${g.summary}` : ""}`,
     );
     // Why it failed, for the user (not the builder, whose feedback the gate's `feedback` limits).
-    if (!g.passed) for (const l of logTail(g.log_excerpt)) lines.push(`      | ${l}`);
+    if (!g.passed) for (const l of logTail(g.log_excerpt, 6, 200, wholeLog)) lines.push(`      | ${l}`);
   }
   const blocking = e.findings.filter((f) => f.severity === "blocking");
   if (blocking.length)

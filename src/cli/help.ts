@@ -31,7 +31,7 @@ function optionLines(names: readonly FlagName[]): string {
 
 const usageBlock = (c: CommandSpec) => `${c.usage.map((u) => `  ${u}`).join("\n")}\n${indent(c.about, 6)}`;
 
-/** The text of `loopgate --help` for this command table; the README's command reference mirrors it. */
+/** The text of `loopgate --help` for this command table; docs/reference/cli.md mirrors it. */
 export function helpText(commands: readonly CommandSpec[]): string {
   return `loopgate — the model may suggest it finished; only external evidence may declare DONE.
 
@@ -43,11 +43,11 @@ ${optionLines([...new Set([...commands.flatMap((c) => c.flags), ...GLOBAL_FLAGS]
 
 Gate kinds (task.yaml gates[]): run (a subprocess; exit 0 passes), static (one deterministic file check),
 differential (cases run on the oracle's tree and the builder's, each in its own sandbox, outputs compared;
-the expected outputs never exist where the builder's code runs). See the README's "Differential gates".
+the expected outputs never exist where the builder's code runs). See docs/reference/task-file.md#differential-gates.
 
 Limits (task.yaml limits:): files 50000, total_bytes 1GiB, file_bytes 256MiB bound what the builder may
 leave in the workspace (past one: a blocking limit_exceeded finding, the attempt fails); processes 1024,
-file_size 1GiB, memory 4GiB are rlimits of every builder and gate process. See the README's "Limits".
+file_size 1GiB, memory 4GiB are rlimits of every builder and gate process. See docs/explanation/sandbox.md#limits.
 
 ${EXIT_CODES}
 `;

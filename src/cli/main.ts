@@ -6,6 +6,7 @@ import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./exit-codes.js";
 import { parseCommandFlags } from "./flag-values.js";
 import { GLOBAL_FLAGS } from "./flags.js";
 import { commandHelp, helpText } from "./help.js";
+import { pasteable } from "./hints.js";
 import { type CommandIO, processIO } from "./io.js";
 import { didYouMean } from "./suggest.js";
 
@@ -53,7 +54,8 @@ export async function main(argv: string[], io: CommandIO = processIO): Promise<n
     return await command.run(io, rest, checked);
   } catch (e) {
     if (e instanceof LoopgateError) {
-      io.err(`${e.message.startsWith("loopgate ") ? e.message : `loopgate: ${e.message}`}\n`);
+      const message = pasteable(e.message);
+      io.err(`${message.startsWith("loopgate ") ? message : `loopgate: ${message}`}\n`);
       return EXIT_BAD_INPUT;
     }
     io.err(`loopgate: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -1,6 +1,7 @@
 import type { Envelope } from "../core/envelope.js";
 import type { RunReporter } from "../runner/reporter.js";
 import { escapeControl, lineStreamer, logTail, oneLine } from "./excerpt.js";
+import { type Hints, hintCommand } from "./hints.js";
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
@@ -19,8 +20,11 @@ export interface ProgressReporter extends RunReporter {
  */
 export function progressReporter(
   out: Pick<NodeJS.WriteStream, "write" | "isTTY">,
-  options: { tty?: boolean; indent?: string; verbose?: boolean } = {},
+  options: { tty?: boolean; indent?: string; verbose?: boolean; hints?: Hints; runId?: string } = {},
 ): ProgressReporter {
+  let runId: string | null = options.runId ?? null;
+  const wholeLog = () =>
+    options.hints && runId ? hintCommand(options.hints, `status ${runId} --json`) : undefined;
   const tty = options.tty ?? Boolean(out.isTTY);
   const pad = options.indent ?? "";
   let live: { label: string; started: number; timer: NodeJS.Timeout } | null = null;
@@ -56,7 +60,10 @@ export function progressReporter(
   };
   const short = (d: string) => (d.length > 60 ? `${d.slice(0, 57)}...` : d);
   return {
-    runStarted: (i) => line(`run ${i.runId} · task ${i.taskId} · gates: ${i.gates.join(", ")}`),
+    runStarted: (i) => {
+      runId = i.runId;
+      line(`run ${i.runId} · task ${i.taskId} · gates: ${i.gates.join(", ")}`);
+    },
     warning: (t) => line(`warning: ${t}`),
     attemptStarted: (n, max) => line(`attempt ${n}/${max}`),
     builderStarted: (_n, d) => started(`builder: ${short(d)}`, `  builder started: ${short(d)}`),
@@ -87,7 +94,8 @@ export function progressReporter(
       gateStreams.delete(id);
       line(`  ${r.passed ? "✓" : "✗"} gate ${id} ${secs(r.duration_ms)} ${r.passed ? "passed" : r.summary}`);
       // Why, in a few lines (the whole log is in --json); the verbose stream already showed it all.
-      if (!r.passed && !options.verbose) for (const l of logTail(r.log_excerpt, 3)) line(`      | ${l}`);
+      if (!r.passed && !options.verbose)
+        for (const l of logTail(r.log_excerpt, 3, 200, wholeLog())) line(`      | ${l}`);
     },
     note: (text) => line(`note: ${text}`),
     close: endLive,

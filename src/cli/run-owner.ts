@@ -17,15 +17,14 @@ export interface OwnerReport {
 
 /** Whether the process that drives an unfinished run is still there, and what to do if it is not. */
 export function ownerReport(
-  runId: string,
   events: readonly LoopgateEvent[],
-  storeDir: string,
+  /** The command that continues the run, as printed (`npx loopgate resume RUN_ID …`). */
+  resume: string,
   now: Date = new Date(),
 ): OwnerReport {
   const lease = leaseOf(events);
   const view = ownerView(lease, now, lease ? ownerProcessGone(lease.owner) : null);
   const who = lease ? `process ${lease.owner.pid} on host ${lease.owner.host}` : "no owner recorded";
-  const resume = `loopgate resume ${runId} --store ${storeDir}`;
   const hint =
     view.alive === true
       ? `it is being driven; its lease runs until ${lease?.expiresAt}`

@@ -1,4 +1,4 @@
-import { boundText, cleanText, LIMITS } from "./bounded.js";
+import { boundText, cleanPath, LIMITS } from "./bounded.js";
 import type { EventData, PathList } from "./events.js";
 import { isHedgedClaim } from "./hedge.js";
 
@@ -13,7 +13,7 @@ export const MAX_LISTED_PATHS = 200;
 
 /** A changed-paths list: the first MAX_LISTED_PATHS paths, cleaned, and the total. */
 export function pathList(paths: readonly string[]): PathList {
-  return { paths: paths.slice(0, MAX_LISTED_PATHS).map(cleanText), total: paths.length };
+  return { paths: paths.slice(0, MAX_LISTED_PATHS).map(cleanPath), total: paths.length };
 }
 
 /** What the builder printed and how it ended: its output bounded, mostly its end. */
@@ -66,7 +66,7 @@ export function gateRunRecord(data: EventData<"gate_run_finished">): EventData<"
 export function findingRecord(f: EventData<"finding_recorded">): EventData<"finding_recorded"> {
   return {
     ...f,
-    ...(f.path !== undefined ? { path: cleanText(f.path) } : {}),
+    ...(f.path !== undefined ? { path: cleanPath(f.path) } : {}),
     detail: boundText(f.detail, LIMITS.detail),
   };
 }

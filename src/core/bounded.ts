@@ -22,14 +22,32 @@ export const LIMITS = {
 } as const;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** A lone surrogate that is not the escape of a byte of a name that is not UTF-8 (path-bytes.ts). */
+const STRAY_SURROGATE =
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])(?:[\uDC00-\uDC7F]|[\uDD00-\uDFFF])/g;
 
 /**
  * Replaces what a JSON column, SQLite or a UTF-8 reader cannot hold faithfully: NUL becomes `\0` (two
- * characters) and a lone UTF-16 surrogate (half of a character, e.g. from a cut) becomes U+FFFD.
+ * characters); the escaped byte of a name that is not UTF-8 (U+DC80..U+DCFF, path-bytes.ts) is written
+ * as JSON writes it, `\udce9`, so a path inside a text reads the same as in the envelope; any other
+ * lone UTF-16 surrogate (half of a character, e.g. from a cut) becomes U+FFFD.
  */
 export function cleanText(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what is being replaced
-  return s.replace(/\u0000/g, "\\0").replace(LONE_SURROGATE, "\uFFFD");
+  return s.replace(/\u0000/g, "\\0").replace(LONE_SURROGATE, (c) => {
+    const code = c.charCodeAt(0);
+    return code >= 0xdc80 && code <= 0xdcff ? `\\u${code.toString(16)}` : "\uFFFD";
+  });
+}
+
+/**
+ * A path for an event field that names it (a changed path, a finding's path): as cleanText, except that
+ * the escapes of path-bytes.ts are kept as they are, so the path stays the exact encoded path (JSON holds
+ * them faithfully, as `\udce9`).
+ */
+export function cleanPath(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what is being replaced
+  return s.replace(/\u0000/g, "\\0").replace(STRAY_SURROGATE, "\uFFFD");
 }
 
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;

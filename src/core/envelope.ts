@@ -3,7 +3,7 @@ import { agentUsage } from "./agent-projections.js";
 import { Finding, GateTamper, type LoopgateEvent, RunStatus } from "./events.js";
 import { foldRun, verdict } from "./run-decider.js";
 
-/** The typed delivery record of DESIGN.md; `loopgate run --json` prints it. */
+/** The typed delivery record (docs/reference/envelope.md); `loopgate run --json` prints it. */
 export const Envelope = z.object({
   run_id: z.string(),
   task_id: z.string(),
@@ -44,6 +44,10 @@ export const Envelope = z.object({
     .optional(),
   claims: z.array(z.object({ attempt: z.number().int(), text: z.string(), hedged: z.boolean() })),
   sandbox: z.enum(["bubblewrap", "none"]),
+  /** The task's shared dependency folders as the run mounted them: each one's content address and file count. */
+  dependencies: z
+    .array(z.object({ path: z.string(), digest: z.string(), files: z.number().int().nonnegative() }))
+    .optional(),
   audit: z.object({
     self_correction_count: z.number().int().nonnegative(),
     latency_ms: z.number().nonnegative(),
@@ -70,11 +74,14 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
   const findings: Envelope["findings"] = [];
   const claims: Envelope["claims"] = [];
   let sandbox: Envelope["sandbox"] = "none";
+  let dependencies: Envelope["dependencies"];
   let judge: Envelope["judge"];
   let selfCheck: Envelope["self_check"];
   for (const e of events) {
-    if (e.type === "run_started") sandbox = e.data.sandbox;
-    else if (e.type === "gate_run_finished")
+    if (e.type === "run_started") {
+      sandbox = e.data.sandbox;
+      if (e.data.dependencies) dependencies = e.data.dependencies;
+    } else if (e.type === "gate_run_finished")
       gates.push({
         id: e.data.gate_id,
         attempt: e.data.attempt,
@@ -131,6 +138,7 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
     ...(selfCheck ? { self_check: selfCheck } : {}),
     claims,
     sandbox,
+    ...(dependencies ? { dependencies } : {}),
     audit: {
       self_correction_count: Math.max(0, attempts - 1),
       latency_ms: latency,

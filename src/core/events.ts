@@ -67,7 +67,7 @@ export const agentEventTypes: readonly AgentEventType[] = [
 /** Evidence of these origins may complete a goal, a step check or a task; `model` and `continuation` never. */
 const TRUSTED: ReadonlySet<Origin> = new Set<Origin>(["runtime", "gate", "judge", "operator"]);
 
-/** Whether evidence of this origin may count (DESIGN.md, "Evidence carries an origin"). */
+/** Whether evidence of this origin may count (docs/architecture.md, "Layers of trust"). */
 export function isTrusted(origin: Origin): boolean {
   return TRUSTED.has(origin);
 }

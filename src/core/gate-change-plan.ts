@@ -140,7 +140,7 @@ export function planGateChanges(
       note("symlink_escapes_workspace", "blocking", path, detail);
       source.set(path, "none");
     } else if (now.type === "other") {
-      const detail = `${path} is a FIFO, socket, device, or has a name that cannot be decoded or is too long to carry; it is not carried`;
+      const detail = `${path} is a FIFO, socket or device, cannot be read, or its path is too long to carry; it is not carried`;
       note("unsupported_entry", "blocking", path, detail);
       source.set(path, old ? "pristine" : "none");
     } else {

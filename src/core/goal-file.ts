@@ -4,7 +4,7 @@ import { parseDuration } from "./duration.js";
 import { formatPath, InputError } from "./errors.js";
 import { lineOf, parseYamlSource } from "./yaml-source.js";
 
-// The goal file of DESIGN.md (seed 001): what a goal is for, how its acceptance is proved, the folder its
+// The goal file (docs/reference/goal-file.md): what a goal is for, how its acceptance is proved, the folder its
 // workspace starts from, who does its work, its budget and its todos. Pure: paths stay as written
 // (relative to the goal file); runner/goal/load-goal.ts resolves and checks them.
 
@@ -18,7 +18,7 @@ const scope = z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/, "lower-case lette
 export const TODO_ID = /^todo_[a-z0-9_-]{3,64}$/;
 const todoId = z.string().regex(TODO_ID, "a todo id is todo_ followed by 3 to 64 of [a-z0-9_-]");
 
-/** The classes of todo (seed 001). */
+/** The classes of todo. */
 export const TODO_CLASSES = [
   "advancement_task",
   "continuous_monitor",

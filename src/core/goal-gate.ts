@@ -17,7 +17,7 @@ export interface GoalEvaluation {
 /**
  * Which evidence a goal is judged on. `runtimeCommands`: an external agent's own runtime reports
  * (agent_tool_observed, origin agent_runtime: Claude Code's PostToolUse, Codex's command items) may
- * satisfy a `command_succeeded` predicate. They are not loopgate's records: the README says what that
+ * satisfy a `command_succeeded` predicate. They are not loopgate's records: docs/guides/claude-code.md says what that
  * trust means. Gates and files are never taken from them.
  */
 export interface GoalEvidence {

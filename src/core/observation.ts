@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
+import { decodePathBytes, hasRawBytes } from "./path-bytes.js";
 
-/** What an observed path is; "other" covers FIFOs, sockets, devices and names that cannot be decoded. */
+/** What an observed path is; "other" covers FIFOs, sockets, devices, what cannot be read, and paths too long to carry. */
 export type EntryType = "file" | "dir" | "symlink" | "other";
 
 /** One path of an observed tree, as lstat saw it (symlinks are never followed). */
 export interface ObservedEntry {
-  /** POSIX path relative to the root, no leading "./". */
+  /** POSIX path relative to the root, no leading "./"; a name that is not UTF-8 is encoded as path-bytes.ts says. */
   path: string;
   type: EntryType;
   /** Permission bits (st_mode & 0o7777). */
@@ -14,7 +15,7 @@ export interface ObservedEntry {
   size: number;
   /** sha256 hex of the content (files) or of the link target (symlinks); "" otherwise. */
   hash: string;
-  /** Raw readlink result, symlinks only. */
+  /** Raw readlink result, symlinks only, encoded like a path. */
   target?: string;
 }
 
@@ -33,7 +34,9 @@ export interface ObservationDiff {
 }
 
 /**
- * Orders paths as their UTF-8 bytes would sort (what `git` and `sort` with LC_ALL=C do).
+ * Orders paths as their UTF-8 bytes would sort (what `git` and `sort` with LC_ALL=C do); an escaped
+ * byte of a name that is not UTF-8 (path-bytes.ts) sorts after every character, in byte order among
+ * escapes: a fixed total order, and a folder always sorts before what it holds.
  * UTF-16 code-unit order differs from byte order only when a surrogate meets U+E000..U+FFFF,
  * so the fast `<` comparison is corrected in that one case.
  */
@@ -53,7 +56,11 @@ export function comparePaths(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** sha256 over a canonical serialisation: every field NUL-terminated, so no path or target can forge a boundary. */
+/**
+ * sha256 over a canonical serialisation: every field NUL-terminated, so no path or target can forge a
+ * boundary. Paths and targets are hashed as their raw bytes, so two names that differ only in bytes
+ * that are not UTF-8 never share an id.
+ */
 export function observationId(entries: readonly ObservedEntry[]): string {
   const h = createHash("sha256");
   h.update("loopgate-observation-v1\0");
@@ -61,11 +68,11 @@ export function observationId(entries: readonly ObservedEntry[]): string {
   for (const e of entries) {
     chunk += `${e.path}\0${e.type}\0${e.mode.toString(8)}\0${e.size}\0${e.hash}\0${e.target ?? ""}\0`;
     if (chunk.length > 65_536) {
-      h.update(chunk);
+      h.update(hasRawBytes(chunk) ? decodePathBytes(chunk) : chunk);
       chunk = "";
     }
   }
-  h.update(chunk);
+  h.update(hasRawBytes(chunk) ? decodePathBytes(chunk) : chunk);
   return h.digest("hex");
 }
 

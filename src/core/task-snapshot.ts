@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isEncodedPath } from "./path-bytes.js";
 
 /**
  * A task as `loopgate submit` snapshots it into a shared store, so a worker on any machine can run it
@@ -7,6 +8,7 @@ import { z } from "zod";
  * relative to `base`, the deepest folder holding all of them, so the task file's relative references
  * resolve the same way once the snapshot is written out elsewhere. File contents are blobs (sha256 keys)
  * in the content store; the manifest itself is stored as a blob too, and its hash names the snapshot.
+ * A name that is not UTF-8 is kept under its encoded path (path-bytes.ts).
  */
 export const TASK_SNAPSHOT_VERSION = 1;
 
@@ -17,7 +19,8 @@ export const SnapshotPath = z
   .string()
   .min(1)
   .max(4096)
-  .refine((p) => isPlainRelative(p), { message: "a relative path without '..', '.' or empty parts" });
+  .refine((p) => isPlainRelative(p), { message: "a relative path without '..', '.' or empty parts" })
+  .refine(isEncodedPath, { message: "an encoded path (no stray surrogate)" });
 
 const mode = z.number().int().min(0).max(0o777);
 const mtime = z.number().finite();
@@ -34,7 +37,13 @@ export const SnapshotEntry = z.discriminatedUnion("type", [
       hash,
     })
     .strict(),
-  z.object({ type: z.literal("symlink"), path: SnapshotPath, target: z.string().min(1).max(4096) }).strict(),
+  z
+    .object({
+      type: z.literal("symlink"),
+      path: SnapshotPath,
+      target: z.string().min(1).max(4096).refine(isEncodedPath),
+    })
+    .strict(),
 ]);
 export type SnapshotEntry = z.infer<typeof SnapshotEntry>;
 

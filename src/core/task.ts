@@ -28,6 +28,55 @@ const glob = z
       ctx.addIssue({ code: "custom", message: `not a valid glob ${JSON.stringify(g)}: ${problem}` });
   });
 const relPath = z.string().min(1);
+/** A dependency folder: a plain relative path inside the workspace, no globs, no `.`/`..` segments. */
+const dependencyPath = z
+  .string()
+  .min(1)
+  .transform((p) => p.replace(/\/+$/, ""))
+  .superRefine((p, ctx) => {
+    const segments = p.split("/");
+    const problem = p.includes("\0")
+      ? "contains a NUL byte"
+      : p.startsWith("/")
+        ? "is absolute"
+        : segments.some((s) => s === "" || s === "." || s === "..")
+          ? "has an empty, . or .. segment"
+          : /[*?[\]{}!]/.test(p)
+            ? "is a glob"
+            : null;
+    if (problem !== null)
+      ctx.addIssue({
+        code: "custom",
+        message: `${JSON.stringify(p)} ${problem}: a dependency is a folder of the workspace, e.g. node_modules or .venv`,
+      });
+  });
+
+/**
+ * Why dependency folder `dep` cannot be declared beside the others: it lies inside or holds an earlier one,
+ * or a deliverable glob reaches into it (a dependency never flows to the gates from the builder's tree).
+ */
+function dependencyClash(
+  dep: string,
+  earlier: readonly string[],
+  deliverables: readonly string[],
+): string | null {
+  const within = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+  const other = earlier.find((e) => within(dep, e) || within(e, dep));
+  if (other !== undefined) return `${dep} overlaps the dependency folder ${other}`;
+  const probes = [dep, `${dep}/x`, `${dep}/x/y.js`, `${dep}/.x`];
+  for (const g of deliverables) {
+    const match = picomatch(g, { dot: true });
+    if (within(g, dep) || probes.some((p) => match(p)))
+      return `${dep} is matched by the deliverable glob ${JSON.stringify(g)}: dependencies are shared read-only and never carried from the builder's workspace`;
+  }
+  return null;
+}
+
+/** The globs a task protects, with its dependency folders (their mount points: any change under one is a violation). */
+export function protectedGlobs(task: Pick<Task, "protected" | "dependencies">): string[] {
+  return [...task.protected, ...task.dependencies.flatMap((d) => [d, `${d}/**`])];
+}
+
 const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
 const feedback = z.enum(["none", "summary", "log"]);
 
@@ -205,7 +254,7 @@ const gate = z
     },
   );
 
-/** The task file contract of DESIGN.md, as zod. */
+/** The task file contract (docs/reference/task-file.md), as zod. */
 export const TaskSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lower-case letters, digits, '.', '-' and '_' only"),
@@ -238,6 +287,8 @@ export const TaskSchema = z
     oracle: relPath.optional(),
     /** What the builder may leave in the workspace and what each builder and gate process may use. */
     limits: LimitsSchema.optional(),
+    /** Workspace folders (node_modules, .venv) shared read-only by every run instead of copied (runner/dependencies.ts). */
+    dependencies: z.array(dependencyPath).default([]),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -263,6 +314,10 @@ export const TaskSchema = z
           message:
             "a differential gate compares against the oracle's tree: declare the task's oracle (a reference solution, e.g. oracle: ./solution.sh)",
         });
+    });
+    t.dependencies.forEach((d, i) => {
+      const clash = dependencyClash(d, t.dependencies.slice(0, i), t.deliverables);
+      if (clash) ctx.addIssue({ code: "custom", path: ["dependencies", i], message: clash });
     });
     const ruleIds = new Set<string>();
     t.judge?.rules.forEach((r, i) => {

@@ -18,6 +18,8 @@ export interface GateContext {
   readOnly: boolean;
   /** Aborted when the user interrupts the run. */
   signal?: AbortSignal;
+  /** The task's shared dependency folders, mounted into the gate's sandbox at targets inside gateEnv. */
+  dependencies?: readonly { source: string; target: string }[];
   /**
    * The oracle's tree for differential gates (pristine + the task's oracle), built on first use and kept
    * for the run. Never part of the gate environment.

@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { boundText, LIMITS } from "../core/bounded.js";
 import { parseDuration } from "../core/duration.js";
 import { type GateTamper, MAX_RECORDED_TESTS } from "../core/gate-tamper.js";
@@ -66,7 +66,9 @@ export function subprocessGate(
       if (program.includes("${")) return null;
       const fromHost = !program.includes("/") || isAbsolute(program);
       if (!fromHost) return null;
-      return hostProgramProblem(spec.id, program, "/nonexistent-gate-env", sandbox)?.infrastructure ?? null;
+      return (
+        hostProgramProblem(spec.id, program, "/nonexistent-gate-env", sandbox, [])?.infrastructure ?? null
+      );
     },
     async run(ctx: GateContext): Promise<GateResult> {
       const params = {
@@ -79,7 +81,7 @@ export function subprocessGate(
       };
       const argv = spec.run.map((a) => renderTemplate(a, params));
       const program = argv[0] ?? "";
-      const missing = hostProgramProblem(spec.id, program, ctx.gateEnv, ctx.sandbox);
+      const missing = hostProgramProblem(spec.id, program, ctx.gateEnv, ctx.sandbox, ctx.dependencies ?? []);
       if (missing) return undecided("spawn_failed", missing.summary, 0, missing.infrastructure);
       // Caches point at the sandbox's private /tmp (a fresh tmpfs per gate run), never into the tree:
       // PYTHONPYCACHEPREFIX makes CPython read and write bytecode only there, so no `__pycache__` in the
@@ -125,6 +127,7 @@ export function subprocessGate(
               ...(tamper.privateDir ? [tamper.privateDir] : []),
             ],
             env: { ...env, ...tamper.env },
+            ...(ctx.dependencies?.length ? { dependencies: ctx.dependencies } : {}),
             network: false,
             timeoutMs,
             ...(ctx.processLimits ? { limits: ctx.processLimits } : {}),
@@ -278,9 +281,10 @@ function hostProgramProblem(
   program: string,
   gateEnv: string,
   sandbox: SandboxMode,
+  dependencies: readonly { source: string; target: string }[],
 ): { summary: string; infrastructure: string | null } | null {
   const fromHost = !program.includes("/") || (isAbsolute(program) && !isInside(gateEnv, program));
-  const resolved = resolveProgram(program, gateEnv);
+  const resolved = resolveProgram(throughDependencies(program, gateEnv, dependencies), gateEnv);
   if (!resolved) {
     const infrastructure = fromHost
       ? `gate ${gateId}: program ${program} is not installed` +
@@ -299,6 +303,23 @@ function hostProgramProblem(
     };
   }
   return null;
+}
+
+/**
+ * A program inside a shared dependency folder (`node_modules/.bin/vitest`) exists in the sandbox, where the
+ * store's copy is mounted, not in the host's gate environment (an empty mount point there): look for it in
+ * the copy. Anything else is looked up as given.
+ */
+function throughDependencies(
+  program: string,
+  gateEnv: string,
+  dependencies: readonly { source: string; target: string }[],
+): string {
+  if (!program.includes("/")) return program;
+  const abs = resolve(gateEnv, program);
+  for (const d of dependencies)
+    if (abs === d.target || abs.startsWith(`${d.target}/`)) return d.source + abs.slice(d.target.length);
+  return program;
 }
 
 /** The signal behind an exit status of 128+N, or null when the status is an ordinary exit. */

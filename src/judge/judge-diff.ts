@@ -1,8 +1,9 @@
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, symlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChangePlan } from "../core/gate-change-plan.js";
+import { fsPath, hasRawBytes } from "../core/path-bytes.js";
 import { runProcess } from "../sandbox/process.js";
 
 const LIMIT = 40_000;
@@ -32,8 +33,24 @@ export async function deliverablesDiff(
       if (e.type === "file" || e.type === "symlink")
         pairs.push([e.path, join(pristineDir, e.path), join(workspaceDir, e.path)]);
     for (const p of plan.drop) pairs.push([p, join(pristineDir, p), "/dev/null"]);
-    for (const [rel, a, b] of pairs) {
+    // git takes its arguments as strings: a name that is not UTF-8 (path-bytes.ts) is diffed through a
+    // plainly named copy (a link stays a link), outside the empty folder git runs in.
+    let copies = 0;
+    const plain = (p: string): string => {
+      if (!hasRawBytes(p)) return p;
+      const st = lstatSync(fsPath(p), { throwIfNoEntry: false });
+      if (!st?.isFile() && !st?.isSymbolicLink()) return "/dev/null";
+      const dir = join(`${empty}.names`, String(copies++));
+      mkdirSync(dir, { recursive: true });
+      const copy = join(dir, "f");
+      if (st.isSymbolicLink()) symlinkSync(readlinkSync(fsPath(p), { encoding: "buffer" }), copy);
+      else copyFileSync(fsPath(p), copy);
+      return copy;
+    };
+    for (const [rel, pa, pb] of pairs) {
       if (out.length >= LIMIT) break;
+      const a = plain(pa);
+      const b = pb === "/dev/null" ? pb : plain(pb);
       const left = existsSync(a) ? a : "/dev/null";
       const r = await runProcess(
         ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--", left, b],
@@ -43,6 +60,7 @@ export async function deliverablesDiff(
     }
   } finally {
     await rm(empty, { recursive: true, force: true });
+    await rm(`${empty}.names`, { recursive: true, force: true });
   }
   return out.length > LIMIT ? `${out.slice(0, LIMIT)}\n[… diff cut at ${LIMIT} characters …]` : out;
 }

@@ -9,7 +9,7 @@ import { parseDuration } from "../core/duration.js";
 import { planGateChanges } from "../core/gate-change-plan.js";
 import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { feedbackOutcome } from "../core/required-fix.js";
-import type { GoalPredicate } from "../core/task.js";
+import { type GoalPredicate, protectedGlobs } from "../core/task.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { assertRealpathInside } from "../workspace/safe-path.js";
 import { runGateFresh } from "./gate-run.js";
@@ -58,6 +58,9 @@ export async function runAgentPhase(
       network: ctx.network,
       timeoutMs: 600_000,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.dependencies.length
+        ? { dependencies: ctx.dependencies.map(({ source, path }) => ({ source, path })) }
+        : {}),
     },
     goal,
     budget: {
@@ -153,7 +156,7 @@ async function probe(
     const now = await new WorkspaceObserver(ctx.workspace).observe();
     const plan = planGateChanges(pristine, now, {
       deliverables: ctx.loaded.task.deliverables,
-      protected: ctx.loaded.task.protected,
+      protected: protectedGlobs(ctx.loaded.task),
     });
     const r = await runGateFresh(ctx, gate, n, `goal-${n}-${gate.id}`, { pristine, after: now, plan });
     // The detail follows the gate's feedback setting (summary: passed or not passed, no figure); it is audit only

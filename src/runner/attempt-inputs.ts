@@ -1,4 +1,5 @@
 import { planGateChanges } from "../core/gate-change-plan.js";
+import { protectedGlobs } from "../core/task.js";
 import type { GateState } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
 import { pristineId } from "./run-log.js";
@@ -28,7 +29,7 @@ async function load(ctx: RunContext, afterId: string): Promise<GateState> {
   const after = await ctx.observations.get(afterId);
   const plan = planGateChanges(pristine, after, {
     deliverables: task.deliverables,
-    protected: task.protected,
+    protected: protectedGlobs(task),
   });
   return { pristine, after, plan };
 }

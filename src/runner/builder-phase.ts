@@ -7,6 +7,7 @@ import type { Envelope } from "../core/envelope.js";
 import { resolveLimits } from "../core/limits.js";
 import { limitStop } from "../sandbox/process-limits.js";
 import { runAgentPhase } from "./agent-phase.js";
+import { dependencyMounts } from "./dependencies.js";
 import { failRun, finishRun, type RunContext } from "./run-context.js";
 
 /** Runs the builder of attempt `n` (an external command, the oracle, or the built-in agent). */
@@ -59,6 +60,7 @@ export async function runBuilderPhase(
     allowEnv: ctx.allowEnv,
     mounts: ctx.mounts,
     masked: ctx.masked,
+    ...(ctx.dependencies.length ? { dependencies: dependencyMounts(ctx.dependencies, ctx.workspace) } : {}),
     network: ctx.network,
     timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
     limits: resolveLimits(task.limits),

@@ -5,12 +5,14 @@ import { join } from "node:path";
 import type { ChangePlan } from "../core/gate-change-plan.js";
 import { resolveLimits } from "../core/limits.js";
 import type { Observation } from "../core/observation.js";
+import { fsPath } from "../core/path-bytes.js";
 import type { GateIdentity } from "../core/task-lock.js";
 import type { Gate, GateResult } from "../gates/gate.js";
 import type { TestFloor } from "../gates/tamper/test-report.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
 import { listFiles } from "../workspace/list-files.js";
 import { removeTree } from "../workspace/remove-tree.js";
+import { dependencyMounts } from "./dependencies.js";
 import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
@@ -142,6 +144,7 @@ async function runIn(
       sandbox: ctx.sandbox,
       processLimits: resolveLimits(ctx.loaded.task.limits),
       readOnly: linked,
+      ...(ctx.dependencies.length ? { dependencies: dependencyMounts(ctx.dependencies, envDir) } : {}),
       oracleTree: oracleTreeOf(ctx), // differential gates only; built on first use
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(extra.floor ? { testFloor: extra.floor } : {}),
@@ -160,7 +163,7 @@ async function runIn(
 /** Inert files of the same names and sizes as the canary's, for the real run. */
 function padding(pad: { dir: string; files: string[] }): { path: string; content: string }[] {
   return pad.files.map((f) => {
-    const original = readFileSync(join(pad.dir, f), "utf8");
+    const original = readFileSync(fsPath(join(pad.dir, f)), "utf8"); // f is encoded (path-bytes.ts)
     return { path: f, content: inertPadding(f, original, Buffer.byteLength(original)) };
   });
 }

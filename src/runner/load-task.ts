@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
 import { isSubprocessGate, parseTask, type Task } from "../core/task.js";
@@ -37,6 +37,12 @@ export function loadTask(path: string): LoadedTask {
   const dir = dirname(file);
   const workspace = resolve(dir, task.workspace);
   mustBeDir(workspace, `${path}: workspace`);
+  task.dependencies.forEach((d, i) => {
+    const problem = dependencyProblem(workspace, d);
+    if (!problem) return;
+    const line = lineOfDependency(text, d);
+    throw new InputError(problem, `${path}${line ? `:${line}` : ""}: dependencies[${i}]`);
+  });
   const hidden: string[] = [];
   task.gates.forEach((g, i) => {
     if (!isSubprocessGate(g)) return;
@@ -97,4 +103,26 @@ function mustBeDir(p: string, where: string): void {
     ok = false;
   }
   if (!ok) throw new InputError(`${p} is not a directory`, where);
+}
+
+/** Why a declared dependency folder cannot be shared: missing, not a folder, or a symlink (leading anywhere). */
+function dependencyProblem(workspace: string, rel: string): string | null {
+  const p = resolve(workspace, rel);
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  if (!st) return `${rel} does not exist in the workspace ${workspace}; install the dependencies there first`;
+  if (st.isSymbolicLink())
+    return `${rel} is a symbolic link: a dependency must be a real folder of the workspace`;
+  if (!st.isDirectory()) return `${rel} is not a folder`;
+  if (realpathSync(p) !== resolve(realpathSync(workspace), rel))
+    return `${rel} lies behind a symbolic link: a dependency must be a real folder of the workspace`;
+  return null;
+}
+
+/** The line of the task file that names a dependency (0 when it cannot be told). */
+function lineOfDependency(text: string, rel: string): number {
+  const lines = text.split("\n");
+  const from = lines.findIndex((l) => /^\s*"?dependencies"?\s*:/.test(l));
+  if (from < 0) return 0;
+  const i = lines.findIndex((l, j) => j >= from && l.includes(rel));
+  return i < 0 ? from + 1 : i + 1;
 }

@@ -8,6 +8,7 @@ import { planGateChanges } from "../core/gate-change-plan.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
 import { LimitExceededError, resolveLimits } from "../core/limits.js";
 import { diffObservations, type Observation } from "../core/observation.js";
+import { protectedGlobs } from "../core/task.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { clearPrivilegedBits } from "../workspace/private-modes.js";
 import { ofAttempt } from "./judge-phase.js";
@@ -39,7 +40,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     const diff = diffObservations(pristine, after);
     const plan = planGateChanges(pristine, after, {
       deliverables: task.deliverables,
-      protected: task.protected,
+      protected: protectedGlobs(task),
     });
     findings = plan.findings.map((f) =>
       findingRecord({ attempt: n, code: f.code, severity: f.severity, path: f.path, detail: f.detail }),

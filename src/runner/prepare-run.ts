@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Envelope } from "../core/envelope.js";
 import { InfrastructureError } from "../core/errors.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
@@ -7,6 +8,7 @@ import { copyTree } from "../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { mkdirPrivate } from "../workspace/private-modes.js";
 import { removeTree } from "../workspace/remove-tree.js";
+import { withoutDependencyFiles } from "./dependencies.js";
 import { failRun, type RunContext } from "./run-context.js";
 import { keepObservation } from "./shared-content.js";
 
@@ -33,8 +35,12 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     await removeTree(runDir);
     // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
     mkdirPrivate(runDir, { parentToo: true });
-    await copyTree(loaded.workspace, ctx.pristineDir);
-    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace);
+    // A shared dependency folder is copied as its empty mount point only: its files are mounted, never copied.
+    const filter = withoutDependencyFiles(ctx.dependencies.map((d) => d.path));
+    await copyTree(loaded.workspace, ctx.pristineDir, { filter });
+    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter });
+    // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
+    for (const d of ctx.dependencies) mkdirSync(join(ctx.workspace, d.path), { recursive: true });
     const t0 = performance.now();
     const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
     // Beside a shared store the pristine files go there too, so a worker elsewhere can rebuild pristine/.

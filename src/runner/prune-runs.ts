@@ -5,6 +5,7 @@ import { type GcPolicy, type GcRun, planGc } from "../core/gc-plan.js";
 import { runPhase } from "../core/run-phase.js";
 import type { EventStore } from "../store/event-store.js";
 import { removeTree } from "../workspace/remove-tree.js";
+import { pruneDependencies } from "./dependencies.js";
 
 /** One run folder `gc` removed (or, with dry-run, would remove). */
 export interface PrunedRun {
@@ -24,11 +25,19 @@ export interface PruneResult {
   kept: { run_id: string; why: string }[];
   /** Folders under runs/ that no run of this log names: never removed. */
   unknown_folders: string[];
+  /** Shared dependency copies (their digests) that no kept run references, removed (see dependencies.ts). */
+  dependencies_removed: string[];
   freed_bytes: number;
 }
 
 /** A run as `gc` plans over it: what planGc needs, its status, and its stream's last revision. */
-export type GcRunRow = GcRun & { status: RunStatus | null; stream: string; lastRevision: number };
+export type GcRunRow = GcRun & {
+  status: RunStatus | null;
+  stream: string;
+  lastRevision: number;
+  /** The digests of the shared dependency copies its run_started recorded. */
+  dependencies: string[];
+};
 
 /** Every run of the log, read for `gc`. */
 export async function listGcRuns(store: EventStore): Promise<GcRunRow[]> {
@@ -36,6 +45,7 @@ export async function listGcRuns(store: EventStore): Promise<GcRunRow[]> {
   for (const s of await store.listStreams({ prefix: "run-" })) {
     const events = await store.readStream(s.stream);
     const done = events.findLast((e) => e.type === "run_finished");
+    const started = events[0];
     runs.push({
       runId: s.stream.slice(4),
       phase: runPhase(events),
@@ -44,6 +54,8 @@ export async function listGcRuns(store: EventStore): Promise<GcRunRow[]> {
       status: done?.type === "run_finished" ? done.data.status : null,
       stream: s.stream,
       lastRevision: events.at(-1)?.revision ?? s.lastRevision,
+      dependencies:
+        started?.type === "run_started" ? (started.data.dependencies ?? []).map((d) => d.digest) : [],
     });
   }
   return runs;
@@ -71,6 +83,7 @@ export async function pruneRuns(o: {
     removed: [],
     kept: [],
     unknown_folders: [],
+    dependencies_removed: [],
     freed_bytes: 0,
   };
   const runsDir = join(o.storeDir, "runs");
@@ -108,6 +121,10 @@ export async function pruneRuns(o: {
   }
   for (const name of (await readdir(runsDir).catch(() => [] as string[])).sort())
     if (!byId.has(name)) result.unknown_folders.push(join(runsDir, name));
+  // A copy a kept run names stays (its gates may run again on resume); one only removed runs named may go.
+  const kept = new Set(result.kept.map((k) => k.run_id));
+  const referenced = new Set(runs.filter((r) => kept.has(r.runId)).flatMap((r) => r.dependencies));
+  result.dependencies_removed = await pruneDependencies(o.storeDir, referenced, o.now, o.dryRun);
   return result;
 }
 

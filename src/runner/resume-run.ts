@@ -10,6 +10,7 @@ import type { EventStore } from "../store/event-store.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { BuilderChoice } from "./builder-choice.js";
 import { checkUserMounts, mountGuards } from "./builder-mounts.js";
+import { recordedDependencies } from "./dependencies.js";
 import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import { revisionTree } from "./goal/goal-workspace.js";
 import { type LoadedTask, loadTask } from "./load-task.js";
@@ -141,6 +142,7 @@ async function continueRun(
       ...(o.gateEnvironment ? { gateEnvironment: o.gateEnvironment } : {}),
       ...(started.data.test_floors ? { testFloors: started.data.test_floors } : {}),
       ...(started.data.identity ? { identity: started.data.identity } : {}),
+      dependencies: recordedDependencies(started.data.dependencies ?? [], o.storeDir),
     },
     journal,
     runDir,

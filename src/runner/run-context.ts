@@ -10,6 +10,7 @@ import type { ContentStore } from "../store/content-store.js";
 import { BlobStore } from "../workspace/blob-store.js";
 import { ObservationStore } from "../workspace/observation-store.js";
 import { type BuilderChoice, isAgentChoice } from "./builder-choice.js";
+import type { SharedDependency } from "./dependencies.js";
 import type { GateEnvironmentPolicy } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
@@ -36,6 +37,8 @@ export interface RunContext {
   userMounts: readonly string[];
   /** Paths hidden inside the mounts (held-out folders and logs inside an oracle's folder). */
   masked: readonly string[];
+  /** The task's shared dependency folders: mounted, never copied (see dependencies.ts). */
+  dependencies: readonly SharedDependency[];
   network: boolean;
   /** `loopgate verify`: the work came from this folder; no builder runs. */
   workFrom: string | null;

@@ -11,6 +11,7 @@ import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import type { EventStore } from "../store/event-store.js";
 import type { BuilderChoice } from "./builder-choice.js";
 import { mountGuards, planBuilderMounts } from "./builder-mounts.js";
+import { checkDependencySandbox, type SharedDependency, shareDependencies } from "./dependencies.js";
 import { type GateEnvironmentPolicy, pristineGateEnvironment } from "./gate-environment-policy.js";
 import type { LoadedTask } from "./load-task.js";
 import type { RunReporter } from "./reporter.js";
@@ -63,6 +64,8 @@ export interface RunTaskOptions {
   goal?: { id: string; revision: string };
   /** The run lease's length (default LEASE_TTL_MS); a worker passes its queue lease's. */
   leaseTtlMs?: number;
+  /** Set on resume: the shared dependency copies run_started recorded (a new run makes or finds them). */
+  dependencies?: readonly SharedDependency[];
 }
 
 /** A sortable, readable run id: `20261129-221530-3fa9c1`. */
@@ -97,6 +100,7 @@ export function runContext(
     mounts: plan.mounts,
     userMounts: plan.user,
     masked: plan.masked,
+    dependencies: o.dependencies ?? [],
     network: o.network ?? o.loaded.task.builder.network,
     workFrom: o.workFrom ?? null,
     reporter: o.reporter ?? {},
@@ -129,7 +133,9 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
     strict: o.strictLock ?? false,
     reporter: o.reporter,
   });
-  const ctx = runContext({ ...o, testFloors, identity: pinned }, journal, runDir);
+  checkDependencySandbox(task.dependencies, o.sandbox, `${loaded.file}: dependencies`);
+  const dependencies = await shareDependencies(loaded.workspace, task.dependencies, o.storeDir);
+  const ctx = runContext({ ...o, testFloors, identity: pinned, dependencies }, journal, runDir);
   const maxAttempts = o.workFrom ? 1 : (o.maxAttempts ?? task.budget.attempts);
   if (task.judge && !o.judge)
     throw new InputError(
@@ -155,6 +161,9 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
         ...(pinned ? { identity: pinned } : {}),
         ...(ctx.gateEnvironment.name === "as-built" ? { gate_environment: "as-built" as const } : {}),
         ...(o.goal ? { goal: o.goal } : {}),
+        ...(dependencies.length
+          ? { dependencies: dependencies.map(({ path, digest, files }) => ({ path, digest, files })) }
+          : {}),
       },
     },
     "runtime",

@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { InputError, LoopgateError } from "../core/errors.js";
+import { encodePathBytes, fsPath } from "../core/path-bytes.js";
 import {
   type SnapshotEntry,
   snapshotOverLimit,
@@ -70,24 +71,29 @@ interface Walked {
   abs: string;
 }
 
-/** Lists `root` (not following symlinks) as entries relative to `base`; sizes from lstat, nothing read. */
+/**
+ * Lists `root` (not following symlinks) as entries relative to `base`; sizes from lstat, nothing read.
+ * Paths are encoded strings (path-bytes.ts): a name that is not UTF-8 is kept, by its bytes.
+ */
 function walk(root: string, base: string, skip: string, out: Map<string, Walked>): void {
   const visit = (abs: string) => {
     if (abs === skip) return;
-    const st = lstatSync(abs, { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(abs), { throwIfNoEntry: false });
     if (!st) return;
     const path = relative(base, abs).split(sep).join("/");
     if (st.isDirectory()) {
       if (path !== "")
         out.set(path, { abs, entry: { type: "dir", path, mode: keptMode(st.mode), mtime: st.mtimeMs } });
-      for (const name of readdirSync(abs).sort()) visit(join(abs, name));
+      const names = readdirSync(fsPath(abs), { encoding: "buffer" }).map((n) => encodePathBytes(n));
+      for (const name of names.sort()) visit(join(abs, name));
     } else if (st.isFile()) {
       out.set(path, {
         abs,
         entry: { type: "file", path, mode: keptMode(st.mode), mtime: st.mtimeMs, size: st.size, hash: "" },
       });
     } else if (st.isSymbolicLink()) {
-      out.set(path, { abs, entry: { type: "symlink", path, target: readlinkSync(abs) } });
+      const target = encodePathBytes(readlinkSync(fsPath(abs), { encoding: "buffer" }));
+      out.set(path, { abs, entry: { type: "symlink", path, target } });
     }
     // FIFOs, sockets and devices are left out, as copyTree leaves them out of a run's workspace.
   };
@@ -119,7 +125,7 @@ export async function snapshotTask(
   const hashes = new Map<string, string>();
   for (const w of files) {
     if (w.entry.type !== "file") continue;
-    const h = contentHash(readFileSync(w.abs));
+    const h = contentHash(readFileSync(fsPath(w.abs)));
     w.entry.hash = h;
     hashes.set(h, w.abs);
   }
@@ -127,7 +133,7 @@ export async function snapshotTask(
   const unique = [...hashes.keys()];
   for (let i = 0; i < unique.length; i += 500) {
     for (const h of await content.missingBlobs(unique.slice(i, i + 500))) {
-      await content.putBlob(h, readFileSync(hashes.get(h) as string));
+      await content.putBlob(h, readFileSync(fsPath(hashes.get(h) as string)));
       blobsSent++;
     }
   }
@@ -217,7 +223,7 @@ async function writeSnapshot(
 ): Promise<void> {
   mkdirSync(into, { mode: 0o700 });
   const links = new Set<string>();
-  const dirs: { abs: string; mode: number; mtime: number }[] = [];
+  const dirs: { abs: string | Buffer; mode: number; mtime: number }[] = [];
   for (const e of m.entries) {
     // Nothing is written through a link the snapshot itself made.
     const parts = e.path.split("/");
@@ -227,8 +233,9 @@ async function writeSnapshot(
           manifest,
           `${e.path} lies under the symlink ${parts.slice(0, i).join("/")}`,
         );
-    const abs = resolveInside(into, e.path);
-    mkdirSync(dirname(abs), { recursive: true, mode: 0o700 });
+    const rel = resolveInside(into, e.path);
+    const abs = fsPath(rel);
+    mkdirSync(fsPath(dirname(rel)), { recursive: true, mode: 0o700 });
     if (e.type === "dir") {
       mkdirSync(abs, { recursive: true, mode: 0o700 });
       dirs.push({ abs, mode: e.mode, mtime: e.mtime / 1000 });
@@ -237,7 +244,7 @@ async function writeSnapshot(
       chmodSync(abs, e.mode);
       utimesSync(abs, e.mtime / 1000, e.mtime / 1000);
     } else {
-      symlinkSync(e.target, abs);
+      symlinkSync(fsPath(e.target), abs);
       links.add(e.path);
     }
   }

@@ -1,12 +1,19 @@
-import { existsSync, lstatSync, readdirSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.js";
 import type { ProcessLimits } from "../core/limits.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "./environment.js";
-import { type ProcessResult, runProcess } from "./process.js";
-import { DEFAULT_PROCESS_LIMITS, prlimitArgv } from "./process-limits.js";
+import { type StagedSource, stagedBubblewrap } from "./privilege-drop.js";
+import { type ProcessResult, type RunProcessOptions, runProcess } from "./process.js";
+import { DEFAULT_PROCESS_LIMITS, nprocInsideArgv, prlimitArgv } from "./process-limits.js";
+import { curatedEtc } from "./sandbox-etc.js";
+
+export { SANDBOX_ETC } from "./sandbox-etc.js";
+
+import { handToSandboxUser } from "./sandbox-owner.js";
+import { sandboxUser } from "./sandbox-user.js";
 
 /** What a sandboxed process may see and touch. Every path is mounted at its own host path. */
 export interface SandboxSpec {
@@ -36,6 +43,12 @@ export interface SandboxSpec {
    * two trees can be run at the same visible path.
    */
   binds?: readonly { source: string; target: string; writable?: boolean }[];
+  /**
+   * Shared dependency folders (bubblewrap only): `target` is a private tmpfs holding each top-level entry
+   * of `source` read-only, so a runner may add caches beside them (node_modules/.vite) that vanish with
+   * the sandbox, and nothing it does reaches `source` (see dependencyMountArgs).
+   */
+  dependencies?: readonly { source: string; target: string }[];
   /** Keep stdout and stderr apart, byte for byte, up to this many bytes each (ProcessResult.streams). */
   captureBytes?: number;
   /** Process, file-size and memory rlimits of the sandbox (default DEFAULT_PROCESS_LIMITS). */
@@ -50,87 +63,14 @@ export type SandboxMode = "bubblewrap" | "none";
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /**
- * What the sandbox sees of the host's `/etc`: what name resolution, TLS roots, locale, the dynamic linker
- * and the runtimes need — never the whole folder, which holds `shadow`, `ssh` host keys, `ssl/private`,
- * service configurations with passwords and package-manager credentials (`npmrc`, `pip.conf`).
- * The README's sandbox section lists it; runtimes' own folders (RUNTIME_ETC) are added as found.
+ * The bwrap argv for a spec: minimal read-only root, the given mounts, tmpfs /tmp, no caps, no network.
+ * `source` maps each user mount's host path to the path bwrap opens (the stage of a privilege drop).
  */
-export const SANDBOX_ETC: readonly string[] = [
-  "alternatives",
-  "ca-certificates",
-  "ca-certificates.conf",
-  "debian_version",
-  "fonts",
-  "gai.conf",
-  "gitconfig",
-  "group",
-  "host.conf",
-  "hostname",
-  "hosts",
-  "inputrc",
-  "ld.so.cache",
-  "ld.so.conf",
-  "ld.so.conf.d",
-  "locale.alias",
-  "locale.gen",
-  "localtime",
-  "magic",
-  "magic.mime",
-  "mime.types",
-  "mtab",
-  "networks",
-  "nsswitch.conf",
-  "os-release",
-  "passwd",
-  "perl",
-  "protocols",
-  "python3",
-  "python3.11",
-  "resolv.conf",
-  "rpc",
-  "services",
-  "shells",
-  "ssl/certs",
-  "ssl/openssl.cnf",
-  "terminfo",
-  "timezone",
-];
-
-/** Runtimes keep their configuration in `/etc/<name>…` folders (`java-17-openjdk`, `python3.11`, `ruby`). */
-const RUNTIME_ETC = /^(java|python|perl|ruby|php|lua|guile|R$)/;
-
-let runtimeEtc: string[] | null = null;
-function runtimeEtcEntries(): string[] {
-  if (runtimeEtc) return runtimeEtc;
-  try {
-    runtimeEtc = readdirSync("/etc").filter((n) => RUNTIME_ETC.test(n));
-  } catch {
-    runtimeEtc = [];
-  }
-  return runtimeEtc;
-}
-
-/** bwrap arguments for a read-only `/etc` holding only the curated entries (and a task's `extra` ones). */
-function curatedEtc(extra: readonly string[]): string[] {
-  const args = ["--tmpfs", "/etc"];
-  for (const name of [...new Set([...SANDBOX_ETC, ...runtimeEtcEntries(), ...extra])].sort()) {
-    const host = `/etc/${name}`;
-    let st: ReturnType<typeof lstatSync>;
-    try {
-      st = lstatSync(host);
-    } catch {
-      continue;
-    }
-    if (name.includes("/")) args.push("--dir", host.slice(0, host.lastIndexOf("/")));
-    if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(host), host);
-    else args.push("--ro-bind", host, host);
-  }
-  args.push("--remount-ro", "/etc");
-  return args;
-}
-
-/** The bwrap argv for a spec: minimal read-only root, the given mounts, tmpfs /tmp, no caps, no network. */
-export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
+export function bubblewrapArgv(
+  spec: SandboxSpec,
+  bwrap = "bwrap",
+  source: (s: StagedSource) => string = (s) => s.source,
+): string[] {
   const args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
   if (spec.network) args.push("--share-net");
   args.push("--ro-bind", "/usr", "/usr", ...curatedEtc(spec.etc ?? []));
@@ -141,7 +81,7 @@ export function bubblewrapArgv(spec: SandboxSpec, bwrap = "bwrap"): string[] {
     else args.push("--ro-bind", dir, dir);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
-  for (const m of mountOrder(spec)) args.push(...m);
+  for (const m of mountOrder(spec, source)) args.push(...m);
   args.push("--chdir", spec.cwd, "--", ...spec.argv);
   return args;
 }
@@ -153,14 +93,22 @@ const depth = (p: string) => p.split("/").filter(Boolean).length;
  * masked folder inside a read-only one stays masked and the run workspace inside a masked store still
  * appears. At equal depth: writable, then read-only (a read-only mount of the same path wins), then masks.
  */
-function mountOrder(spec: SandboxSpec): string[][] {
+function mountOrder(spec: SandboxSpec, source: (s: StagedSource) => string): string[][] {
   const ops: { path: string; args: string[] }[] = [
-    ...spec.writable.map((p) => ({ path: p, args: ["--bind", p, p] })),
-    ...spec.readonly.map((p) => ({ path: p, args: ["--ro-bind", p, p] })),
+    ...spec.writable.map((p) => ({ path: p, args: ["--bind", source({ source: p, writable: true }), p] })),
+    ...spec.readonly.map((p) => ({
+      path: p,
+      args: ["--ro-bind", source({ source: p, writable: false }), p],
+    })),
     ...(spec.binds ?? []).map((b) => ({
       path: b.target,
-      args: [b.writable ? "--bind" : "--ro-bind", b.source, b.target],
+      args: [
+        b.writable ? "--bind" : "--ro-bind",
+        source({ source: b.source, writable: b.writable === true }),
+        b.target,
+      ],
     })),
+    ...(spec.dependencies ?? []).flatMap((d) => dependencyMountArgs(d.source, d.target, source)),
     // A path that does not exist has nothing to hide (and bwrap could not create it in a read-only mount).
     ...(spec.masked ?? []).filter(existsSync).map((p) => ({
       path: p,
@@ -171,6 +119,30 @@ function mountOrder(spec: SandboxSpec): string[][] {
     .map((op, i) => ({ ...op, i }))
     .sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i)
     .map((op) => op.args);
+}
+
+/**
+ * Folders of a dependency folder where runners keep caches (vite and vitest: node_modules/.vite; babel,
+ * eslint and others: node_modules/.cache): each is covered by a private tmpfs, so writes there succeed and
+ * vanish with the sandbox. runner/dependencies.ts makes them (empty) in every shared copy, as mount points.
+ */
+export const DEPENDENCY_CACHES: readonly string[] = [".vite", ".vitest", ".cache"];
+
+/**
+ * A dependency folder as mount operations: the folder read-only at `target` (one mount, whatever it holds),
+ * then a tmpfs over each cache folder it has. bwrap 0.8 has no overlay mounts (`--tmp-overlay` came later).
+ * The folder is reached through `stage` like every other mount source.
+ */
+function dependencyMountArgs(
+  source: string,
+  target: string,
+  stage: (s: StagedSource) => string,
+): { path: string; args: string[] }[] {
+  const ops = [{ path: target, args: ["--ro-bind", stage({ source, writable: false }), target] }];
+  for (const name of DEPENDENCY_CACHES)
+    if (isDirectory(`${source}/${name}`))
+      ops.push({ path: `${target}/${name}`, args: ["--tmpfs", `${target}/${name}`] });
+  return ops;
 }
 
 function isDirectory(p: string): boolean {
@@ -186,6 +158,18 @@ function isDirectory(p: string): boolean {
  * child's environment, so not even the sandbox's PID 1 (visible as /proc/1/environ) holds anything else.
  */
 export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<ProcessResult> {
+  // As root, sandboxed code runs as an unprivileged user (privilege-drop.ts), which must own what it may
+  // write: handed over right before each run, since loopgate may have copied or restored files there since.
+  // `none` (--unsafe-no-sandbox) isolates nothing, not even that: the process runs as loopgate does. Dropping
+  // to another user without the sandbox's mounts would leave it unable to reach its own run folder (0700).
+  const user = mode === "bubblewrap" ? sandboxUser() : null;
+  const run = (argv: readonly string[], o: RunProcessOptions): Promise<ProcessResult> =>
+    user
+      ? handToSandboxUser(
+          [...spec.writable, ...(spec.binds ?? []).filter((b) => b.writable).map((b) => b.source)],
+          user,
+        ).then(() => runProcess(argv, o))
+      : runProcess(argv, o);
   const options = {
     // With binds, spec.cwd may exist only inside the sandbox (bwrap's --chdir); bwrap itself starts in /.
     cwd: spec.binds?.length ? "/" : spec.cwd,
@@ -202,13 +186,19 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
   if (mode === "none") {
     if (spec.binds?.length)
       throw new InfrastructureError("bind mounts at another path need the bubblewrap sandbox");
+    if (spec.dependencies?.length)
+      throw new InfrastructureError("shared dependency folders need the bubblewrap sandbox");
     // A program that cannot be found is spawned bare, so it fails as a spawn error, not prlimit's 127.
     const found = resolveProgram(spec.argv[0] ?? "", spec.cwd, spec.env.PATH ?? SANDBOX_PATH);
-    return runProcess(found ? [...prlimitArgv(limits, false), ...spec.argv] : spec.argv, options);
+    return run(found ? [...prlimitArgv(limits), ...spec.argv] : spec.argv, options);
   }
   const bwrap = findBwrap();
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
-  return runProcess([...prlimitArgv(limits, true), ...bubblewrapArgv(spec, bwrap)], options);
+  // RLIMIT_NPROC is set inside the sandbox's user namespace, so it counts this sandbox alone (nprocInsideArgv).
+  const inner = { ...spec, argv: [...nprocInsideArgv(limits), ...spec.argv] };
+  if (!user) return run([...prlimitArgv(limits), ...bubblewrapArgv(inner, bwrap)], options);
+  const argv = stagedBubblewrap(user, spec.env, (stage) => bubblewrapArgv(inner, bwrap, stage));
+  return run([...prlimitArgv(limits), ...argv], { ...options, cwd: "/" });
 }
 
 /**
@@ -244,6 +234,7 @@ export async function sandboxSelfTest(): Promise<void> {
       `if test -e ${secret}/held-out; then echo LEAK-HELDOUT; fi`,
       "if touch /usr/.loopgate-probe 2>/dev/null; then echo LEAK-WRITE; fi",
       "tr '\\0' '\\n' </proc/1/environ | sed 's/=.*//; s/^/ENVNAME:/'",
+      'if [ "$(id -u)" = 0 ]; then echo LEAK-ROOT; fi',
       "echo done",
     ].join("\n");
     const env = scrubbedEnv({ home: "/tmp" });
@@ -273,7 +264,7 @@ export async function sandboxSelfTest(): Promise<void> {
       throw new InfrastructureError(
         `sandbox self-test: PID 1 of the sandbox holds variables ${leaked.join(", ")}`,
       );
-    for (const leak of ["LEAK-HELDOUT", "LEAK-WRITE"])
+    for (const leak of ["LEAK-HELDOUT", "LEAK-WRITE", "LEAK-ROOT"])
       if (out.includes(leak))
         throw new InfrastructureError(`sandbox self-test found ${leak}: refusing to run`);
     if (!existsSync(join(ws, "ok.txt")))

@@ -14,28 +14,35 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = {
  * inherited and a process without CAP_SYS_RESOURCE cannot raise its hard limit; bwrap drops every
  * capability). No cgroup is needed, so it works the same in a container and on a laptop.
  *
- * - RLIMIT_NPROC counts the tasks of the sandbox's user. Inside bubblewrap's user namespace that is
- *   the sandbox alone; unsandboxed it would count the user's whole session, so it is left out then.
- *   The kernel never applies it to host root (uid 0): as root it binds once builders run as an
- *   unprivileged user.
+ * - RLIMIT_NPROC is not set here: outside the sandbox it would count the user's whole session (and
+ *   every concurrent sandbox). Sandboxed runs get it from nprocInsideArgv; unsandboxed runs go without.
  * - RLIMIT_FSIZE: a write or truncate past it fails with EFBIG and SIGXFSZ.
  * - RLIMIT_DATA, not RLIMIT_AS: the heap that is really used, where address space would refuse
  *   the large PROT_NONE reservations of V8, Go and wasm.
  */
-export function prlimitArgv(limits: ProcessLimits, sandboxed: boolean): string[] {
+export function prlimitArgv(limits: ProcessLimits): string[] {
   const prlimit = resolveProgram("prlimit", "/", "/usr/bin:/bin:/usr/sbin:/sbin");
   if (!prlimit)
     throw new InfrastructureError(
       "prlimit (util-linux) is not installed, so builders and gates cannot be given process, memory and file-size limits; install util-linux",
     );
   const both = (n: number) => `${n}:${n}`;
-  return [
-    prlimit,
-    ...(sandboxed ? [`--nproc=${both(limits.processes)}`] : []),
-    `--fsize=${both(limits.fileSize)}`,
-    `--data=${both(limits.memory)}`,
-    "--",
-  ];
+  return [prlimit, `--fsize=${both(limits.fileSize)}`, `--data=${both(limits.memory)}`, "--"];
+}
+
+/**
+ * The `prlimit` prefix that puts only RLIMIT_NPROC on a process, run inside the sandbox. The kernel counts
+ * a user's processes in each user namespace and in every namespace above it, each level against the
+ * limit that namespace's creator had: set outside, the limit would bind the sum of all the user's
+ * processes (a whole desktop session, or, with loopgate as root, every concurrent sandbox, which all run
+ * as the sandbox user); set inside bubblewrap's new namespace, it binds this sandbox alone. The kernel
+ * never applies it to host root (uid 0); as root, sandboxed code runs as an unprivileged user
+ * (privilege-drop.ts), so it binds there too. The sandboxed code cannot raise it: no capabilities.
+ */
+export function nprocInsideArgv(limits: ProcessLimits): string[] {
+  const prlimit = resolveProgram("prlimit", "/", "/usr/bin:/bin:/usr/sbin:/sbin");
+  if (!prlimit) throw new InfrastructureError("prlimit (util-linux) is not installed; install util-linux");
+  return [prlimit, `--nproc=${limits.processes}:${limits.processes}`, "--"];
 }
 
 /**

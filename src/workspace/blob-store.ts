@@ -1,10 +1,11 @@
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { closeSync, constants, existsSync, openSync } from "node:fs";
 import { chmod, copyFile, lstat, mkdir, rename, rm, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { InfrastructureError } from "../core/errors.js";
 import { comparePaths, type Observation } from "../core/observation.js";
+import { fsPath, pathText } from "../core/path-bytes.js";
 import { keptMode } from "./copy-tree.js";
 import { WorkspaceObserver } from "./observer.js";
 
@@ -33,7 +34,7 @@ export class BlobStore {
       made.add(fan);
       const tmp = `${dest}.${process.pid}.tmp`;
       // A copy, not a link: the agent may still write to the workspace file later.
-      await copySparse(join(root, e.path), tmp);
+      await copySparse(fsPath(join(root, e.path)), tmp);
       // A blob is content only: owner-readable, never executable, never set-uid.
       await chmod(tmp, 0o600);
       await rename(tmp, dest);
@@ -58,18 +59,19 @@ export class BlobStore {
       .map((e) => e.path)
       .sort((a, b) => comparePaths(b, a));
     for (const p of extra) {
-      await rm(join(root, p), { recursive: true, force: true });
+      await rm(fsPath(join(root, p)), { recursive: true, force: true });
       have.delete(p);
       removed++;
     }
     for (const e of obs.entries) {
-      const abs = join(root, e.path);
+      // Encoded paths (path-bytes.ts): a name that is not UTF-8 is restored by its raw bytes.
+      const abs = fsPath(join(root, e.path));
       const h = have.get(e.path);
       if (e.type === "dir") {
         if (!h) await mkdir(abs, { recursive: true });
         await chmod(abs, keptMode(e.mode));
       } else if (e.type === "symlink") {
-        if (!h) await symlink(e.target ?? "", abs);
+        if (!h) await symlink(fsPath(e.target ?? ""), abs);
       } else if (e.type === "file") {
         if (h && h.hash === e.hash && h.mode === keptMode(e.mode)) continue;
         const blob = this.path(e.hash);
@@ -92,13 +94,49 @@ const execFileAsync = promisify(execFile);
  * `cp --sparse=always`, since Node's copyFile writes every zero and a 1 GiB sparse file the builder made
  * for free would cost a full GiB of disk at each copy.
  */
-export async function copySparse(from: string, to: string): Promise<void> {
+export async function copySparse(from: string | Buffer, to: string | Buffer): Promise<void> {
   const st = await stat(from);
   if (st.blocks * 512 >= st.size) return copyFile(from, to);
   try {
-    await execFileAsync("cp", ["--sparse=always", "--", from, to], { env: { PATH: "/usr/bin:/bin" } });
+    if (typeof from === "string" && typeof to === "string")
+      await execFileAsync("cp", ["--sparse=always", "--", from, to], { env: { PATH: "/usr/bin:/bin" } });
+    else await copySparseByDescriptors(from, to);
   } catch (e) {
-    throw new InfrastructureError(`cannot copy ${from} keeping its holes`, { cause: e });
+    throw new InfrastructureError(`cannot copy ${pathText(from)} keeping its holes`, { cause: e });
+  }
+}
+
+/**
+ * cp(1) with a path that is not UTF-8 (an argument is a string): both files are opened here, by their
+ * bytes, and cp copies its standard input to its standard output, which are those files.
+ */
+async function copySparseByDescriptors(from: string | Buffer, to: string | Buffer): Promise<void> {
+  const src = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  let dst: number | undefined;
+  try {
+    dst = openSync(
+      to,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o600,
+    );
+    const out = dst;
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn("cp", ["--sparse=always", "--", "/dev/stdin", "/dev/stdout"], {
+        env: { PATH: "/usr/bin:/bin" },
+        stdio: [src, out, "pipe"],
+      });
+      let err = "";
+      child.stderr?.on("data", (d: Buffer) => {
+        err += d.toString();
+      });
+      child.on("error", reject);
+      child.on("close", (code, signal) =>
+        code === 0 ? resolve() : reject(new Error(`cp exited ${code ?? signal}: ${err.slice(0, 500)}`)),
+      );
+    });
+  } finally {
+    closeSync(src);
+    if (dst !== undefined) closeSync(dst);
   }
 }
 

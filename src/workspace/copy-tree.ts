@@ -13,10 +13,11 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { InfrastructureError } from "../core/errors.js";
+import { childPath, encodePathBytes } from "../core/path-bytes.js";
 
 /** A directory whose mode and times are applied once its contents are in place (times in seconds). */
 interface DirTimes {
-  dest: string;
+  dest: string | Buffer;
   mode: number;
   atime: number;
   mtime: number;
@@ -39,7 +40,8 @@ export interface CopyTreeResult {
 
 /**
  * Copies `src` to `dest` like `cp -a`: modes (without set-uid, set-gid and sticky bits) and mtimes kept, symlinks recreated as symlinks
- * (never followed), FIFOs/sockets/devices skipped. `dest` must not exist. `filter(rel)` false
+ * (never followed), FIFOs/sockets/devices skipped, names that are not UTF-8 copied by their bytes.
+ * `dest` must not exist. `filter(rel)` false
  * leaves a path (and, for a directory, its subtree) out. Synchronous calls: far faster than
  * promise-per-file for trees of small files.
  */
@@ -80,18 +82,20 @@ export async function copyTree(
 }
 
 function copyDir(
-  from: string,
-  to: string,
+  from: string | Buffer,
+  to: string | Buffer,
   rel: string,
   filter: ((rel: string) => boolean) | undefined,
   result: CopyTreeResult,
   dirs: DirTimes[],
 ) {
-  for (const name of readdirSync(from)) {
+  // Raw bytes: a name that is not UTF-8 is copied byte for byte; `filter` sees its encoded path (path-bytes.ts).
+  for (const raw of readdirSync(from, { encoding: "buffer" })) {
+    const name = encodePathBytes(raw);
     const childRel = rel === "" ? name : `${rel}/${name}`;
     if (filter && !filter(childRel)) continue;
-    const s = `${from}/${name}`;
-    const d = `${to}/${name}`;
+    const s = childPath(from, raw, name);
+    const d = childPath(to, raw, name);
     const st = lstatSync(s, { throwIfNoEntry: false });
     if (!st) continue;
     if (st.isFile()) {
@@ -107,7 +111,7 @@ function copyDir(
       result.dirs++;
       copyDir(s, d, childRel, filter, result, dirs);
     } else if (st.isSymbolicLink()) {
-      symlinkSync(readlinkSync(s), d);
+      symlinkSync(readlinkSync(s, { encoding: "buffer" }), d);
       lutimesSync(d, st.atimeMs / 1000, st.mtimeMs / 1000);
       result.symlinks++;
     } else {

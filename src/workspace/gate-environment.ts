@@ -24,6 +24,7 @@ import { InfrastructureError } from "../core/errors.js";
 import type { ChangePlan } from "../core/gate-change-plan.js";
 import type { Observation, ObservedEntry } from "../core/observation.js";
 import { comparePaths } from "../core/observation.js";
+import { encodePathBytes, fsPath } from "../core/path-bytes.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 import { mkdirInside } from "./safe-path.js";
 
@@ -89,14 +90,15 @@ class Builder {
           `inconsistent change plan: ${e.path} has no directory parent in ${dest}`,
         );
       }
+      // Paths are encoded strings (path-bytes.ts) until the file system call, which gets their raw bytes.
       const abs = `${dest}/${e.path}`;
       if (e.type === "dir") {
-        mkdirSync(abs, { mode: 0o700 });
+        mkdirSync(fsPath(abs), { mode: 0o700 });
         this.dirModes.set(abs, keptMode(e.mode));
         dirs.add(e.path);
       } else if (e.type === "symlink") {
         // Only pristine links and carried links that planGateChanges found non-escaping get here; the observed target is used, not a re-read.
-        symlinkSync(e.target ?? "", abs);
+        symlinkSync(fsPath(e.target ?? ""), fsPath(abs));
       } else if (e.type === "file") {
         if (carried) this.copyVerified(e, abs);
         else if (spec.mode === "link") this.link(`${spec.pristineDir}/${e.path}`, abs);
@@ -108,12 +110,12 @@ class Builder {
     if (spec.heldoutDir) this.overlay(path.resolve(spec.heldoutDir), "");
     if (spec.canaryDir) this.overlay(path.resolve(spec.canaryDir), "");
     const byDepth = [...this.dirModes].sort((a, b) => b[0].length - a[0].length);
-    for (const [abs, mode] of byDepth) chmodSync(abs, mode);
+    for (const [abs, mode] of byDepth) chmodSync(fsPath(abs), mode);
   }
 
   private link(src: string, dst: string) {
     try {
-      linkSync(src, dst);
+      linkSync(fsPath(src), fsPath(dst));
       this.counts.linked++;
     } catch (e) {
       if (!NO_LINK.has((e as NodeJS.ErrnoException).code ?? "")) throw e;
@@ -122,10 +124,10 @@ class Builder {
   }
 
   private copyPlain(src: string, dst: string) {
-    copyFileSync(src, dst, constants.COPYFILE_EXCL);
-    const st = lstatSync(src);
-    if (st.mode & PRIVILEGED_BITS) chmodSync(dst, keptMode(st.mode));
-    utimesSync(dst, st.atimeMs / 1000, st.mtimeMs / 1000);
+    copyFileSync(fsPath(src), fsPath(dst), constants.COPYFILE_EXCL);
+    const st = lstatSync(fsPath(src));
+    if (st.mode & PRIVILEGED_BITS) chmodSync(fsPath(dst), keptMode(st.mode));
+    utimesSync(fsPath(dst), st.atimeMs / 1000, st.mtimeMs / 1000);
     this.counts.copied++;
   }
 
@@ -138,7 +140,7 @@ class Builder {
       );
     let fd: number;
     try {
-      fd = openSync(src, READ_FLAGS);
+      fd = openSync(fsPath(src), READ_FLAGS);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       throw changed(code === "ENOENT" ? "vanished" : `cannot be opened (${code})`);
@@ -148,7 +150,7 @@ class Builder {
       const st = fstatSync(fd);
       if (!st.isFile()) throw changed("is no longer a regular file");
       if (st.size !== e.size) throw changed(`changed size (${e.size} → ${st.size} bytes)`);
-      out = openSync(dst, WRITE_FLAGS, 0o600);
+      out = openSync(fsPath(dst), WRITE_FLAGS, 0o600);
       const h = createHash("sha256");
       for (;;) {
         const n = readSync(fd, this.buf, 0, this.buf.length, null);
@@ -175,8 +177,8 @@ class Builder {
       const parts = rel.slice(0, slash).split("/");
       for (let i = 1; i <= parts.length; i++) {
         const sub = parts.slice(0, i).join("/");
-        const src = lstatSync(`${from}/${sub}`, { throwIfNoEntry: false });
-        if (src?.isDirectory() && !lstatSync(`${this.dest}/${sub}`, { throwIfNoEntry: false }))
+        const src = lstatSync(fsPath(`${from}/${sub}`), { throwIfNoEntry: false });
+        if (src?.isDirectory() && !lstatSync(fsPath(`${this.dest}/${sub}`), { throwIfNoEntry: false }))
           this.dirModes.set(`${this.dest}/${sub}`, keptMode(src.mode));
       }
     }
@@ -186,7 +188,7 @@ class Builder {
     });
     const abs = `${parent}/${slash < 0 ? rel : rel.slice(slash + 1)}`;
     this.clear(abs);
-    const fd = openSync(abs, WRITE_FLAGS, 0o644);
+    const fd = openSync(fsPath(abs), WRITE_FLAGS, 0o644);
     try {
       writeSync(fd, content);
     } finally {
@@ -198,17 +200,17 @@ class Builder {
 
   /** Removes whatever is at `abs` (never following a symlink), keeping the counters and pending modes right. */
   private clear(abs: string) {
-    const st = lstatSync(abs, { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(abs), { throwIfNoEntry: false });
     if (!st) return;
     if (st.isDirectory()) {
       this.counts.files -= countFiles(abs);
       for (const key of [...this.dirModes.keys()]) {
         if (key === abs || key.startsWith(`${abs}/`)) this.dirModes.delete(key);
       }
-      rmSync(abs, { recursive: true, force: true });
+      rmSync(fsPath(abs), { recursive: true, force: true });
     } else {
       if (st.isFile()) this.counts.files--;
-      unlinkSync(abs);
+      unlinkSync(fsPath(abs));
     }
   }
 
@@ -219,10 +221,11 @@ class Builder {
    */
   private overlay(heldout: string, rel: string) {
     const srcDir = rel === "" ? heldout : `${heldout}/${rel}`;
-    for (const name of readdirSync(srcDir)) {
+    for (const raw of readdirSync(fsPath(srcDir), { encoding: "buffer" })) {
+      const name = encodePathBytes(raw);
       const childRel = rel === "" ? name : `${rel}/${name}`;
       const src = `${srcDir}/${name}`;
-      const st = lstatSync(src);
+      const st = lstatSync(fsPath(src));
       if (st.isDirectory()) {
         const abs = mkdirInside(this.dest, childRel, { replace: true, mode: 0o700 });
         this.dirModes.set(abs, keptMode(st.mode));
@@ -234,10 +237,10 @@ class Builder {
       const abs = `${parent}/${name}`;
       this.clear(abs);
       if (st.isSymbolicLink()) {
-        symlinkSync(readlinkSync(src), abs);
+        symlinkSync(readlinkSync(fsPath(src), { encoding: "buffer" }), fsPath(abs));
       } else {
-        copyFileSync(src, abs, constants.COPYFILE_EXCL);
-        if (st.mode & PRIVILEGED_BITS) chmodSync(abs, keptMode(st.mode));
+        copyFileSync(fsPath(src), fsPath(abs), constants.COPYFILE_EXCL);
+        if (st.mode & PRIVILEGED_BITS) chmodSync(fsPath(abs), keptMode(st.mode));
         this.counts.copied++;
         this.counts.files++;
       }
@@ -247,9 +250,11 @@ class Builder {
 
 function countFiles(dir: string): number {
   let n = 0;
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    if (d.isFile()) n++;
-    else if (d.isDirectory()) n += countFiles(`${dir}/${d.name}`);
+  for (const raw of readdirSync(fsPath(dir), { encoding: "buffer" })) {
+    const p = `${dir}/${encodePathBytes(raw)}`;
+    const st = lstatSync(fsPath(p));
+    if (st.isFile()) n++;
+    else if (st.isDirectory()) n += countFiles(p);
   }
   return n;
 }

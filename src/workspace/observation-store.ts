@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { formatPath, LoopgateError } from "../core/errors.js";
 import { type Observation, observationId } from "../core/observation.js";
+import { isEncodedPath } from "../core/path-bytes.js";
 
 /** An observation the store cannot produce: never written, unreadable, or not what its id promises. */
 export class ObservationStoreError extends LoopgateError {
@@ -15,13 +16,16 @@ export class ObservationStoreError extends LoopgateError {
   }
 }
 
+/** A path or link target as path-bytes.ts encodes it (JSON keeps its escapes as `\udce9`). */
+const EncodedPath = z.string().refine(isEncodedPath, "not an encoded path (a stray surrogate)");
+
 const ObservedEntrySchema = z.object({
-  path: z.string().min(1),
+  path: EncodedPath.pipe(z.string().min(1)),
   type: z.enum(["file", "dir", "symlink", "other"]),
   mode: z.number().int().min(0).max(0o7777),
   size: z.number().int().nonnegative(),
   hash: z.string().regex(/^([0-9a-f]{64})?$/),
-  target: z.string().optional(),
+  target: EncodedPath.optional(),
 });
 const ObservationSchema = z.object({ id: z.string(), entries: z.array(ObservedEntrySchema) });
 

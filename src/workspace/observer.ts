@@ -17,6 +17,7 @@ import { z } from "zod";
 import { InfrastructureError, InputError } from "../core/errors.js";
 import { LimitExceededError, type ObservationLimits } from "../core/limits.js";
 import { createObservation, type Observation, type ObservedEntry } from "../core/observation.js";
+import { childPath, encodePathBytes, pathText } from "../core/path-bytes.js";
 
 /**
  * What one stat-cache entry remembers about a file: if all of it still matches, the content does
@@ -86,7 +87,7 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 const UNREADABLE = new Set(["EACCES", "EPERM", "ELOOP", "ENXIO", "EAGAIN", "ENAMETOOLONG"]);
 
 /**
- * The longest workspace-relative path (UTF-8 bytes) that is observed as what it is: PATH_MAX (4096)
+ * The longest workspace-relative path (in bytes) that is observed as what it is: PATH_MAX (4096)
  * less room for the folders loopgate puts it under (a gate environment, a store); longer is "other".
  */
 export const MAX_PATH_BYTES = 3072;
@@ -136,7 +137,7 @@ export class WorkspaceObserver {
     const next = new Map<string, CacheEntry>();
     const entries: ObservedEntry[] = [];
     this.pass = { paths: 0, bytes: 0, inodes: new Map() };
-    this.walk(this.root, "", entries, next, racyFrom);
+    this.walk(this.root, "", 0, entries, next, racyFrom);
     this.cache = next;
     this.stats.observations++;
     if (this.options.cacheFile) this.saveCache(this.options.cacheFile);
@@ -144,38 +145,31 @@ export class WorkspaceObserver {
   }
 
   private walk(
-    abs: string,
+    abs: string | Buffer,
     rel: string,
+    relBytes: number,
     out: ObservedEntry[],
     next: Map<string, CacheEntry>,
     racyFrom: number,
   ) {
-    let names: string[];
+    let names: Buffer[];
     try {
-      names = readdirSync(abs);
+      // Raw bytes: a name that is not UTF-8 is observed (and carried) like any other, under its encoded path.
+      names = readdirSync(abs, { encoding: "buffer" });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
       if (code === "ENOENT" || code === "ENOTDIR") return; // vanished while we walked
       if (UNREADABLE.has(code)) return this.markOther(out, rel);
-      throw new InfrastructureError(`cannot read directory ${abs}`, { cause: e });
+      throw new InfrastructureError(`cannot read directory ${pathText(abs)}`, { cause: e });
     }
-    const undecodable = names.some((n) => n.includes("\uFFFD")) ? undecodableNames(abs) : undefined;
-    const emitted = new Set<string>();
-    for (const name of names) {
+    for (const raw of names) {
+      const name = encodePathBytes(raw);
       const childRel = rel === "" ? name : `${rel}/${name}`;
-      const childAbs = `${abs}/${name}`;
-      if (undecodable?.has(name)) {
-        // A name that is not valid UTF-8 cannot be addressed by its decoded string; record it, never carry it.
-        if (!emitted.has(name)) {
-          this.count(childRel, undefined);
-          out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
-        }
-        emitted.add(name);
-        continue;
-      }
+      const childAbs = childPath(abs, raw, name);
+      const childBytes = relBytes + (rel === "" ? 0 : 1) + raw.length;
       // A path longer than loopgate can address from its own folders (the gate environment, the blob
       // store) is recorded and never carried or entered: the builder's problem, never a TOOL_FAILURE.
-      if (Buffer.byteLength(childRel) > MAX_PATH_BYTES) {
+      if (childBytes > MAX_PATH_BYTES) {
         out.push({ path: childRel, type: "other", mode: 0, size: 0, hash: "" });
         continue;
       }
@@ -193,14 +187,18 @@ export class WorkspaceObserver {
       if (st.isFile()) this.observeFile(childAbs, childRel, st, mode, out, next, racyFrom);
       else if (st.isDirectory()) {
         out.push({ path: childRel, type: "dir", mode, size: 0, hash: "" });
-        this.walk(childAbs, childRel, out, next, racyFrom);
+        this.walk(childAbs, childRel, childBytes, out, next, racyFrom);
       } else if (st.isSymbolicLink()) {
-        const raw = readlinkSync(childAbs, { encoding: "buffer" });
-        const target = raw.toString("utf8");
-        const hash = createHash("sha256").update(raw).digest("hex");
-        if (Buffer.byteLength(target) !== raw.length || target.includes("\uFFFD")) {
-          out.push({ path: childRel, type: "other", mode, size: Number(st.size), hash: "" });
-        } else out.push({ path: childRel, type: "symlink", mode, size: Number(st.size), hash, target });
+        const target = readlinkSync(childAbs, { encoding: "buffer" });
+        const hash = createHash("sha256").update(target).digest("hex");
+        out.push({
+          path: childRel,
+          type: "symlink",
+          mode,
+          size: Number(st.size),
+          hash,
+          target: encodePathBytes(target),
+        });
       } else out.push({ path: childRel, type: "other", mode, size: 0, hash: "" });
     }
   }
@@ -225,7 +223,7 @@ export class WorkspaceObserver {
    * The hash of a hard-linked file another path of this observation already read, if its stat still
    * matches; else the file is read and, when it has other links, remembered for them.
    */
-  private hashLinked(abs: string, st: Stats): { hash: string; bytes: number } | undefined {
+  private hashLinked(abs: string | Buffer, st: Stats): { hash: string; bytes: number } | undefined {
     if (st.nlink < 2) return this.hashFile(abs, st.size);
     const key = `${st.dev}:${st.ino}`;
     const seen = this.pass.inodes.get(key);
@@ -240,7 +238,7 @@ export class WorkspaceObserver {
   }
 
   private observeFile(
-    abs: string,
+    abs: string | Buffer,
     rel: string,
     st: Stats,
     mode: number,
@@ -288,14 +286,14 @@ export class WorkspaceObserver {
   }
 
   /** Hashes a file through one reused buffer; undefined if it cannot be opened as a regular file any more. */
-  private hashFile(abs: string, expected: number): { hash: string; bytes: number } | undefined {
+  private hashFile(abs: string | Buffer, expected: number): { hash: string; bytes: number } | undefined {
     let fd: number;
     try {
       fd = openSync(abs, OPEN_FLAGS);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
       if (code === "ENOENT" || UNREADABLE.has(code)) return undefined;
-      throw new InfrastructureError(`cannot read ${abs}`, { cause: e });
+      throw new InfrastructureError(`cannot read ${pathText(abs)}`, { cause: e });
     }
     try {
       const h = createHash("sha256");
@@ -315,7 +313,7 @@ export class WorkspaceObserver {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
       if (UNREADABLE.has(code) || code === "EISDIR") return undefined;
-      throw new InfrastructureError(`cannot read ${abs}`, { cause: e });
+      throw new InfrastructureError(`cannot read ${pathText(abs)}`, { cause: e });
     } finally {
       closeSync(fd);
     }
@@ -357,14 +355,4 @@ export class WorkspaceObserver {
     writeFileSync(tmp, JSON.stringify({ version: 1, root: this.root, entries }));
     renameSync(tmp, file);
   }
-}
-
-/** Decoded names (lossy) of the entries of `dir` whose bytes are not valid UTF-8. */
-function undecodableNames(dir: string): Set<string> {
-  const bad = new Set<string>();
-  for (const raw of readdirSync(dir, { encoding: "buffer" })) {
-    const name = raw.toString("utf8");
-    if (!Buffer.from(name, "utf8").equals(raw)) bad.add(name);
-  }
-  return bad;
 }

@@ -13,6 +13,7 @@ import {
 import { dirname } from "node:path";
 import { InfrastructureError } from "../core/errors.js";
 import type { Observation } from "../core/observation.js";
+import { fsPath } from "../core/path-bytes.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 
 /**
@@ -30,8 +31,9 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 
 /**
  * Clears set-uid, set-gid and sticky bits in `root` on every path `obs` recorded with one, through a
- * descriptor opened without following symlinks. When `obs` holds names it could not decode, the whole
- * tree is walked by raw bytes instead, so no name can hide a privileged file. Returns how many were
+ * descriptor opened without following symlinks (a name that is not UTF-8 by its raw bytes). When `obs`
+ * holds entries it could not read, the whole tree is walked by raw bytes instead, so nothing can hide a
+ * privileged file. Returns how many were
  * cleared. Run once the builder has exited: nothing privileged may stay in a run workspace.
  */
 export function clearPrivilegedBits(root: string, obs: Observation): number {
@@ -48,7 +50,7 @@ export function clearPrivilegedBits(root: string, obs: Observation): number {
   let cleared = clearOne(root) ? 1 : 0;
   for (const e of obs.entries) {
     if ((e.type !== "file" && e.type !== "dir") || !(e.mode & PRIVILEGED_BITS)) continue;
-    if (clearOne(`${root}/${e.path}`)) cleared++;
+    if (clearOne(fsPath(`${root}/${e.path}`))) cleared++;
   }
   return cleared;
 }

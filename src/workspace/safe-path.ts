@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { InfrastructureError, LoopgateError } from "../core/errors.js";
+import { fsPath } from "../core/path-bytes.js";
 
 /** A path that would resolve outside the root it must stay in (`..`, absolute, NUL, or a symlink on the way). */
 export class PathEscapeError extends LoopgateError {
@@ -82,16 +83,16 @@ export function mkdirInside(
   let current = path.resolve(root);
   for (const part of components(root, relDir)) {
     current = path.join(current, part);
-    const st = lstatSync(current, { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(current), { throwIfNoEntry: false });
     if (st?.isDirectory()) continue;
     if (st) {
       const what = st.isSymbolicLink() ? "a symlink" : "not a directory";
       if (!options?.replace)
         throw new PathEscapeError(root, relDir, `${path.relative(root, current)} is ${what}`);
-      rmSync(current, { recursive: true, force: true });
+      rmSync(fsPath(current), { recursive: true, force: true });
     }
     // mkdir never follows a symlink at the final component: if one appeared meanwhile, it fails with EEXIST.
-    mkdirSync(current, { mode: options?.mode ?? 0o755 });
+    mkdirSync(fsPath(current), { mode: options?.mode ?? 0o755 });
   }
   return current;
 }

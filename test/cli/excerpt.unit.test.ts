@@ -30,9 +30,11 @@ describe("logTail", () => {
       "# pass 1",
       "# todo 0",
     ].join("\n");
-    expect(logTail(log, 6)).toEqual([
+    expect(logTail(log, 6)).toEqual(["not ok 2 - b", "… 6 lines in all"]);
+    // With the command that shows the whole log (a real run id, never a placeholder), it is named.
+    expect(logTail(log, 6, 200, "npx loopgate status r-1 --json")).toEqual([
       "not ok 2 - b",
-      "… 6 lines in all; the whole log: loopgate status RUN --json",
+      "… 6 lines in all; the whole log: npx loopgate status r-1 --json",
     ]);
   });
 

@@ -118,13 +118,13 @@ describe("readable audit lines", () => {
         event_count: 9,
       },
     } as Envelope;
-    const lines = formatEnvelope(env).split("\n");
+    const lines = formatEnvelope(env, { me: "npx loopgate", storeArg: " --store /s" }).split("\n");
     const at = lines.indexOf("  ✗ unit");
     expect(lines.slice(at, at + 4)).toEqual([
       "  ✗ unit",
       "      | not ok 2 - keeps accents \\x1b[2J",
       "      |   expected: 'creme'",
-      "      | … 4 lines in all; the whole log: loopgate status RUN --json",
+      "      | … 4 lines in all; the whole log: npx loopgate status r --json --store /s",
     ]);
     expect(lines[at + 4]).toBe("  ✓ lint");
     expect(formatEnvelope(env)).not.toContain("not ok but passed");

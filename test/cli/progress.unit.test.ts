@@ -40,10 +40,20 @@ describe("progress off a terminal", () => {
       "  gate unit started",
       "  ✗ gate unit 0.1s exit 1",
       "      | not ok 2 - keeps accents",
-      "      | … 3 lines in all; the whole log: loopgate status RUN --json",
+      "      | … 3 lines in all",
       "",
     ]);
     expect(s.text()).not.toContain("\x1b");
+  });
+
+  it("names the command that shows a failed gate's whole log, with the run's real id", () => {
+    const s = sink();
+    const r = progressReporter(s.out, { hints: { me: "npx loopgate", storeArg: "" } });
+    r.runStarted?.({ runId: "20261203-000000-abc123", taskId: "t", maxAttempts: 1, gates: ["unit"] });
+    r.gateFinished?.(1, "unit", failed);
+    expect(s.text()).toContain(
+      "      | … 3 lines in all; the whole log: npx loopgate status 20261203-000000-abc123 --json\n",
+    );
   });
 
   it("with verbose, streams the builder's and each gate's output as prefixed lines", () => {

@@ -145,7 +145,7 @@ describe("every event type is declared exactly once", () => {
 });
 
 describe("origins: one rule", () => {
-  it("runtime, gate, judge and operator are trusted; model and continuation are not (DESIGN.md)", () => {
+  it("runtime, gate, judge and operator are trusted; model and continuation are not (docs/architecture.md)", () => {
     expect(Origin.options.filter(isTrusted).sort()).toEqual(["gate", "judge", "operator", "runtime"]);
     expect(isTrusted("model")).toBe(false);
     expect(isTrusted("continuation")).toBe(false);

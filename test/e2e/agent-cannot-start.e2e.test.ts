@@ -1,5 +1,5 @@
 // An agent binary that cannot be started (missing, not executable) ends `loopgate claude` and
-// `loopgate run --agent codex` at once as TOOL_FAILURE (exit 2: a builder that cannot start, README), with
+// `loopgate run --agent codex` at once as TOOL_FAILURE (exit 2: a builder that cannot start, docs/explanation/sandbox.md), with
 // a reason naming the binary and how to install it; no attempt is spent. Needs no real agent binary.
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -51,7 +51,17 @@ describe("an agent binary that cannot be started", () => {
   it("run --agent codex with a codex that is not executable: TOOL_FAILURE naming it and the install", async () => {
     const bin = notExecutable();
     const r = await loopgate(
-      ["run", addTask(), "--agent", "codex:scripted", "--base-url", "http://127.0.0.1:9/v1", "--json"],
+      [
+        "run",
+        addTask(),
+        "--agent",
+        "codex:scripted",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--json",
+        "--store",
+        tempDir("loopgate-store-"),
+      ],
       { env: { LOOPGATE_CODEX_BIN: bin } },
     );
     expect(r.code, show(r)).toBe(2);

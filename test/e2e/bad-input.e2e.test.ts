@@ -1,4 +1,4 @@
-// Bad input exits 2 with a specific message (README: exit codes; DESIGN invariant 10), and prints no envelope.
+// Bad input exits 2 with a specific message (docs/reference/cli.md: exit codes; docs/architecture.md, invariant 10), and prints no envelope.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

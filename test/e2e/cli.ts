@@ -116,7 +116,7 @@ export function writeTask(yaml: string, options: { oracle?: string } = {}): stri
   return file;
 }
 
-/** The envelope of DESIGN.md's Contracts section, as far as the tests read it. */
+/** The envelope (docs/reference/envelope.md), as far as the tests read it. */
 export interface Envelope {
   run_id: string;
   task_id: string;

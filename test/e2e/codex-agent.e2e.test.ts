@@ -57,7 +57,8 @@ async function runWithCodex(dir: string, responses: ScriptedResponseInput[]) {
   server = await startModelServer({ protocol: "openai-responses", script: script(responses) });
   const r = await loopgate(
     ["run", join(dir, "task.yaml"), "--agent", "codex:scripted", "--base-url", `${server.url}/v1`, "--json"],
-    { timeoutMs: 110_000 },
+    // From the task's folder: its store is ./.loopgate there (the tests read run folders in it).
+    { cwd: dir, timeoutMs: 110_000 },
   );
   return { r, envelope: parseStdout<{ run_id: string; status: string; claims: { text: string }[] }>(r) };
 }

@@ -84,7 +84,7 @@ export const ACCEPTANCE = [
   "tasks/crlf/task.yaml#heldout-crlf",
   "tasks/unknown-column/task.yaml#heldout-unknown",
 ];
-/** The settlement phases of one governed turn, in the order seed 001 §2 gives them (every kind of turn). */
+/** The settlement phases of one governed turn, in settlement order (every kind of turn). */
 export const SETTLED = [
   "turn_bound",
   "turn_effect_prepared",

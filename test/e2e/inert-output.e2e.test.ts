@@ -64,7 +64,8 @@ describe("status of a run that has not finished (issue 9, case 1)", () => {
     expect(r.stdout).toContain("RUNNING");
     // No lease in this log (a run from an older loopgate): status says so and how to continue it.
     expect(r.stdout).toContain("not finished");
-    expect(r.stdout).toContain("loopgate resume 20261201-000000-abcdef");
+    // As the user started it (here `node bin/loopgate.js`), with the run's id.
+    expect(r.stdout).toMatch(/loopgate(\.js)? resume 20261201-000000-abcdef/);
     const j = await loopgate(["status", "20261201-000000-abcdef", "--store", store, "--json"]);
     expect(j.code).toBe(3);
     expect(JSON.parse(j.stdout)).toMatchObject({ status: "RUNNING", finished: false });

@@ -1,4 +1,4 @@
-// `loopgate runs`, `status` and `events` read back what `run` recorded (README: "runs, status, events").
+// `loopgate runs`, `status` and `events` read back what `run` recorded (docs/guides/runs.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Envelope, exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 

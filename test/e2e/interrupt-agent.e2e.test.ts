@@ -136,7 +136,7 @@ describe("interrupting the built-in agent", () => {
   // npx runs loopgate through `sh -c`, and npm forwards the SIGINT it gets, so loopgate sees Ctrl-C twice
   // (it must not take the copy for a second press). Debian's /bin/sh (dash) then reports its child's
   // orderly exit 2 as its own death by SIGINT (130); bash does not, hence the script shell here and
-  // the README's advice (npm link, or npm's script-shell set to bash).
+  // the advice of docs/guides/your-repository.md (npm link, or npm's script-shell set to bash).
   it("through npx loopgate, Ctrl-C to the process group records the interrupt and exits 2", async () => {
     const task = writeTask(TASK);
     const dir = tempDir();

@@ -36,7 +36,11 @@ describe("a run recorded in PostgreSQL", () => {
 
   it("finishes SUCCESS and leaves no folder named after the URL", () => {
     expect(env.status).toBe("SUCCESS");
-    expect(readdirSync(cwd)).toEqual([]);
+    // Beside a PostgreSQL log the run folders live in this machine's ./.loopgate (the one store rule),
+    // which holds no SQLite log.
+    expect(readdirSync(cwd)).toEqual([".loopgate"]);
+    expect(readdirSync(join(cwd, ".loopgate", "runs"))).toEqual([env.run_id]);
+    expect(existsSync(join(cwd, ".loopgate", "events.db"))).toBe(false);
   });
 
   it("is listed by `runs`, rebuilt by `status` and read back by `events` from the same URL", async () => {

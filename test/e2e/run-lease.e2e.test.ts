@@ -108,7 +108,8 @@ describe("a run has an owner", () => {
     );
     expect(info.status).toBe("RUNNING");
     expect(info.owner).toMatchObject({ pid: killedPid, alive: false });
-    expect(info.hint).toContain(`loopgate resume ${runId}`);
+    // As the user started it (here `node bin/loopgate.js`), with the run's id.
+    expect(info.hint).toMatch(new RegExp(`loopgate(\\.js)? resume ${runId}`));
     const resumed = await loopgate(
       ["resume", runId, "--store", store, "--builder-env", "LEASE_TEST_SLOW", "--json"],
       { env: { LEASE_TEST_SLOW: "0" } },

@@ -71,14 +71,20 @@ describe("what loopgate keeps cannot hurt the host", () => {
     await rm(t.dir, { recursive: true, force: true });
   });
 
-  it("a set-uid file whose name is not valid UTF-8 is cleared too (the tree is walked by raw bytes)", async () => {
+  // Was: the name was an unsupported_entry. It is a name like any other now: the set-uid bit is the finding.
+  it("a set-uid file whose name is not valid UTF-8 is cleared too (addressed by its raw bytes)", async () => {
     const t = await makeTask({ taskYaml, repo: { "lib/answer.sh": "echo 41\n" } });
     const builder = commandBuilder(
       `python3 -c "import os; p = b'lib/\\xff.bin'; open(p, 'w').write('x'); os.chmod(p, 0o4755)"`,
     );
     const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
     expect(env.status).toBe("ESCALATED");
-    expect(env.findings.some((f) => f.code === "unsupported_entry")).toBe(true);
+    expect(env.findings.map((f) => [f.code, f.severity, f.path])).toContainEqual([
+      "privileged_mode_bit",
+      "blocking",
+      "lib/\uDCFF.bin",
+    ]);
+    expect(env.findings.some((f) => f.code === "unsupported_entry")).toBe(false);
     const ws = Buffer.from(join(storeDir, "runs", env.run_id, "workspace", "lib"));
     const names = readdirSync(ws, { encoding: "buffer" });
     const odd = names.find((n) => n.includes(0xff));

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SelftestReport } from "../../src/selftest/run-selftest.js";
@@ -50,17 +50,24 @@ describe("loopgate selftest", () => {
     expect(elapsed).toBeLessThan(60_000);
   }, 120_000);
 
-  it("a README missing a command fails documentation → NOT_READY, exit 2, with the table on stdout", async () => {
-    const readme = join(tempDir(), "README.md");
-    const text = readFileSync(join(ROOT, "README.md"), "utf8");
-    writeFileSync(readme, text.replaceAll("loopgate status RUN", "loopgate state RUN"));
+  it("docs missing a command fail documentation → NOT_READY, exit 2, with the table on stdout", async () => {
+    // A copy of the README and docs/ with one command renamed everywhere: LOOPGATE_SELFTEST_README points at
+    // the copy's README, and the docs/ folder beside it is read.
+    const dir = tempDir();
+    cpSync(join(ROOT, "README.md"), join(dir, "README.md"));
+    cpSync(join(ROOT, "docs"), join(dir, "docs"), { recursive: true });
+    const pages = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => p.endsWith(".md"));
+    for (const p of pages) {
+      const text = readFileSync(join(dir, p), "utf8");
+      writeFileSync(join(dir, p), text.replaceAll("loopgate status RUN", "loopgate state RUN"));
+    }
     const r = await loopgate(["selftest"], {
-      env: { ...NO_PROVIDER, LOOPGATE_SELFTEST_README: readme },
+      env: { ...NO_PROVIDER, LOOPGATE_SELFTEST_README: join(dir, "README.md") },
       timeoutMs: 110_000,
     });
     expect(r.code, show(r)).toBe(2);
     expect(r.stdout).toMatch(
-      /^documentation\s+FAIL\s+\d+\/15\s+✗ README shows every command.*loopgate status RUN/m,
+      /^documentation\s+FAIL\s+\d+\/15\s+✗ README and docs show every command.*loopgate status RUN/m,
     );
     expect(r.stdout).toMatch(/^live operation\s+NOT_VERIFIABLE\s+0\/10/m);
     expect(r.stdout).toMatch(/→ NOT_READY \(exit 2\)/);

@@ -1,6 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffObservations } from "../../src/core/observation.js";
@@ -61,15 +69,29 @@ describe("WorkspaceObserver", () => {
     expect(o.entries).toEqual([{ path: "pipe", type: "other", mode: 0o600, size: 0, hash: "" }]);
   });
 
-  it("records a name that is not valid UTF-8 as other", async () => {
+  // Was: recorded as "other" under a lossy name (U+FFFD), so it was never carried. A name is a name.
+  it("observes a name that is not valid UTF-8 like any other, under its encoded path", async () => {
     const root = tmp();
-    writeFileSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe])]), "x");
+    const raw = (s: string, ...b: number[]) => Buffer.concat([Buffer.from(s), Buffer.from(b)]);
+    writeFileSync(raw(`${root}/bad-`, 0xff, 0xfe), "x");
+    writeFileSync(raw(`${root}/bad-`, 0xff, 0xfd), "z");
+    mkdirSync(raw(`${root}/d`, 0xe9));
+    writeFileSync(raw(`${root}/d`, 0xe9, 0x2f, 0x66), "in");
+    symlinkSync(raw("t", 0xe9), raw(`${root}/l`, 0xe9));
     writeFileSync(path.join(root, "good"), "y");
     const o = await new WorkspaceObserver(root).observe();
-    expect(o.entries.map((e) => [e.path, e.type])).toEqual([
-      ["bad-\uFFFD\uFFFD", "other"],
-      ["good", "file"],
+    expect(o.entries.map((e) => [e.path, e.type, e.hash, e.target])).toEqual([
+      ["bad-\uDCFF\uDCFD", "file", sha("z"), undefined],
+      ["bad-\uDCFF\uDCFE", "file", sha("x"), undefined],
+      ["d\uDCE9", "dir", "", undefined],
+      ["d\uDCE9/f", "file", sha("in"), undefined],
+      ["good", "file", sha("y"), undefined],
+      ["l\uDCE9", "symlink", sha(raw("t", 0xe9)), "t\uDCE9"],
     ]);
+    // Changing the file behind the odd name is a change like any other.
+    writeFileSync(raw(`${root}/d`, 0xe9, 0x2f, 0x66), "changed");
+    const again = await new WorkspaceObserver(root).observe();
+    expect(diffObservations(o, again).modified).toEqual(["d\uDCE9/f"]);
   });
 
   it("hashes each file once while its stat is unchanged", async () => {

@@ -14,7 +14,7 @@ const toolCallSchema = z
   })
   .strict();
 
-/** One model response of a scripted model file (DESIGN.md "Scripted model file"). */
+/** One model response of a scripted model file (docs/reference/model-server.md, the scripted model file). */
 export const ScriptedResponseSchema = z
   .object({
     text: z.string().default(""),

@@ -59,6 +59,9 @@ async function runBash(args: z.infer<typeof schema>, ctx: ToolContext): Promise<
       writable: [ws],
       readonly: [],
       env: scrubbedEnv({ home: "/tmp" }),
+      ...(ctx.dependencies?.length
+        ? { dependencies: ctx.dependencies.map((d) => ({ source: d.source, target: `${ws}/${d.path}` })) }
+        : {}),
       network: ctx.network,
       timeoutMs,
       maxOutputBytes: BASH_OUTPUT_CHARS,

@@ -10,6 +10,8 @@ export interface ToolContext {
   network: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Shared dependency folders (`path` relative to the workspace), mounted read-only in bash's sandbox. */
+  dependencies?: readonly { source: string; path: string }[];
 }
 
 /** The context of one call: the run's, plus the call's id (a tool's facts name the call they came from). */

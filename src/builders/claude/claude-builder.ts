@@ -220,6 +220,7 @@ export class ClaudeBuilder implements Builder {
             dirname(ctx.promptFile),
           ],
           ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
+          ...(ctx.dependencies?.length ? { dependencies: ctx.dependencies } : {}),
           env: scrubbedEnv({
             home: this.home,
             allow: ctx.allowEnv,

@@ -241,6 +241,7 @@ export class CodexBuilder implements Builder {
           writable: [ctx.workspace, this.home],
           readonly: [...ctx.mounts, ...codex.mounts, this.hooksDir, this.config],
           ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
+          ...(ctx.dependencies?.length ? { dependencies: ctx.dependencies } : {}),
           env,
           network: true,
           timeoutMs: 24 * 3600_000,

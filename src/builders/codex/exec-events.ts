@@ -7,7 +7,7 @@ import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
  * `command_execution {command, aggregated_output, exit_code, status}`, `file_change {changes:
  * [{path, kind}], status}`, `agent_message {text}`, `reasoning`, `error`…, `turn.completed
  * {usage}`, `turn.failed {error}`, `error {message}`). These facts are what Codex's runtime
- * reported (origin agent_runtime in DESIGN.md terms): good for an audit and step appraisal when
+ * reported (origin agent_runtime): good for an audit and step appraisal when
  * it ran in loopgate's sandbox, never for the verdict, which only the gates decide. The final
  * agent message is a claim.
  */

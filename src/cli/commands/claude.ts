@@ -5,11 +5,10 @@ import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import { resolveProgram } from "../../sandbox/environment.js";
+import { storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
-import { formatEnvelope } from "../format.js";
-import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
-import { executeRun, type RunFlags } from "./run-common.js";
+import { executeRun, type RunFlags, verdictText } from "./run-common.js";
 
 /** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
 export const CLAUDE_BLOCK_CAP = 8;
@@ -26,7 +25,7 @@ export const CLAUDE_PROVIDER_ENV = [
 /**
  * The claude binary: $LOOPGATE_CLAUDE_BIN, else `claude` on PATH, else the one installed beside loopgate.
  * A binary that is not there is returned as named: the builder's preflight then ends the run as a
- * TOOL_FAILURE whose reason names it and how to install it (a builder that cannot start, README).
+ * TOOL_FAILURE whose reason names it and how to install it (a builder that cannot start, docs/explanation/sandbox.md).
  */
 export function findClaude(): string {
   const given = process.env.LOOPGATE_CLAUDE_BIN;
@@ -78,7 +77,7 @@ export async function claudeCommand(
       { maxAttempts },
     );
     if (flags.json) io.out(`${JSON.stringify(env, null, 2)}\n`);
-    else io.out(`${formatEnvelope(env)}\naudit trail: ${cliName()} events ${env.run_id}\n`);
+    else io.out(verdictText(env, storeFrom(flags.store)));
     return exitCodeOf(env.status);
   } finally {
     await builder.dispose();

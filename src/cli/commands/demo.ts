@@ -11,6 +11,7 @@ import { storeFrom } from "../context.js";
 import { formatDoctor } from "../doctor.js";
 import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
+import { shellWord } from "../store-location.js";
 import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
 import { diagnose, gateProgram } from "./doctor.js";
 import { executeRun, type RunFlags } from "./run-common.js";
@@ -80,12 +81,12 @@ function explain(env: Envelope): string {
 
 /** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
 export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
-  const where = flags.store === undefined ? null : storeFrom(flags.store, ".");
+  const where = flags.store === undefined ? null : storeFrom(flags.store);
   // The demo's runs keep their folders beside the bundled examples when the log is elsewhere: inside
   // loopgate's own install, which may be read-only and is no place for run folders.
   if (where?.kind === "postgres")
     throw new InputError(
-      `loopgate demo runs the bundled examples into a throwaway folder; it does not take a PostgreSQL store (${where.label}), whose run folders would be written inside loopgate's install: leave --store out or give a folder, and try PostgreSQL with \`loopgate run TASK --store ${where.label}\``,
+      `loopgate demo runs the bundled examples into a throwaway folder; it does not take a PostgreSQL store (${where.label}), whose run folders would be written inside loopgate's install: leave --store out or give a folder, and try PostgreSQL with \`run\` on a task of your own and --store ${where.label}`,
       "loopgate demo --store",
     );
   // Without a sandbox every row would be a TOOL_FAILURE: say why, as `loopgate doctor` does, instead.
@@ -158,7 +159,7 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
     io.out(`\n${demoConclusion(rows)}\n`);
     if (skipped.length) io.out(`Skipped: ${skipped.join("; ")}.\n`);
     const forged = rows.find((r) => r.expected === "not SUCCESS") ?? rows[0];
-    io.out(`Inspect one: ${cliName()} events ${forged?.run_id ?? "RUN"} --store ${store}\n`);
+    if (forged) io.out(`Inspect one: ${cliName()} events ${forged.run_id} --store ${shellWord(store)}\n`);
   }
   if (rows.some((r) => r.status === "TOOL_FAILURE")) return 2;
   return rows.every((r) => r.ok) ? 0 : 1;

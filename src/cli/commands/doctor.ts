@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
+import { privilegeSummary, sandboxUser } from "../../sandbox/sandbox-user.js";
 import { PG_SCHEMA_VERSION } from "../../store/pg-schema.js";
 import {
   integrityProblems,
@@ -84,9 +85,19 @@ export function gateProgram(name: string): string | null {
 
 const GATE_VISIBLE = ["/usr/", "/bin/", "/sbin/"];
 
+/** Who loopgate runs as, and who sandboxed code then runs as. */
+function probePrivileges(): NonNullable<DoctorFacts["privileges"]> {
+  const caller = process.geteuid?.() ?? -1;
+  try {
+    return { detail: privilegeSummary(sandboxUser(), caller), error: null };
+  } catch (e) {
+    return { detail: "", error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
 /** Probes this machine: programs on PATH, the sandbox self-test, the store, provider settings. */
 export async function probeDoctor(flags: { store?: string } = {}): Promise<DoctorFacts> {
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const path = process.env.PATH ?? "";
   const find = (p: string) => resolveProgram(p, process.cwd(), path);
   const bwrap = findBwrap();
@@ -106,6 +117,7 @@ export async function probeDoctor(flags: { store?: string } = {}): Promise<Docto
     },
     gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
     sandboxSelfTest: selfTest,
+    privileges: probePrivileges(),
     store: where.kind === "folder" ? await probeFolder(where.dir) : storeWritable(where.dir),
     ...(where.kind === "postgres" ? { postgres: await probePostgres(where.url, where.label) } : {}),
     env: {

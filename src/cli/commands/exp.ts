@@ -29,10 +29,12 @@ export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags)
   if (!manifestPath) throw new InputError("missing MANIFEST; see loopgate --help", "loopgate exp run");
   const source = loadManifest(manifestPath);
   const plan = planExperiment(source);
-  const where = storeFrom(flags.store, join(source.dir, ".loopgate"));
-  if (where.kind === "postgres")
+  const where = storeFrom(flags.store);
+  // A PostgreSQL store from $LOOPGATE_STORE is the other commands' business: exp keeps its logs in the
+  // local folder (./.loopgate). Given on the command line, it is refused.
+  if (where.kind === "postgres" && where.source === "flag")
     throw new InputError(
-      `exp keeps a SQLite log per run under the experiment's folder (every arm, task and seed apart, so runs cannot see each other); it does not take a PostgreSQL store (${where.label}): give --store a folder, or leave it out (.loopgate/ beside the manifest)`,
+      `exp keeps a SQLite log per run under the experiment's folder (every arm, task and seed apart, so runs cannot see each other); it does not take a PostgreSQL store (${where.label}): give --store a folder, or leave it out (the nearest .loopgate/ walking up, else ./.loopgate/)`,
       "loopgate exp run --store",
     );
   const storeDir = where.dir;

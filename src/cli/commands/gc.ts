@@ -37,7 +37,7 @@ export async function gcCommand(
       "--older-than",
     );
   const keep = flags.keep ?? 0;
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const dir = where.dir;
   const store = await openStore(where, false);
   try {
@@ -60,6 +60,8 @@ export async function gcCommand(
     for (const k of r.kept) kept.set(k.why, (kept.get(k.why) ?? 0) + 1);
     for (const [why, n] of kept) io.out(`kept ${n} run(s): ${why}\n`);
     for (const u of r.unknown_folders) io.out(`left alone (no run of this log names it): ${u}\n`);
+    for (const d of r.dependencies_removed)
+      io.out(`${verb} shared dependency copy ${d} (no kept run uses it)\n`);
     io.out(
       database
         ? `${r.dry_run ? "dry run: would free" : "freed"} ${formatBytes(r.freed_bytes)} (${r.freed_bytes} bytes) from ${r.removed.length} run folder(s) on this machine in ${dir}\n`

@@ -1,14 +1,14 @@
 import { InputError } from "../../core/errors.js";
 import { TurnLeaseHeldError } from "../../core/goal/turn/index.js";
 import { revertAcceptedChange } from "../../runner/goal/compensation.js";
-import { cliName } from "../invocation.js";
+import { hintCommand, hintsFor } from "../hints.js";
 import type { CommandIO } from "../io.js";
-import { goalFolderStore, guarded, withStore } from "./goal.js";
+import { goalFolderStore, goalStore, guarded, withStore } from "./goal.js";
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
  * `loopgate goal revert GOAL REVISION NEW_TODO --content TEXT --class CLASS [--task FILE] --reason TEXT`:
- * rolls an accepted change back as a compensation (seed 001 §3) — a revert commit on the goal workspace,
+ * rolls an accepted change back as a compensation — a revert commit on the goal workspace,
  * the successor todo and the `change_compensated` receipt in one goal append. History is never rewritten.
  */
 export async function goalRevertCommand(
@@ -41,7 +41,7 @@ export async function goalRevertCommand(
           );
         else
           io.out(
-            `reverted ${r.reverted.slice(0, 12)}: commit ${r.revert_revision.slice(0, 12)}${r.reused_commit ? " (found on the branch from an earlier try)" : ""} is the goal's revision; ${r.successor_id} takes the work over\nrecorded: ${r.events.join(", ")}\nnext: ${cliName()} goal status ${goalId} --store ${dir}\n`,
+            `reverted ${r.reverted.slice(0, 12)}: commit ${r.revert_revision.slice(0, 12)}${r.reused_commit ? " (found on the branch from an earlier try)" : ""} is the goal's revision; ${r.successor_id} takes the work over\nrecorded: ${r.events.join(", ")}\nnext: ${hintCommand(hintsFor(goalStore(flags)), `goal status ${goalId}`)}\n`,
           );
         return 0;
       } catch (e) {

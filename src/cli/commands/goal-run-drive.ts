@@ -31,7 +31,8 @@ export interface GoalRunDeps {
  */
 export async function driveGoalRun(
   io: CommandIO,
-  goal: { goalId: string; agentId: string; storeArg: string },
+  /** `storeArg`: what the hints add (`--store …`, or nothing); `store`: the closing `store: …` line. */
+  goal: { goalId: string; agentId: string; storeArg: string; store?: string },
   opts: { json: boolean; mode: RunMode },
   deps: GoalRunDeps,
 ): Promise<number> {
@@ -45,7 +46,7 @@ export async function driveGoalRun(
     { goalId: goal.goalId, agentId: goal.agentId, mode: opts.mode, signal: deps.signal, onEvent },
   );
   if (opts.json) io.out(`${JSON.stringify(summaryJson(goal.goalId, r))}\n`);
-  else io.out(closingWords(goal.goalId, goal.storeArg, r));
+  else io.out(`${closingWords(goal.goalId, goal.storeArg, r)}${goal.store ? `${goal.store}\n` : ""}`);
   return r.code;
 }
 

@@ -3,9 +3,11 @@ import type { RunMode } from "../../core/goal/turn/index.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import { realSleep } from "../../runner/goal/schedule/goal-loop.js";
 import { storeGoals, storeProbe } from "../../runner/goal/schedule/schedule-probe.js";
+import { storeLine } from "../hints.js";
 import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
-import { goalStore, guarded, storeFlag, withStore } from "./goal.js";
+import { storeHintArg } from "../store-location.js";
+import { goalStore, guarded, withStore } from "./goal.js";
 import { driveGoalRun, driveScheduler } from "./goal-run-drive.js";
 import { plannerFor } from "./goal-tick.js";
 import { goalTickFor } from "./goal-turn-host.js";
@@ -48,7 +50,8 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
           {
             goalId,
             agentId: view.agent.agent_id,
-            storeArg: flags.store ? `--store ${storeFlag(where)}` : "",
+            storeArg: storeHintArg(where).trim(),
+            store: storeLine(where),
           },
           { json: flags.json === true, mode },
           {

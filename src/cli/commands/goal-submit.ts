@@ -2,7 +2,7 @@ import { InputError } from "../../core/errors.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import type { JobOptions } from "../../store/run-queue.js";
 import { storeFrom } from "../context.js";
-import { cliName } from "../invocation.js";
+import { hintCommand, hintsFor } from "../hints.js";
 import type { CommandIO } from "../io.js";
 import { guarded } from "./goal.js";
 import type { RunFlags } from "./run-common.js";
@@ -21,11 +21,10 @@ export async function goalSubmitCommand(
   goalId: string,
   flags: RunFlags & { json?: boolean },
 ): Promise<number> {
-  const where = storeFrom(flags.store, ".loopgate");
-  const lg = cliName();
+  const where = storeFrom(flags.store);
   if (where.kind !== "postgres")
     throw new InputError(
-      `goal submit enqueues turns on the run queue, which lives in PostgreSQL: give --store postgres://USER@HOST[:PORT]/DATABASE; to advance ${goalId} from this folder, run ${lg} goal run ${goalId} --store ${where.label}`,
+      `goal submit enqueues turns on the run queue, which lives in PostgreSQL: give --store postgres://USER@HOST[:PORT]/DATABASE; to advance ${goalId} from this folder, run ${hintCommand(hintsFor(where), `goal run ${goalId}`)}`,
       "loopgate goal submit",
     );
   const options: JobOptions = { cwd: process.cwd() };
@@ -47,7 +46,7 @@ export async function goalSubmitCommand(
         io.out(`${r.job.jobId}\n`);
         io.err(
           fresh
-            ? `queued the next turn of goal ${goalId} (${view.runtimeState}); ${lg} worker --store ${where.label} runs it\n`
+            ? `queued the next turn of goal ${goalId} (${view.runtimeState}); ${hintCommand(hintsFor(where), "worker")} runs it\n`
             : `goal ${goalId} already has a turn queued (${r.job.jobId}); nothing added\n`,
         );
       }

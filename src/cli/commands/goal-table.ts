@@ -2,7 +2,7 @@ import { LoopgateError } from "../../core/errors.js";
 import type { CommandSpec } from "../command-spec.js";
 import type { FlagName, FlagValues } from "../flags.js";
 
-// The goal control plane's commands (seed 001): goal, goals, todo, gate. Spread into COMMANDS.
+// The goal control plane's commands: goal, goals, todo, gate. Spread into COMMANDS.
 
 // biome-ignore lint/suspicious/noExplicitAny: each handler declares the flag shape it reads
 const f = (v: FlagValues): any => v;
@@ -72,11 +72,11 @@ export const GOAL_COMMANDS: readonly CommandSpec[] = [
       "loopgate goal run GOAL [--once | --until-idle] [--store DIR] [--json] [--model SPEC | --builder CMD | --oracle | --noop] [--planner-model SPEC] [options]",
       "loopgate goal submit GOAL --store postgres://… [--model SPEC | --builder CMD | --oracle | --noop] [options] [--json]",
     ],
-    about: `A goal carries work across many turns, people and restarts (seed 001): a todo graph, decision gates,
+    about: `A goal carries work across many turns, people and restarts: a todo graph, decision gates,
 a budget, and a workspace loopgate owns (a git repository in the store; every accepted change is a commit).
 new: validates the goal file, copies its workspace folder into <store>/goals/GOAL/workspace, git-initialises
-  it and records the goal (store: --store, else .loopgate/ beside the goal file; with a PostgreSQL store
-  the repository's first commit is packed into the database instead).
+  it and records the goal (with a PostgreSQL store the repository's first commit is packed into the
+  database instead).
 status: the todos as a tree with status symbols, the gates and whom they wait on, the runtime state, the
   frontier gaps that keep it from closing, the budget used and the single next action.
 next: the interaction contract: what may run now, or who must act, and why.
@@ -93,7 +93,7 @@ revert: rolls an accepted change (a revision a turn or todo wrote back) back as 
   refused while a turn is unsettled, for a revision that is no accepted change, a second time, or when the
   revert does not apply on the current revision. A revert interrupted after its commit is finished by
   running it again (the commit is found by its trailer and reused).
-tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tick answers busy: "turn in
+tick: one governed turn under the goal's turn lease (a second tick answers busy: "turn in
   progress by … until …"): binds goal/agent/turn to the selected advancement todo and the revision, then
   settles it, each phase a goal-stream fact: host_execute (the todo's task on a copy of that revision,
   the goal's builder unless one is given), typed_result, validation (a receipt only for a SUCCESS),
@@ -104,7 +104,7 @@ tick: one governed turn (seed 001 §2) under the goal's turn lease (a second tic
   (blocked_health). Prints each phase, the result and the next wake-up (--json: the outcome on stdout,
   the phases on stderr). The goal waiting (no advancement todo selected, or a person to decide first), a
   due monitor's poll is the turn (its argv run from the goal file's folder); a replan obligation is a
-  planner turn, an exhausted frontier an acceptance turn (README: Monitors and replan). The planner's
+  planner turn, an exhausted frontier an acceptance turn (docs/guides/goals.md#monitors-and-replan). The planner's
   model: --planner-model SPEC, else the goal file's planner: { model }, else --model, else the builder's
   model; without one a replan obligation waits for an operator (idle, and it says so).
 run: governed turns one at a time until the goal is terminal, stopped, waiting on a person or throttled,
@@ -119,7 +119,8 @@ submit: queues the goal's next turn (a job of kind "goal turn") in a PostgreSQL 
   the goal is terminal, stopped or waiting on a person; a person's write to the goal (gate approve, todo add,
   goal resume, …) then queues its next turn again. One turn per goal
   is queued at a time. The run flags given are carried to every turn's run.
-Store for everything but new: --store DIR|postgres://…, else $LOOPGATE_STORE, else ./.loopgate. With a
+Store, for every goal command: --store DIR|postgres://…, else the nearest .loopgate/ walking up from the
+  current folder, else $LOOPGATE_STORE, else ./.loopgate/. With a
   PostgreSQL store the goal's workspace lives in the database (its git objects, packed), and each host keeps
   its run folders and a cache of the repository in the local folder (.loopgate/, or a worker's --work-dir).`,
     flags: [

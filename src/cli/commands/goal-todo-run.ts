@@ -8,7 +8,7 @@ import { openGoal } from "../../runner/goal/goal-service.js";
 import { GoalTaskError, goalTaskFile } from "../../runner/goal/goal-tasks.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope } from "../format.js";
-import { cliName } from "../invocation.js";
+import { hintCommand, hintsFor, storeLine } from "../hints.js";
 import type { CommandIO } from "../io.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 import { chooseBuilder, executeRun, type RunFlags } from "./run-common.js";
@@ -43,7 +43,7 @@ export async function todoRunCommand(
     if (!todo) throw new DomainError(`goal ${goalId} has no todo ${todoId}`);
     if (view.activation === "stopped")
       throw new DomainError(
-        `goal ${goalId} is stopped (runtime state paused): a stopped goal runs no work; resume it first (${cliName()} goal resume ${goalId})`,
+        `goal ${goalId} is stopped (runtime state paused): a stopped goal runs no work; resume it first (${hintCommand(hintsFor(where), `goal resume ${goalId}`)})`,
       );
     if (todo.class !== "advancement_task" || !todo.task)
       throw new DomainError(`${todoId} is a ${todo.class}: only an advancement_task has a task to run`);
@@ -73,12 +73,14 @@ export async function todoRunCommand(
     });
     if (flags.json) io.out(`${JSON.stringify(env, null, 2)}\n`);
     else {
-      io.out(`${formatEnvelope(env)}\n`);
+      const hints = hintsFor(where);
+      io.out(`${formatEnvelope(env, hints)}\n`);
       io.out(
         env.status === "SUCCESS"
-          ? `evidence: ${cliName()} todo done ${goalId} ${todoId} --evidence ${env.run_id} --store ${where.label}\n`
-          : `not evidence (${env.status}); audit trail: ${cliName()} events ${env.run_id} --store ${where.label}\n`,
+          ? `evidence: ${hintCommand(hints, `todo done ${goalId} ${todoId} --evidence ${env.run_id}`)}\n`
+          : `not evidence (${env.status}); audit trail: ${hintCommand(hints, `events ${env.run_id}`)}\n`,
       );
+      io.out(`${storeLine(where)}\n`);
     }
     return exitCodeOf(env.status);
   });

@@ -7,7 +7,7 @@ import { expectedRevision, goalStore, guarded, printWrite, withStore } from "./g
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
- * `loopgate goal vision show|patch|unchanged|close GOAL [NEW_TODO]` (seed 001 §3): the operator's answer to
+ * `loopgate goal vision show|patch|unchanged|close GOAL [NEW_TODO]`: the operator's answer to
  * a replan obligation, under the same real-delta rule as a planner turn: a patch needs a todo with it,
  * closing needs a successor, and nothing at all is refused here (an operator has nothing to record).
  */

@@ -11,6 +11,7 @@ import { loadGoalFile } from "../../runner/goal/load-goal.js";
 import type { EventStore } from "../../store/event-store.js";
 import type { StoreLocation } from "../../store/open-store.js";
 import { openStore, storeFrom } from "../context.js";
+import { hintCommand, hintsFor, pasteable, storeLine } from "../hints.js";
 import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { formatContract, formatGoalStatus } from "./goal-format.js";
@@ -25,17 +26,13 @@ export interface GoalFlags {
 }
 
 /**
- * A goal's store: --store, else $LOOPGATE_STORE, else the folder `fallback`. A folder keeps the SQLite log
- * and the goal's git workspace beside it; a Postgres store keeps both in the database (the workspace's
- * objects in its content store, see runner/goal/goal-repo.ts), and `fallback` is then only this host's
- * local folder (run folders, the goal's cache repository).
+ * A goal's store, by the one rule every command uses (cli/store-location.ts): --store, else the nearest
+ * `.loopgate/` walking up, else $LOOPGATE_STORE, else ./.loopgate. A folder keeps the SQLite log and the
+ * goal's git workspace beside it; a Postgres store keeps both in the database (the workspace's objects in
+ * its content store, see runner/goal/goal-repo.ts), and the local folder is then only this host's (run
+ * folders, the goal's cache repository).
  */
-export function goalLocation(flag: string | undefined, fallback: string): StoreLocation {
-  return storeFrom(flag, fallback);
-}
-
-/** The store of every goal command but `goal new`: --store, else $LOOPGATE_STORE, else ./.loopgate. */
-export const goalStore = (flags: { store?: string }) => goalLocation(flags.store, ".loopgate");
+export const goalStore = (flags: { store?: string }) => storeFrom(flags.store);
 /**
  * The folder store of a goal command that works on the goal's local workspace directly (revert: its
  * commit is made in the folder's repository): a PostgreSQL store is refused with what to use instead,
@@ -78,12 +75,12 @@ export async function guarded(
         io.out(
           `${JSON.stringify({ error: "needs_rebase", goal: e.goalId, expected: e.expected, current_revision: e.current })}\n`,
         );
-      io.err(`loopgate: ${e.message}\n`);
+      io.err(`loopgate: ${pasteable(e.message)}\n`);
       return 3;
     }
     if (e instanceof DomainError || e instanceof EvidenceError) {
       if (json) io.out(`${JSON.stringify({ error: e.code, message: e.message })}\n`);
-      io.err(`loopgate: refused: ${e.message}\n`);
+      io.err(`loopgate: refused: ${pasteable(e.message)}\n`);
       return 1;
     }
     throw e;
@@ -108,7 +105,7 @@ export async function withStore<T>(
 export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFlags): Promise<number> {
   const loaded = loadGoalFile(file);
   const id = loaded.goal.id;
-  const where = goalLocation(flags.store, join(loaded.dir, ".loopgate"));
+  const where = goalStore(flags);
   const storeDir = where.dir;
   const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
   const acceptance = acceptanceItems(loaded);
@@ -121,7 +118,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
     withStore(where, true, async (store) => {
       if ((await store.readStream(goalStream(id), { limit: 1 })).length > 0)
         throw new InputError(
-          `a goal ${id} already exists in ${where.label}; see ${cliName()} goal status ${id} --store ${storeFlag(where)}`,
+          `a goal ${id} already exists in ${where.label}; see ${hintCommand(hintsFor(where), `goal status ${id}`)}`,
           file,
         );
       const repo = goalRepo(store, storeDir);
@@ -148,7 +145,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
           );
         else
           io.out(
-            `goal ${id} created: ${todos.length} todos, workspace ${ws} at revision ${revision.slice(0, 12)}\nnext: ${cliName()} goal status ${id} --store ${storeFlag(where)}\n`,
+            `goal ${id} created: ${todos.length} todos, workspace ${ws} at revision ${revision.slice(0, 12)}\nnext: ${hintCommand(hintsFor(where), `goal status ${id}`)}\n${storeLine(where)}\n`,
           );
         return 0;
       } catch (e) {
@@ -237,9 +234,6 @@ export async function goalCloseCommand(
   );
 }
 
-/** How a store is given back on a command line: the folder, or the URL as typed (its password masked). */
-export const storeFlag = (where: StoreLocation) => (where.kind === "postgres" ? where.label : where.dir);
-
 /** Prints the result of a goal write. */
 export function printWrite(
   io: CommandIO,
@@ -280,7 +274,9 @@ export async function goalsCommand(io: CommandIO, flags: GoalFlags): Promise<num
     }
     if (flags.json) io.out(`${JSON.stringify(rows, null, 2)}\n`);
     else if (rows.length === 0)
-      io.out(`no goals in ${dir}; create one with ${cliName()} goal new GOAL_FILE\n`);
+      io.out(
+        `no goals in ${dir}; create one from a goal file with \`${cliName()} goal new\` (see its --help)\n`,
+      );
     else
       for (const r of rows)
         io.out(

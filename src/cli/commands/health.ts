@@ -15,7 +15,7 @@ export async function healthCommand(
   now: () => Date = () => new Date(),
 ): Promise<number> {
   const days = flags.days;
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const store = await openStore(where, "read");
   try {
     const since = days === undefined ? null : now().getTime() - days * 86_400_000;

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   type HookReply,
   parseHookInput,
@@ -97,8 +97,20 @@ export async function localStop(
   const input = parsed.input;
   if (input.hook_event_name !== "Stop") return blockFor(`expected a Stop hook, got ${input.hook_event_name}`);
   const loaded = loadTask(taskPath);
-  const where = storeFrom(storeFlag, join(loaded.dir, ".loopgate"));
-  const storeDir = where.dir;
+  const where = storeFrom(storeFlag);
+  // A store inside the folder it verifies would be copied into its own run and reachable by the agent:
+  // a folder store there is refused; beside a PostgreSQL log (whose local folder is ./.loopgate of the
+  // session, where Claude Code runs its hooks) the run folders go beside the task file instead.
+  const work = resolve(input.cwd ?? process.cwd());
+  const within = (dir: string) => {
+    const rel = relative(work, dir);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  };
+  const storeDir = where.kind === "postgres" && within(where.dir) ? join(loaded.dir, ".loopgate") : where.dir;
+  if (within(storeDir))
+    return blockFor(
+      `its store ${storeDir} lies inside the session's folder ${work}; install the hooks again with --store DIR outside it`,
+    );
   const store = await openStore(where, true);
   try {
     const file = sessionFile(storeDir, input.session_id);
@@ -167,8 +179,8 @@ export async function localPostTool(
   const input = parsed.input;
   if (input.hook_event_name !== "PostToolUse" && input.hook_event_name !== "PostToolUseFailure")
     return { exit_code: 0, stdout: "", stderr: "" };
-  const loaded = loadTask(taskPath);
-  const store = await openStore(storeFrom(storeFlag, join(loaded.dir, ".loopgate")), true);
+  const _loaded = loadTask(taskPath);
+  const store = await openStore(storeFrom(storeFlag), true);
   try {
     const stream = sessionStream(input.session_id);
     const data = toolFact(input, 1);

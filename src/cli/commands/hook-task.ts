@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { currentPlan } from "../../agent/todo/plan.js";
 import {
   goalAtStop,
@@ -54,7 +54,7 @@ export async function localTaskCompleted(
   const input = parsed.input;
   if (input.hook_event_name !== "TaskCompleted") return { exit_code: 0, stdout: "", stderr: "" };
   const loaded = loadTask(taskPath);
-  const store = await openStore(storeFrom(storeFlag, join(loaded.dir, ".loopgate")), true);
+  const store = await openStore(storeFrom(storeFlag), true);
   try {
     const s = await sessionFacts(store, input.session_id);
     const id = input.task_id ?? "";

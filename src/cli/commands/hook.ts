@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { shellWord } from "../../builders/claude/claude-settings.js";
 import type { HookReply } from "../../builders/claude/hook-input.js";
@@ -102,11 +102,19 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
   if (flags.project && flags.user)
     throw new InputError("choose one of --project and --user", "loopgate hook install");
   const loaded = loadTask(task);
-  const where = storeFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const where = storeFrom(flags.store);
   // The hooks name the store in the settings file: a Postgres URL as given, never with its password.
   if (where.kind === "postgres" && new URL(where.url).password)
     throw new InputError(
       `${where.label} carries a password, which the hooks would write into Claude Code's settings file; give the URL without it and keep the password in ~/.pgpass or $PGPASSWORD`,
+      "loopgate hook install --store",
+    );
+  // The hooks verify the project's folder: a folder store inside it would be copied into its own runs.
+  const project = flags.user ? null : process.cwd();
+  const rel = project === null ? null : relative(project, where.dir);
+  if (where.kind === "folder" && rel !== null && (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))))
+    throw new InputError(
+      `the store ${where.dir} lies inside this project, whose sessions the hooks verify; give --store a folder outside it`,
       "loopgate hook install --store",
     );
   const storeDir = where.kind === "postgres" ? where.url : resolve(where.dir);

@@ -6,6 +6,7 @@ import { openStore, readRun, storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
+import { hintCommand, hintsFor } from "../hints.js";
 import type { CommandIO } from "../io.js";
 import { jobExitCode, jobStatusWord } from "../job-status.js";
 import { queuedJob, queueState } from "../queue-state.js";
@@ -28,7 +29,7 @@ export async function runsCommand(
   flags: { store?: string; json?: boolean; limit?: number },
 ): Promise<number> {
   const limit = flags.limit ?? 20;
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const store = await openStore(where, "read");
   try {
     const all = await store.listStreams({ prefix: "run-" });
@@ -106,7 +107,7 @@ export async function statusCommand(
   arg: string,
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const store = await openStore(where, "read", arg);
   try {
     let runId = arg;
@@ -139,7 +140,7 @@ export async function statusCommand(
         finished: false,
         attempts: state.attempts.length,
       };
-      const owner = ownerReport(runId, events, where.label);
+      const owner = ownerReport(events, hintCommand(hintsFor(where), `resume ${runId}`));
       io.out(
         flags.json
           ? `${JSON.stringify({ ...info, owner: owner.owner, hint: owner.hint, ...(job ? { queue: job } : {}) }, null, 2)}\n`
@@ -151,7 +152,7 @@ export async function statusCommand(
     io.out(
       flags.json
         ? `${JSON.stringify(env, null, 2)}\n`
-        : `${formatEnvelope(env)}\n${job ? `queue: ${oneLine(jobLine(job))}\n` : ""}`,
+        : `${formatEnvelope(env, hintsFor(where))}\n${job ? `queue: ${oneLine(jobLine(job))}\n` : ""}`,
     );
     return exitCodeOf(verdict(foldRun(events)).status);
   } finally {
@@ -165,7 +166,7 @@ export async function eventsCommand(
   runId: string,
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const store = await openStore(where, "read", runId);
   try {
     const events = await readRun(store, where.label, runId);

@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLoopgateMcp } from "../../mcp/loopgate-mcp.js";
 import { loadTask } from "../../runner/load-task.js";
@@ -15,7 +15,7 @@ interface McpFlags {
 export async function mcpCommand(_io: CommandIO, taskPath: string, flags: McpFlags): Promise<number> {
   const loaded = loadTask(taskPath);
   // The log where --store says (a folder or PostgreSQL); session files stay in the local folder.
-  const where = storeFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const where = storeFrom(flags.store);
   const storeDir = where.dir;
   const store = await openStore(where, true);
   const server = createLoopgateMcp({

@@ -16,7 +16,7 @@ export async function reportCommand(
   flags: { store?: string; junit?: string; markdown?: string },
 ): Promise<number> {
   const targets = reportTargets(flags);
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   const store = await openStore(where, "read", runId);
   try {
     const env = projectEnvelope(runId, await readRun(store, where.label, runId));

@@ -15,11 +15,11 @@ import type { EventStore } from "../../store/event-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
-import { formatEnvelope } from "../format.js";
+import { hintsFor } from "../hints.js";
 import { interruptRun } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
-import { faultInjection, followOutput, type RunFlags } from "./run-common.js";
+import { faultInjection, followOutput, type RunFlags, verdictText } from "./run-common.js";
 
 /**
  * A queued run whose task file is not on this machine: the task snapshot its job holds, written out in
@@ -40,7 +40,7 @@ async function snapshotTask(
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
 export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlags): Promise<number> {
-  const where = storeFrom(flags.store, ".loopgate");
+  const where = storeFrom(flags.store);
   let dir = where.dir;
   let runDir: string | undefined;
   let recordedTask: string | undefined;
@@ -70,13 +70,13 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     io.err(
       `loopgate resume: run ${runId} already finished (${finished.status}: ${finished.reason}); nothing to resume. Its envelope:\n`,
     );
-    io.out(flags.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatEnvelope(finished)}\n`);
+    io.out(flags.json ? `${JSON.stringify(finished, null, 2)}\n` : verdictText(finished, where));
     return exitCodeOf(finished.status);
   }
   const interrupts = interruptRun(io);
   const reporter =
     !flags.json || io.stderr.isTTY || followOutput(flags)
-      ? progressReporter(io.stderr, { verbose: followOutput(flags) })
+      ? progressReporter(io.stderr, { verbose: followOutput(flags), hints: hintsFor(where), runId })
       : null;
   try {
     const copy = recordedTask ? await snapshotTask(store, runId, dir, recordedTask) : undefined;
@@ -95,7 +95,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       builder: recordedBuilder(flags, maxTurns, maxCostUsd, copy?.oracle),
       ...(copy ? { taskFile: copy.file } : {}),
     });
-    io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : `${formatEnvelope(env)}\n`);
+    io.out(flags.json ? `${JSON.stringify(env, null, 2)}\n` : verdictText(env, where));
     return exitCodeOf(env.status);
   } finally {
     reporter?.close();
@@ -134,7 +134,7 @@ export function recordedBuilder(
         return noopBuilder();
       case "claude-code":
         throw new InputError(
-          "a loopgate claude run cannot be resumed yet (its Claude Code session ended with the process); start a new one: loopgate claude TASK",
+          "a loopgate claude run cannot be resumed yet (its Claude Code session ended with the process); start a new run of its task with the claude command",
           "loopgate resume",
         );
       default:

@@ -1,5 +1,5 @@
 // What `run`, `verify` and `task check` share: their flags, the builder choice, the settings, one run.
-import { join, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
 import { createModel } from "../../agent/models/provider.js";
@@ -13,10 +13,11 @@ import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
 import type { LoadedTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
+import type { StoreLocation } from "../../store/open-store.js";
 import { openStore, storeFrom } from "../context.js";
 import { formatEnvelope } from "../format.js";
+import { hintCommand, hintsFor, storeLine } from "../hints.js";
 import { interruptRun } from "../interrupt.js";
-import { cliName } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 
@@ -105,8 +106,10 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process
 
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
 export function runSettings(loaded: LoadedTask, flags: RunFlags) {
-  const store = storeFrom(flags.store, join(loaded.dir, ".loopgate"));
+  const store = storeFrom(flags.store);
   const storeDir = store.dir;
+  refuseStoreInWork(storeDir, loaded.workspace, "the task's workspace");
+  if (flags.workspace !== undefined) refuseStoreInWork(storeDir, resolve(flags.workspace), "--workspace");
   const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
   checkUserMounts(mounts, mountGuards(loaded, storeDir));
   for (const name of flags["builder-env"] ?? [])
@@ -115,6 +118,19 @@ export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   const maxAttempts = flags["max-attempts"];
   const sandbox: SandboxMode = flags["unsafe-no-sandbox"] ? "none" : "bubblewrap";
   return { store, storeDir, mounts, maxAttempts, sandbox };
+}
+
+/**
+ * A store inside the work would be copied into its own runs and reachable by the builder: refused, with
+ * where to run from instead (the default store is found from the current folder).
+ */
+function refuseStoreInWork(storeDir: string, work: string, what: string): void {
+  const rel = relative(work, storeDir);
+  if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel)))
+    throw new InputError(
+      `the store ${storeDir} lies inside ${what} ${work}, where the builder could reach it and every run would copy it; run from a folder outside it, or pass --store DIR`,
+      "--store",
+    );
 }
 
 /** Runs one task with one builder and reports; returns the envelope. */
@@ -143,7 +159,9 @@ export async function executeRun(
   const showProgress = !extra.quiet && (!flags.json || io.stderr.isTTY || followOutput(flags));
   // Ctrl-C or a CI cancel: kill the running builder or gate, record the run as interrupted, then exit.
   const interrupts = interruptRun(io);
-  const reporter = showProgress ? progressReporter(io.stderr, { verbose: followOutput(flags) }) : null;
+  const reporter = showProgress
+    ? progressReporter(io.stderr, { verbose: followOutput(flags), hints: hintsFor(s.store) })
+    : null;
   try {
     return await runTask({
       ...faultInjection(),
@@ -186,19 +204,26 @@ export async function executeRun(
   }
 }
 
-/** The envelope on stdout: JSON with --json, else the summary and how to see the audit trail (or resume). */
-export function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags, loaded: LoadedTask): void {
+/**
+ * The envelope on stdout: JSON with --json, else the summary, how to see the audit trail (or resume), and
+ * on the last line the store that holds the run. Every hint is a command that runs as printed here.
+ */
+export function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags): void {
   if (flags.json) {
     io.out(`${JSON.stringify(env, null, 2)}\n`);
     return;
   }
-  const storeDir = storeFrom(flags.store, join(loaded.dir, ".loopgate")).label;
-  const me = cliName();
+  io.out(verdictText(env, storeFrom(flags.store)));
+}
+
+/** A verdict as people read it (run, verify, resume, status): the summary, the hints, the store. */
+export function verdictText(env: Envelope, where: StoreLocation): string {
+  const hints = hintsFor(where);
   const resume =
     env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (")
-      ? `continue it: ${me} resume ${env.run_id} --store ${storeDir}\n`
+      ? `continue it: ${hintCommand(hints, `resume ${env.run_id}`)}\n`
       : "";
-  io.out(`${formatEnvelope(env)}\naudit trail: ${me} events ${env.run_id} --store ${storeDir}\n${resume}`);
+  return `${formatEnvelope(env, hints)}\naudit trail: ${hintCommand(hints, `events ${env.run_id}`)}\n${resume}${storeLine(where)}\n`;
 }
 
 /**

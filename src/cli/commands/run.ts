@@ -1,4 +1,3 @@
-import { dirname, join, resolve } from "node:path";
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../runner/mission-source/mission-case.js";
@@ -18,7 +17,7 @@ export async function runCommand(
   const loaded = flags.case !== undefined ? loadCase(io, taskPath, flags) : loadTask(taskPath ?? "");
   const builder = chooseBuilder(loaded, flags);
   const env = await executeRun(io, loaded, builder, flags);
-  printEnvelope(io, env, flags, loaded);
+  printEnvelope(io, env, flags);
   for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
   return exitCodeOf(env.status);
 }
@@ -28,7 +27,7 @@ function loadCase(io: CommandIO, taskPath: string | undefined, flags: RunFlags):
   const file = flags.case as string;
   if (taskPath !== undefined)
     throw new InputError("give either TASK or --case FILE, not both", "loopgate run");
-  const storeDir = storeDirFrom(flags.store, join(dirname(resolve(file)), ".loopgate"));
+  const storeDir = storeDirFrom(flags.store);
   const loaded = loadMissionCase(file, {
     storeDir,
     ...(flags.workspace !== undefined ? { against: flags.workspace } : {}),

@@ -8,6 +8,7 @@ import { jobView, workerStale } from "../../store/run-queue-view.js";
 import { StoreError } from "../../store/store-errors.js";
 import { storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
+import { hintCommand, hintsFor } from "../hints.js";
 import type { CommandIO } from "../io.js";
 import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
 
@@ -35,15 +36,19 @@ export function isStoreUnreachable(e: unknown): boolean {
   return e instanceof StoreError;
 }
 
-/** The Postgres store of `--store`/$LOOPGATE_STORE (a queue needs one database that every worker shares). */
+/** The Postgres store the store rule gives (a queue needs one database that every worker shares). */
 export async function postgresStoreFrom(
   flag: string | undefined,
   command: string,
 ): Promise<{ where: Extract<StoreLocation, { kind: "postgres" }>; store: PostgresEventStore }> {
-  const where = storeFrom(flag, ".loopgate");
+  const where = storeFrom(flag);
   if (where.kind !== "postgres")
     throw new InputError(
-      "the run queue lives in PostgreSQL: give --store postgres://USER@HOST[:PORT]/DATABASE (or set LOOPGATE_STORE)",
+      `the run queue lives in PostgreSQL: give --store postgres://USER@HOST[:PORT]/DATABASE (or set LOOPGATE_STORE)${
+        where.source === "found" && process.env.LOOPGATE_STORE
+          ? `; the folder store ${where.dir}, found walking up from here, comes before $LOOPGATE_STORE`
+          : ""
+      }`,
       command,
     );
   return { where, store: await PostgresEventStore.open(where.url) };
@@ -98,7 +103,7 @@ export async function workersCommand(
   io: CommandIO,
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
-  const { store } = await postgresStoreFrom(flags.store, "loopgate workers");
+  const { where, store } = await postgresStoreFrom(flags.store, "loopgate workers");
   try {
     const queue = store.queue();
     const [found, jobs, now] = await Promise.all([
@@ -128,7 +133,7 @@ export async function workersCommand(
     const expired = jobs.filter((j) => jobView(j, now) === "expired").length;
     const back = jobs.filter((j) => j.handedBack !== null).length;
     io.out(
-      `queue: ${queued} queued, ${jobs.length - queued} claimed (${expired} with an expired lease)${back ? `; ${back} handed back by a worker that could not start them (\`loopgate runs\` says why)` : ""}\n`,
+      `queue: ${queued} queued, ${jobs.length - queued} claimed (${expired} with an expired lease)${back ? `; ${back} handed back by a worker that could not start them (\`${hintCommand(hintsFor(where), "runs")}\` says why)` : ""}\n`,
     );
     return 0;
   } finally {

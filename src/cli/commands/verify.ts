@@ -14,7 +14,7 @@ export async function verifyCommand(io: CommandIO, taskPath: string, flags: RunF
   const reports = reportTargets(flags);
   const loaded = loadTask(taskPath);
   const env = await executeRun(io, loaded, noopBuilder(), flags, { workFrom: resolve(flags.workspace) });
-  printEnvelope(io, env, flags, loaded);
+  printEnvelope(io, env, flags);
   for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);
   return exitCodeOf(env.status);
 }

@@ -61,8 +61,8 @@ export async function runJob(
   const { job, token } = claim;
   const { cwd, [TASK_SNAPSHOT_OPTION]: snapshot, ...options } = job.options;
   const flags = { ...options, store: url } as RunFlags;
-  // The run folder's root on this machine: --work-dir, else .loopgate beside the task file (for a task
-  // the store holds a snapshot of: ./.loopgate, where the snapshot is written out too).
+  // The run folder's root on this machine: --work-dir, else ./.loopgate (the local folder of a PostgreSQL
+  // store, as for every command; a task the store holds a snapshot of is written out there too).
   const local = workDir ?? (typeof snapshot === "string" ? ".loopgate" : undefined);
   if (local !== undefined) usableFolder(local);
   const loaded = await startStep(null, () =>

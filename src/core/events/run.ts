@@ -46,6 +46,16 @@ export const runEvents = {
       identity: PinnedIdentity.optional(),
       /** Set only for the forgery benchmark's baseline runs: their gates did not see a pristine tree. */
       gate_environment: z.literal("as-built").optional(),
+      /** The task's shared dependency folders: each one's content address in the store, fixed for the run (resume mounts the same). */
+      dependencies: z
+        .array(
+          z.object({
+            path: z.string().max(4096),
+            digest: z.string().regex(/^[0-9a-f]{64}$/),
+            files: z.number().int().nonnegative(),
+          }),
+        )
+        .optional(),
       /** Set when the run is a goal todo's: the goal and the workspace revision (commit) it started from. */
       goal: z
         .object({ id: z.string().min(1).max(128), revision: z.string().regex(/^[0-9a-f]{40,64}$/) })

@@ -5,7 +5,7 @@ import { turnEventDecls } from "./turn/turn-event-decl.js";
 import { ValidationReceipt } from "./validation-receipt.js";
 
 /**
- * The goal stream's events (seed 001, LoopX): source facts only. Everything else about a goal (running,
+ * The goal stream's events: source facts only. Everything else about a goal (running,
  * handoff states, runtime state, closure, projections) is derived from these and never written.
  * Declared once here as `goalEvents = { type: { origin, schema } }` (see EVENT-AREAS.md); events.ts
  * composes them into the one union.

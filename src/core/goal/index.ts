@@ -1,4 +1,4 @@
-/** The goal control plane (seed 001): source facts, the goal decider and the derived decisions. */
+/** The goal control plane: source facts, the goal decider and the derived decisions. */
 
 export * from "./budget.js";
 export * from "./closure.js";

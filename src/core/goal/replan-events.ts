@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Replan facts in the goal stream (seed 001 §3, Vision / replan), declared once: schema and origin.
+ * Replan facts in the goal stream (Vision / replan), declared once: schema and origin.
  * Composed into goal-events.ts's `goalEvents` (which this file cannot import: plain zod here).
  * - `replan_noop_recorded`: an answer with no delta. Recorded, so the attempt is visible, but it answers
  *   nothing: the obligation stays.

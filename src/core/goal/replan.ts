@@ -6,7 +6,7 @@ import type { Obligation } from "./obligations.js";
 import { decideVision } from "./vision.js";
 
 /**
- * What answers a replan obligation (seed 001 §3, Vision / replan), pure. A planner turn or an operator
+ * What answers a replan obligation (Vision / replan), pure. A planner turn or an operator
  * must answer with a real delta:
  * - a Vision patch together with a todo or acceptance change (a bare patch is refused: patch_without_delta);
  * - a vision_unchanged_reason where the route holds (new todos may come with it);

@@ -6,7 +6,7 @@ import { acceptanceReport, advancementExhausted, type Obligation, obligations } 
 import { dependencyResolved, isResumeCandidate } from "./todo-rules.js";
 
 /**
- * The quota runtime state (seed 001), recomputed every time from the facts, the health input and now:
+ * The quota runtime state, recomputed every time from the facts, the health input and now:
  * the first of `blocked_health > operator_gate > focus_wait > eligible > waiting > throttled > paused`
  * whose condition holds. Never stored.
  */

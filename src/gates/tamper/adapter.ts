@@ -65,7 +65,7 @@ export interface PlanInput {
 /** Knowledge of one test runner: how to run it so each test's result is readable, and how to read it. */
 export interface RunnerAdapter {
   id: RunnerId;
-  /** Where the per-test results come from, as the README documents it. */
+  /** Where the per-test results come from, as docs/explanation/tamper-checks.md documents it. */
   channel: ReportChannel;
   /** A plan, or a string saying why this run cannot be instrumented (and how to keep the checks). */
   plan(input: PlanInput): TamperPlan | string;

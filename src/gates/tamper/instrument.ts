@@ -33,7 +33,7 @@ export interface TamperCheck {
   cleanup(): void;
 }
 
-/** What `loopgate task check` and the README say applies to a gate, without running it. */
+/** What `loopgate task check` and docs/explanation/tamper-checks.md say applies to a gate, without running it. */
 export function tamperCheckFor(spec: Pick<SubprocessGateSpec, "run" | "tamper_check">): {
   check: GateTamper["check"];
   runner: string | null;

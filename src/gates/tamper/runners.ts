@@ -9,7 +9,7 @@ import { pytest, unittest } from "./python.js";
 import { tape } from "./tape.js";
 import { vitest } from "./vitest.js";
 
-/** Every runner loopgate instruments, for the README and `task check`. */
+/** Every runner loopgate instruments, for docs/explanation/tamper-checks.md and `task check`. */
 export const RUNNERS: readonly RunnerAdapter[] = [
   nodeTest,
   unittest,

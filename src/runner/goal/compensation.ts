@@ -21,7 +21,7 @@ export interface RevertRequest {
   goalId: string;
   /** The accepted change to roll back: a recorded revision of the goal workspace (a unique prefix will do). */
   revision: string;
-  /** The todo that takes the reverted work over (seed 001 §3: a compensation links a successor). */
+  /** The todo that takes the reverted work over (a compensation links a successor). */
   successor: TodoSpec;
   reason: string;
   /** Who holds the goal's turn lease meanwhile (`goal status` shows it). */
@@ -42,7 +42,7 @@ export interface RevertResult {
 }
 
 /**
- * A rollback of an accepted change (seed 001 §3): a revert commit on the goal workspace's current revision
+ * A rollback of an accepted change: a revert commit on the goal workspace's current revision
  * (its message carries `Loopgate-Compensation: goal/revision`, the branch moved by compare-and-swap), then
  * ONE goal append with the new revision, the successor todo and the `change_compensated` receipt. History
  * is never rewritten. Runs under the goal's turn lease, so no turn writes the workspace meanwhile. Crash

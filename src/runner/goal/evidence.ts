@@ -40,7 +40,7 @@ export async function receiptOfRun(
   const goal = started.data.goal;
   if (!goal)
     throw new EvidenceError(
-      `run ${runId} did not run on a goal workspace, so it proves nothing about a goal; run the todo's task with loopgate todo run GOAL TODO`,
+      `run ${runId} did not run on a goal workspace, so it proves nothing about a goal; run the todo's task with the todo run command (it records the goal workspace's revision)`,
     );
   const envelope = projectEnvelope(runId, events);
   if (!envelope)

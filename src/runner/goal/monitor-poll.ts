@@ -13,7 +13,7 @@ import { runSandboxed, type SandboxMode } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 
 /**
- * A continuous monitor's poll (seed 001 §3): its argv run in the sandbox like a gate (bubblewrap, no
+ * A continuous monitor's poll: its argv run in the sandbox like a gate (bubblewrap, no
  * network unless asked, a clean environment, the monitor's timeout). Its argv resolves against the goal
  * file's folder, as everything else the goal file names does (`sh monitor/reports.sh` beside goal.yaml):
  * that folder is its working directory, and it sees it and `tree` (the turn's revision of the goal

@@ -3,7 +3,7 @@ import { acceptanceReport, type GoalState, type Obligation, obligationId } from 
 import type { ToolSpec } from "../../core/model.js";
 
 /**
- * The planner turn's tools (seed 001 §3): the model proposes, loopgate admits. Each call is a proposal
+ * The planner turn's tools: the model proposes, loopgate admits. Each call is a proposal
  * the goal decider checks as a guarded transition; a refusal comes back to the model as the tool result.
  */
 const Todo = z

@@ -28,7 +28,7 @@ import {
 } from "./planner-tools.js";
 
 /**
- * A planner turn (seed 001 §3): the goal's model answers one replan obligation with the tools
+ * A planner turn: the goal's model answers one replan obligation with the tools
  * propose_todos, patch_vision and declare_no_followup. The model proposes, loopgate admits: every call
  * is checked by the goal decider on the goal as the turn read it (plus what it already admitted), and a
  * refusal is the tool's result, so the model can correct it. When the model stops, the admitted pieces

@@ -17,7 +17,7 @@ import {
 import { given } from "../../support/decider.js";
 import { adv, created, spec } from "./goal-fixtures.js";
 
-// The continuous monitor in the goal stream (seed 001 §3), given/when/then over goal events.
+// The continuous monitor in the goal stream, given/when/then over goal events.
 
 const T0 = "2026-12-01T10:00:00.000Z";
 const T0h = "2026-12-01T10:00:30.000Z";

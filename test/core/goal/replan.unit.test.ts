@@ -11,7 +11,7 @@ import {
 import { given } from "../../support/decider.js";
 import { accepted, adv, completed, created, REV0, revision, spec } from "./goal-fixtures.js";
 
-// What answers a replan obligation (seed 001 §3): a real delta, or replan_noop that leaves it open.
+// What answers a replan obligation: a real delta, or replan_noop that leaves it open.
 
 const NOW = "2026-12-01T12:00:00.000Z";
 const ctx = { now: NOW, health: [] };

@@ -13,7 +13,7 @@ import {
 import type { TurnIdentity, TurnWork } from "./turn-events.js";
 
 /**
- * Backoff, derived from the recorded turns (seed 001 §3), never stored: the goal stream holds every
+ * Backoff, derived from the recorded turns, never stored: the goal stream holds every
  * turn's facts, so any host (`goal run`, `loopgate scheduler`, a worker, a restarted process) computes
  * the same backoff from the same log. A turn counts when it settled (acked, released or failed) or a
  * later turn was bound; the one in progress does not.

@@ -1,4 +1,4 @@
-/** Governed turns (seed 001 §2–3): settlement, scheduler hint and backoff, monitor polls. Pure. */
+/** Governed turns: settlement, scheduler hint and backoff, monitor polls. Pure. */
 export * from "./backoff-history.js";
 export * from "./monitor.js";
 export * from "./monitor-events.js";

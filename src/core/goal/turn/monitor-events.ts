@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The continuous monitor's facts in the goal stream (seed 001 §3), declared once: schema and origin.
+ * The continuous monitor's facts in the goal stream, declared once: schema and origin.
  * Composed into goal-events.ts's `goalEvents`. A monitor is armed by the `todo_added` of its
  * continuous_monitor todo (no event of its own); every poll fact carries the operation id that is the
  * turn's durable_writeback effect_ref, so readback is "is there a monitor fact with this operation id".

@@ -12,7 +12,7 @@ import {
 import type { PollFailureKind } from "./monitor-events.js";
 
 /**
- * The continuous monitor in the goal decider (seed 001 §3): the goal commands of a poll, a poll failure
+ * The continuous monitor in the goal decider: the goal commands of a poll, a poll failure
  * and a completion, delegating the poll rules to decideMonitor. A material change is the observation and
  * the successor todo (a real `todo_added`, successor_of the monitor) in ONE decided batch under one
  * operation id; a retry of that operation id decides nothing (its receipt is replayed by readback:

@@ -8,7 +8,7 @@ import type {
 } from "./monitor-events.js";
 
 /**
- * A continuous monitor's poll rules (seed 001 §3), pure. Before next_due_at a poll is a quiet no-op;
+ * A continuous monitor's poll rules, pure. Before next_due_at a poll is a quiet no-op;
  * due and the same result_hash is a no-change receipt; a changed hash is a material change whose
  * observation and successor are one decided batch under one operation id (a retry replays, never a
  * second successor; the generation must advance); expiry or a stop completes the monitor with a

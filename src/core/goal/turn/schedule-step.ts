@@ -8,7 +8,7 @@ import {
 } from "./scheduler.js";
 
 /**
- * What a scheduling host does after a tick (seed 001 §3: the scheduler decides when to look again, never
+ * What a scheduling host does after a tick (the scheduler decides when to look again, never
  * whether work may run). Pure: the host (`goal run`, `loopgate scheduler`, a worker) carries it out.
  */
 

@@ -2,7 +2,7 @@ import type { InteractionContract } from "../contract.js";
 import type { RuntimeState } from "../runtime-state.js";
 
 /**
- * The scheduler hint and backoff (seed 001 §3): when to look again, never whether work may run.
+ * The scheduler hint and backoff: when to look again, never whether work may run.
  * Pure: it reads the contract and now, spends nothing, and never turns a paused or blocked goal
  * into a runnable one.
  */

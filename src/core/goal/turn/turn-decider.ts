@@ -12,7 +12,7 @@ import {
 import { evolveTurn, initialTurnState, type TurnState } from "./turn-state.js";
 
 /**
- * The settlement decider of one governed turn (seed 001 §2): host_execute → typed_result →
+ * The settlement decider of one governed turn: host_execute → typed_result →
  * validation → durable_writeback → quota_spend → scheduler_apply → scheduler_ack, each a fact with
  * the turn identity. Out-of-order or mismatched facts are refused with a typed `TurnRefusal`;
  * outcomes the world reports (a rejected writeback, a moved revision, a refused spend, an unknown

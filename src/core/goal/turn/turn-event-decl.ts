@@ -4,7 +4,7 @@ import { ValidationReceipt } from "../validation-receipt.js";
 import { TURN_PHASES } from "./turn-events.js";
 
 /**
- * The governed turn's facts as goal-stream events (seed 001 §2): each phase of a turn and the goal's
+ * The governed turn's facts as goal-stream events: each phase of a turn and the goal's
  * turn lease, declared once with its origin (loopgate's runtime alone writes them). goal-events.ts
  * composes them into the goal area; the TS types of turn-events.ts are what these schemas infer
  * (test/core/goal/turn-event-decl.unit.test.ts checks it both ways).

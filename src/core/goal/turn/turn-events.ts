@@ -2,7 +2,7 @@ import { LoopgateError } from "../../errors.js";
 import type { ValidationReceipt } from "../validation-receipt.js";
 
 /**
- * A governed turn (seed 001 §2, settlement): the facts of one turn, in phase order. Each fact carries
+ * A governed turn (settlement): the facts of one turn, in phase order. Each fact carries
  * the turn identity `goal_id + agent_id + turn_instance_id`; the binding ties it to exactly one work
  * item (a todo or a replan obligation) and the goal revision it starts from.
  */

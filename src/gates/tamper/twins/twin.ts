@@ -4,7 +4,7 @@
  * test must pass and every twin must fail. Code under test that treats tests alike (always-pass
  * assertions, forged result frames, skips, answers read from the calling test's source) makes the twins
  * pass; to spare them it would have to tell a twin from its original, which differ only in that value.
- * See docs/tamper-checks.md.
+ * See docs/explanation/tamper-checks.md.
  */
 
 /** A test as its file defines it: the names of its enclosing suites or classes, then its own name. */

@@ -11,7 +11,7 @@ import { contractNow } from "./tick-select.js";
 import { digestOf, readbackKeptEffect } from "./turn-effects.js";
 
 /**
- * The acceptance turn (seed 001 §3, closure): once the advancement frontier is exhausted and acceptance
+ * The acceptance turn (closure): once the advancement frontier is exhausted and acceptance
  * is not proved on the current revision, a governed turn proves it. host_execute = every acceptance
  * item's gates fresh on the turn's revision (no builder, one run per item under a deterministic run id;
  * a run left unfinished is resumed, a finished one reused); typed_result = the digest of the runs'

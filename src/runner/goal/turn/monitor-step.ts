@@ -16,7 +16,7 @@ import { goalFileDir, repoOf, type TickCtx, turnDecision } from "./tick-context.
 import { readbackKeptEffect } from "./turn-effects.js";
 
 /**
- * A monitor turn (seed 001 §3): a todo turn whose todo is a continuous monitor. host_execute = the poll
+ * A monitor turn: a todo turn whose todo is a continuous monitor. host_execute = the poll
  * in the sandbox on a fresh tree of the turn's revision (kept as the turn's effect file); typed_result =
  * the observation; validation = a well-formed observation; durable_writeback = the monitor's goal command
  * appended under operation id = the writeback effect_ref (readback: `monitorOperation`). A typed poll

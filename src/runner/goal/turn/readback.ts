@@ -6,7 +6,7 @@ import { git } from "../goal-workspace.js";
 import { TURN_TRAILER } from "./writeback.js";
 
 /**
- * Readback of a writeback (seed 001 §2, crash recovery): the commit on the workspace's branch whose
+ * Readback of a writeback (crash recovery): the commit on the workspace's branch whose
  * `Loopgate-Turn` trailer is exactly this turn's key. None → absent (execute); one, on the turn's base
  * → committed (reuse it); two, one on another base, or a lookup that fails → unknown (fail closed).
  */

@@ -17,7 +17,7 @@ import { goalFileDir, repoOf, type TickCtx, turnDecision } from "./tick-context.
 import { digestOf, readbackKeptEffect } from "./turn-effects.js";
 
 /**
- * A planner turn (seed 001 §3) bound to a replan obligation: host_execute = `planReplan` with the goal's
+ * A planner turn bound to a replan obligation: host_execute = `planReplan` with the goal's
  * model (its admitted commands, outcome and usage kept as the turn's effect file); typed_result = the
  * plan's digest; validation = an answer the model finished (null commands: receipt_missing);
  * durable_writeback = the admitted commands in ONE goal append under operation id = the writeback

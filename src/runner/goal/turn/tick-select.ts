@@ -106,7 +106,7 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       return { kind: "stopped", reason: `${c.runtime_state}: ${c.reason}`, wake };
     case "operator_gate": {
       // A gate holds the work it covers, not the world: a due monitor's poll is an observation of its own
-      // (seed 001 §3), never an advancement frontier, so it is the turn while the goal waits on a person.
+      //, never an advancement frontier, so it is the turn while the goal waits on a person.
       const due = dueMonitor(c);
       if (due && !budgetSpent(ctx, wake, `monitor ${due.todo_id}'s poll`))
         return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);

@@ -25,7 +25,7 @@ const retryNow = (why: string): WakeUp => ({ action: "run_now", at: null, why })
 const repair = (why: string): WakeUp => ({ action: "repair_health", at: null, why });
 
 /**
- * `goal tick`: one governed turn (seed 001 §2). Takes the goal's turn lease, resumes a turn left
+ * `goal tick`: one governed turn. Takes the goal's turn lease, resumes a turn left
  * unsettled (by readback) or binds a new one to the selected advancement todo (or, the goal waiting, a
  * due monitor; in focus_wait, a replan obligation: turn-work.ts), and settles it phase by
  * phase, each a goal-stream fact: host_execute → typed_result → validation → durable_writeback →
@@ -192,7 +192,7 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
       return failed(f.code, f.detail, retryNow(`${f.code}: another turn may try again`));
     }
     case "blocked_health":
-      // Repaired since (seed 001: repair, verify, recompute)? Look the effect up again, once per tick.
+      // Repaired since (repair, verify, recompute)? Look the effect up again, once per tick.
       if (next.retry && !ctx.retriedReadbacks.has(next.retry.effect_ref)) {
         ctx.retriedReadbacks.add(next.retry.effect_ref);
         ctx.progress({ phase: "readback", detail: `again after blocked_health: ${next.retry.effect_ref}` });

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WritebackOutcome } from "../../../core/goal/turn/index.js";
+import { hasRawBytes } from "../../../core/path-bytes.js";
 import { git } from "../goal-workspace.js";
 import type { AcceptedChange } from "./deliverables.js";
 
@@ -31,7 +32,7 @@ export const headOf = async (ws: string) =>
   (await git(ws, ["rev-parse", "--verify", "HEAD^{commit}"])).trim();
 
 /**
- * Durable writeback (seed 001 §2): the run's accepted change (the deliverables its gates saw) as ONE git
+ * Durable writeback: the run's accepted change (the deliverables its gates saw) as ONE git
  * commit on the base revision, its message carrying the turn identity as a trailer, and the branch moved
  * only by a compare-and-swap on the base (`git update-ref NEW BASE`). A moved HEAD is `cas_conflict`
  * (needs_rebase): nothing is forced, nothing is committed on the branch.
@@ -41,6 +42,16 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
   await clearStaleLocks(ws);
   const head = await headOf(ws);
   if (head !== req.base) return { kind: "cas_conflict", current_revision: head };
+  // git's arguments are strings: a name that is not UTF-8 (path-bytes.ts) would be committed under
+  // another name. Refused, never written wrong, until this writeback passes paths as bytes.
+  const odd = [...req.change.drop, ...req.change.carry.flatMap((e) => [e.path, e.target ?? ""])].find(
+    hasRawBytes,
+  );
+  if (odd !== undefined)
+    return {
+      kind: "rejected",
+      reason: `${JSON.stringify(odd)} holds a name that is not UTF-8, which the goal workspace cannot commit yet`,
+    };
   const tmp = mkdtempSync(join(tmpdir(), "loopgate-writeback-"));
   const env = { GIT_INDEX_FILE: join(tmp, "index") };
   try {
@@ -111,7 +122,7 @@ export type WorkTreeSync =
  * Lock files a SIGKILLed git child leaves in the goal workspace: the index's, HEAD's and the branch's.
  * Only the holder of the goal's turn lease writes the goal workspace, so a lock met here is a crashed
  * turn's and is removed (returned, for the progress line). An edit made by hand in the goal workspace
- * while a turn runs is not supported (the README says so).
+ * while a turn runs is not supported (docs/guides/goals.md says so).
  */
 export async function clearStaleLocks(ws: string): Promise<string[]> {
   const dotGit = join(ws, ".git");

@@ -1,0 +1,198 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmdirSync,
+  statSync,
+} from "node:fs";
+import { join } from "node:path";
+import { InfrastructureError } from "../core/errors.js";
+import { resolveProgram } from "./environment.js";
+import type { SandboxUser } from "./sandbox-user.js";
+
+/** A host path the sandbox mounts, reached through the stage (see stagedBubblewrap). */
+export interface StagedSource {
+  source: string;
+  writable: boolean;
+}
+
+/**
+ * The argv that runs bubblewrap as `user` while still mounting folders only root may enter.
+ *
+ * Unprivileged bwrap resolves every mount source with its caller's rights, so a workspace under a 0700
+ * run folder or under /root cannot be mounted by the sandbox user, not even by descriptor (bwrap 0.8
+ * resolves `--bind-fd`'s /proc/self/fd path by name too). So `unshare`, still root, opens a private mount
+ * namespace in which a small script (STAGE_SCRIPT) bind-mounts each source onto a fresh tmpfs (the stage,
+ * 0755); setpriv then drops to the sandbox user (real, effective and saved ids, no supplementary groups,
+ * no capabilities, no_new_privs) and execs the real sandbox, whose sources are the staged paths. Every
+ * step execs the next, so bwrap stays loopgate's own child, in its process group, and dies with it
+ * (a capability-less root parent in between could not deliver bwrap's parent-death signal to another
+ * uid). The namespace dies with its last process: nothing is mounted on the host, and the stage folder
+ * on the host stays an empty 0700 folder.
+ *
+ * `inner(stage)` builds the sandbox's bwrap argv with the given source mapper.
+ */
+export function stagedBubblewrap(
+  user: SandboxUser,
+  env: Readonly<Record<string, string>>,
+  inner: (stage: (s: StagedSource) => string) => string[],
+): string[] {
+  const dir = stageDir();
+  const staged: StagedSource[] = [];
+  const innerArgv = inner((s) => {
+    staged.push(s);
+    return `${dir}/${staged.length - 1}`;
+  });
+  const ops: string[] = [];
+  staged.forEach((s, i) => {
+    const children = s.writable ? null : closedFolderChildren(s.source, user);
+    if (!children) ops.push("bind", s.source, String(i));
+    else {
+      ops.push("dir", String(i));
+      for (const c of children)
+        ops.push(
+          ...(c.link === null
+            ? ["bind", `${s.source}/${c.name}`, `${i}/${c.name}`]
+            : ["link", c.link, `${i}/${c.name}`]),
+        );
+    }
+  });
+  const tool = (name: string) => {
+    const found = resolveProgram(name, "/", "/usr/bin:/bin:/usr/sbin:/sbin");
+    if (!found)
+      throw new InfrastructureError(
+        `${name} (util-linux/coreutils) is not installed, so loopgate, running as root, cannot run sandboxed code as an unprivileged user; install it`,
+      );
+    return found;
+  };
+  const stage = [
+    tool("unshare"),
+    "--mount",
+    "--propagation",
+    "private",
+    "--",
+    tool("sh"),
+    "-c",
+    STAGE_SCRIPT,
+    "stage",
+  ];
+  const tools = [tool("mount"), tool("mkdir"), tool("ln")];
+  // The sandbox's PID 1 must hold exactly the spec's environment: a shell on the way may have set PWD.
+  const pwd = env.PWD === undefined ? ["-u", "PWD"] : [`PWD=${env.PWD}`];
+  return [...stage, ...tools, dir, ...ops, "--", ...dropArgv(user), tool("env"), ...pwd, "--", ...innerArgv];
+}
+
+/**
+ * Run as root in the new mount namespace: `$1 $2 $3` are mount, mkdir and ln by absolute path (the
+ * spec's PATH is never searched as root), `$4` the stage folder, then operations up to `--`
+ * (`bind SRC REL`, `dir REL`, `link TARGET REL`, REL inside the stage), then the command to exec.
+ * Every expansion is quoted; nothing here is a shell string built from a path.
+ */
+const STAGE_SCRIPT = `set -eu
+umask 022
+MOUNT=$1 MKDIR=$2 LN=$3 S=$4
+shift 4
+"$MOUNT" -t tmpfs -o mode=0755 loopgate-stage "$S"
+while [ "$1" != "--" ]; do
+  case "$1" in
+    bind)
+      if [ -d "$2" ]; then "$MKDIR" -- "$S/$3"; else : > "$S/$3"; fi
+      "$MOUNT" --rbind -- "$2" "$S/$3"
+      shift 3 ;;
+    dir) "$MKDIR" -- "$S/$2"; shift 2 ;;
+    link) "$LN" -s -- "$2" "$S/$3"; shift 3 ;;
+    *) echo "loopgate stage: unknown operation $1" >&2; exit 125 ;;
+  esac
+done
+shift
+exec "$@"`;
+
+/** setpriv's prefix that becomes `user` for good before exec'ing the rest. */
+export function dropArgv(user: SandboxUser): string[] {
+  const setpriv = resolveProgram("setpriv", "/", "/usr/bin:/bin:/usr/sbin:/sbin");
+  if (!setpriv)
+    throw new InfrastructureError(
+      "setpriv (util-linux) is not installed, so loopgate, running as root, cannot run sandboxed code as an unprivileged user; install util-linux",
+    );
+  return [
+    setpriv,
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--no-new-privs",
+    "--pdeathsig=SIGKILL",
+    "--",
+  ];
+}
+
+/**
+ * A read-only folder the sandbox user may not list or enter (a 0700 task folder, a folder made by
+ * mkdtemp): its entries, to be shown one by one in an open folder of the stage, so the sandbox reads
+ * what others may read inside it without loopgate changing the host folder's mode. Null when the folder
+ * is open to others already, is not a folder, or holds a name that cannot pass through argv (not UTF-8);
+ * then the folder is mounted as it is.
+ */
+function closedFolderChildren(
+  path: string,
+  user: SandboxUser,
+): { name: string; link: string | null }[] | null {
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st?.isDirectory() || st.uid === user.uid || (st.mode & 0o005) === 0o005) return null;
+  const out: { name: string; link: string | null }[] = [];
+  for (const raw of readdirSync(path, { encoding: "buffer" })) {
+    const name = raw.toString("utf8");
+    if (!Buffer.from(name).equals(raw)) return null;
+    const p = `${path}/${name}`;
+    const entry = lstatSync(p, { throwIfNoEntry: false });
+    if (!entry) continue; // removed since the listing
+    out.push({ name, link: entry.isSymbolicLink() ? readlinkSync(p) : null });
+  }
+  return out;
+}
+
+let stage: string | null = null;
+
+/** The stage folder's fixed place: /run is root's (0755, not writable by others), so no one else can plant it. */
+const SHARED_STAGE = "/run/loopgate-stage";
+
+/**
+ * The host folder each sandbox's namespace mounts its stage on: empty and 0700 on the host (the tmpfs
+ * covers it only inside that namespace), and reachable by the sandbox user there. One fixed folder under
+ * /run when it is root's and closed to others, shared by every loopgate process and never removed (each
+ * namespace mounts its own tmpfs on it); else a fresh folder under /tmp, removed when loopgate exits.
+ */
+function stageDir(): string {
+  if (stage && existsSync(stage)) return stage;
+  if (sharedStageUsable()) {
+    stage = SHARED_STAGE;
+    return stage;
+  }
+  stage = mkdtempSync(join("/tmp", "loopgate-stage-"));
+  const made = stage;
+  process.once("exit", () => {
+    try {
+      rmdirSync(made);
+    } catch {
+      // already gone: it is empty on the host either way
+    }
+  });
+  return stage;
+}
+
+function sharedStageUsable(): boolean {
+  const closed = (p: string) => {
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    return st?.isDirectory() === true && st.uid === 0 && (st.mode & 0o022) === 0;
+  };
+  if (!closed("/run")) return false;
+  try {
+    mkdirSync(SHARED_STAGE, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") return false;
+  }
+  return closed(SHARED_STAGE);
+}
