@@ -7,6 +7,8 @@ import { exampleTask, loopgate, removeTemps, show, tempDir } from "./cli.js";
 
 afterAll(removeTemps);
 const TASK = exampleTask("js-slugify");
+// How loopgate() starts the CLI (`node ROOT/bin/loopgate.js` from ROOT): errors name the command that way.
+const ME = "node bin/loopgate.js";
 
 describe.concurrent("per-command flag schemas", () => {
   it("`runs --model x` is refused, naming --model and the command", async () => {
@@ -22,13 +24,11 @@ describe.concurrent("per-command flag schemas", () => {
   it("a value its check refuses names the flag, what it wants and the command", async () => {
     const r = await loopgate(["runs", "--limit", "0", "--store", tempDir()]);
     expect(r.code, show(r)).toBe(2);
-    expect(r.stderr).toContain(
-      '--limit: expected a positive whole number (1 or more), got "0" (loopgate runs)',
-    );
+    expect(r.stderr).toContain(`--limit: expected a positive whole number (1 or more), got "0" (${ME} runs)`);
     const h = await loopgate(["health", "--days", "1.5", "--store", tempDir()]);
     expect(h.code, show(h)).toBe(2);
     expect(h.stderr).toContain(
-      '--days: expected a positive whole number (1 or more), got "1.5" (loopgate health)',
+      `--days: expected a positive whole number (1 or more), got "1.5" (${ME} health)`,
     );
   });
 
@@ -36,7 +36,7 @@ describe.concurrent("per-command flag schemas", () => {
     const store = tempDir();
     const r = await loopgate(["run", TASK, "--noop", "--max-attempts", "101", "--store", store]);
     expect(r.code, show(r)).toBe(2);
-    expect(r.stderr).toContain('--max-attempts: expected at most 100, got "101" (loopgate run)');
+    expect(r.stderr).toContain(`--max-attempts: expected at most 100, got "101" (${ME} run)`);
     expect(existsSync(join(store, "events.db"))).toBe(false);
   });
 

@@ -1,4 +1,13 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,6 +43,10 @@ async function measure(edits: Edits = {}) {
   const dir = mkdtempSync(join(base, "copy-"));
   cpSync(join(root, "README.md"), join(dir, "README.md"));
   cpSync(join(root, "docs"), join(dir, "docs"), { recursive: true });
+  // The rest of the repository, by link: the docs link to files beside them (bench/ reports, examples/).
+  for (const name of readdirSync(root))
+    if (!["README.md", "docs", ".git", "node_modules", ".loopgate"].includes(name))
+      symlinkSync(join(root, name), join(dir, name));
   for (const [path, edit] of Object.entries(edits)) {
     const file = join(dir, path);
     if (edit === null) rmSync(file, { force: true });
