@@ -1,50 +1,10 @@
-import { InputError, LoopgateError } from "../core/errors.js";
 import { QUEUE_POLICY } from "../store/queue-policy.js";
+import { AGENT_FLAGS, need, SANDBOX_FLAGS } from "./command-flags.js";
 import type { CommandSpec } from "./command-spec.js";
 import { GOAL_COMMANDS } from "./commands/goal-table.js";
-import type { FlagName } from "./flags.js";
+import { TASK_COMMANDS } from "./commands/task-table.js";
 
 export type { CommandSpec } from "./command-spec.js";
-
-/** The flags `run`, `verify` and `task check` share. */
-const SANDBOX_FLAGS: readonly FlagName[] = [
-  "store",
-  "json",
-  "builder-env",
-  "builder-mount",
-  "network",
-  "unsafe-no-sandbox",
-  "judge-model",
-];
-/** The flags only `task from-commit` takes (`task check` refuses them). */
-const FROM_COMMIT_FLAGS = [
-  "repo",
-  "out",
-  "gate-cmd",
-  "prompt",
-  "test-glob",
-  "force",
-  "keep-refused",
-] as const;
-const AGENT_FLAGS: readonly FlagName[] = [
-  "max-turns",
-  "max-cost",
-  "record",
-  "base-url",
-  "no-step-checks",
-  "step-escalation",
-];
-
-/** The positional word at `index`, or a bad-input error naming the command and what is missing. */
-export function need(command: string, args: readonly string[], index: number, what: string): string {
-  const v = args[index];
-  if (!v)
-    throw new LoopgateError(
-      "bad_input",
-      `loopgate ${command}: missing ${what}; see loopgate ${command} --help`,
-    );
-  return v;
-}
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -235,62 +195,7 @@ with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its
       return verifyCommand(io, need("verify", args, 0, "TASK"), flags);
     },
   },
-  {
-    name: "task",
-    usage: [
-      "loopgate task check TASK [--strict] [--store DIR] [--json]",
-      "loopgate task from-commit REV|REV1..REV2 [--repo DIR] [--out DIR] [--gate-cmd ARGV] [--prompt TEXT] [--test-glob GLOB]... [--force] [--keep-refused] [--json]",
-    ],
-    about:
-      "check: the oracle must reach SUCCESS and the no-op builder must not; otherwise the gates do not discriminate.\nPer gate: which tamper checks apply and the test count the oracle reached, recorded as the floor\nlater runs of this task file must reach. A protected glob that matches nothing is a problem.\nfrom-commit: a task per commit of a git history: its parent's tree is the workspace, the tests it adds or\nchanges are held out, the rest of its change is the oracle; kept only when task check passes (the tests\nfail before the fix and pass after). A range walks git rev-list --reverse REV1..REV2; one line per commit.",
-    flags: [...SANDBOX_FLAGS, "strict", ...FROM_COMMIT_FLAGS],
-    maxArgs: 2,
-    exit: "Exit codes: check 0 sound, 1 not, 2 a run could not execute or bad input; from-commit 0 a task kept, 1 none, 2 bad input or (one commit) a check that could not run.",
-    run: async (io, args, flags) => {
-      if (args[0] === "from-commit") {
-        const { taskFromCommitCommand } = await import("./commands/task-from-commit.js");
-        return taskFromCommitCommand(io, need("task", args, 1, "REV"), flags);
-      }
-      if (args[0] !== "check")
-        throw new InputError("the subcommands are `check TASK` and `from-commit REV`", "loopgate task");
-      const given = FROM_COMMIT_FLAGS.find((f) => flags[f] !== undefined);
-      if (given) throw new InputError("applies only to task from-commit", `--${given}`);
-      const { taskCheckCommand } = await import("./commands/task-check.js");
-      return taskCheckCommand(io, need("task", args, 1, "TASK"), flags);
-    },
-  },
-  {
-    name: "init",
-    usage: [
-      "loopgate init [DIR] [--runner R] [--test-dir D]... [--oracle-file SCRIPT] [--heldout DIR] [--prompt TEXT | --prompt-file F] [--id ID] [--out FILE] [--dry-run] [--force] [--no-check] [--json]",
-    ],
-    about: `Write a task file for the repository in DIR (default: the current folder): its test runner
-(vitest, jest, mocha, tape, node --test, pytest, unittest) in the argv form loopgate's tamper checks
-instrument, its tests and settings protected, its source folders the deliverables, its dependency
-folders declared, a held-out gate wired to --heldout DIR or proposed as a comment. The file goes to
---out, default DIR/../NAME-loopgate/task.yaml: held-out tests, the oracle, the lock and the run store
-must live outside the repository the builder sees. Then runs task check on it (with --oracle-file).
-Never overwrites a task file without --force; asks nothing.`,
-    flags: [
-      "runner",
-      "test-dir",
-      "oracle-file",
-      "heldout",
-      "prompt",
-      "prompt-file",
-      "id",
-      "out",
-      "dry-run",
-      "force",
-      "no-check",
-      "json",
-      "store",
-      "unsafe-no-sandbox",
-    ],
-    maxArgs: 1,
-    exit: "Exit codes: 0 written (and task check sound, or not run), 1 written but task check found a problem, 2 bad input (no runner or tests found, the file exists) or a check run that could not execute.",
-    run: async (io, args, flags) => (await import("./commands/init.js")).initCommand(io, args[0], flags),
-  },
+  ...TASK_COMMANDS,
   {
     name: "runs",
     usage: ["loopgate runs [--store DIR] [--limit N] [--json]"],

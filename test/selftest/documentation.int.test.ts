@@ -194,10 +194,10 @@ describe("selftest: documentation dimension", () => {
   it("fails on a link that leaves the repository: up past its root, an absolute path, another scheme", async () => {
     const r = await measure({
       "README.md": (t) =>
-        `${t}\n[design](../shared/DESIGN.md) [abs](/etc/passwd) [file](file:///etc/hosts) [web](https://example.org/x) [here](#install)\n`,
+        `${t}\n[design](../outside/design.md) [abs](/etc/passwd) [file](file:///etc/hosts) [web](https://example.org/x) [here](#install)\n`,
     });
     const text = failing(r).join("\n");
-    expect(text).toMatch(/README\.md:\d+: \.\.\/shared\/DESIGN\.md: points outside the repository/);
+    expect(text).toMatch(/README\.md:\d+: \.\.\/outside\/design\.md: points outside the repository/);
     expect(text).toMatch(/\/etc\/passwd: an absolute path points outside the repository/);
     expect(text).toMatch(/file:\/\/\/etc\/hosts: not a web address/);
     expect(text).not.toMatch(/example\.org|#install/);
