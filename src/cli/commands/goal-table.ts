@@ -1,4 +1,5 @@
 import { LoopgateError } from "../../core/errors.js";
+import { need } from "../command-flags.js";
 import type { CommandSpec } from "../command-spec.js";
 import type { FlagName, FlagValues } from "../flags.js";
 
@@ -8,15 +9,7 @@ import type { FlagName, FlagValues } from "../flags.js";
 const f = (v: FlagValues): any => v;
 
 /** The positional word at `index`, or a bad-input error naming the command and what is missing. */
-function word(command: string, args: readonly string[], index: number, what: string): string {
-  const v = args[index];
-  if (!v)
-    throw new LoopgateError(
-      "bad_input",
-      `loopgate ${command}: missing ${what}; see loopgate ${command} --help`,
-    );
-  return v;
-}
+const word = need;
 
 /** The subcommand in args[0], one of `known`, or a bad-input error listing them. */
 function sub<T extends string>(command: string, args: readonly string[], known: readonly T[]): T {
