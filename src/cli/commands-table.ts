@@ -46,7 +46,7 @@ workspace, each artifact's expected JSON is a gate the builder never sees, prese
   {
     name: "claude",
     usage: [
-      "loopgate claude TASK [--json] [--store DIR] [--max-attempts N] [--builder-env NAME] [-- CLAUDE ARGS]",
+      "loopgate claude TASK [--json] [--store DIR] [--max-attempts N] [--builder-env NAME] [--builder-mount PATH] [--unsafe-no-sandbox] [--verbose] [--follow] [-- CLAUDE ARGS]",
     ],
     about: `Run TASK with the real Claude Code as the builder, in loopgate's sandbox (the run workspace and a
 private HOME writable; the host network shared so it reaches its provider: the envelope says so).
@@ -78,7 +78,7 @@ $LOOPGATE_CLAUDE_BIN, claude on PATH, or the one installed beside loopgate.`,
       "loopgate hook stop TASK [--store DIR]",
       "loopgate hook post-tool TASK [--store DIR]",
       "loopgate hook task-completed TASK [--store DIR]",
-      "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run]",
+      "loopgate hook install TASK [--project | --user] [--store DIR] [--dry-run | --managed] [--json]",
     ],
     about: `Claude Code hooks for your own sessions. stop verifies the session's folder against TASK as
 loopgate verify does (a recorded run; held-out gates in a fresh environment) and exits 2 with the
@@ -88,8 +88,10 @@ records the tool call (command, exit code, excerpt) in the stream claude-session
 agent_runtime. task-completed runs a completed task's frozen check (a \`check: CMD\` line in its
 description) in loopgate's sandbox and exits 2 with the finding when it fails. With a goal, stop first
 judges its command and file predicates over the recorded calls. install writes all of them into
-.claude/settings.json (or ~/.claude with --user).`,
-    flags: ["store", "project", "user", "dry-run"],
+.claude/settings.json (or ~/.claude with --user) and says how to lock them: an agent that can write
+that file can switch them off, and its session then ends with no Stop verified (loopgate runs lists
+it as unverified); --managed prints them for Claude Code's managed settings, which nothing overrides.`,
+    flags: ["store", "project", "user", "dry-run", "managed", "json"],
     maxArgs: 2,
     exit: "Exit codes: stop and task-completed 0 (allowed) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
     run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, flags),
@@ -110,7 +112,7 @@ For Claude Code: --mcp-config '{"mcpServers":{"loopgate":{"command":"loopgate","
   },
   {
     name: "resume",
-    usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose]"],
+    usage: ["loopgate resume RUN [--store DIR] [--json] [--verbose] [--follow] [options]"],
     about: `Continue an interrupted run from its log; calls left in doubt are never silently re-run.
 A run that already finished is not run again: resume says so and exits with its status.
 A run another live process still drives (it holds the run's lease) is refused, naming that process;
@@ -152,7 +154,7 @@ no copy of the task, and run exactly what was submitted.`,
   {
     name: "worker",
     usage: [
-      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--work-dir DIR] [--once | --until-idle]",
+      "loopgate worker --store postgres://… [--concurrency N] [--id NAME] [--lease 30s] [--work-dir DIR] [--once | --until-idle] [--json]",
     ],
     about: `Claim queued runs (FOR UPDATE SKIP LOCKED), run each as \`loopgate run\` does, or resume it as
 \`loopgate resume\` does when a dead worker left it unfinished; heartbeat the claim while it runs.
@@ -186,7 +188,9 @@ with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its
   },
   {
     name: "verify",
-    usage: ["loopgate verify TASK --workspace DIR [--store DIR] [--json] [--junit FILE] [--markdown FILE]"],
+    usage: [
+      "loopgate verify TASK --workspace DIR [--store DIR] [--json] [--junit FILE] [--markdown FILE] [--strict] [options]",
+    ],
     about: "Check work produced elsewhere: DIR is gated as the builder's result, in one attempt.",
     flags: ["workspace", ...SANDBOX_FLAGS, "junit", "markdown", "strict"],
     maxArgs: 1,
@@ -200,7 +204,7 @@ with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its
     name: "runs",
     usage: ["loopgate runs [--store DIR] [--limit N] [--json]"],
     about:
-      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).\nBeside a PostgreSQL store, every submitted job whose run has not started too: queued, claimed, handed back, refused.",
+      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).\nBeside a PostgreSQL store, every submitted job whose run has not started too: queued, claimed, handed back, refused.\nThen the Claude Code sessions loopgate's hooks watched (loopgate hook install): verified, or unverified when no\nStop was verified after their last tool call, with the loopgate verify that checks the folder (--json: rows with kind hook-session).",
     flags: ["store", "limit", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 listed, 2 bad input.",
@@ -208,22 +212,23 @@ with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its
   },
   {
     name: "status",
-    usage: ["loopgate status RUN|JOB [--store DIR] [--json]"],
+    usage: ["loopgate status RUN|JOB|SESSION [--store DIR] [--json]"],
     about:
-      "One run's envelope, rebuilt from its events; exits with the run's exit code. Beside a PostgreSQL store, a queued job's state (queued, claimed, running on which worker, lease expiry), or JOB's run.",
+      "One run's envelope, rebuilt from its events; exits with the run's exit code. Beside a PostgreSQL store, a queued job's state (queued, claimed, running on which worker, lease expiry), or JOB's run. SESSION (a Claude Code session id, or claude-session-ID): verified or unverified, and the verify that checks it.",
     flags: ["store", "json"],
     maxArgs: 1,
-    exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE, a refused job or bad input, 3 not finished (running, or its process died: loopgate resume RUN; a job queued or claimed).",
+    exit: "Exit codes: 0 SUCCESS, 1 ESCALATED, 2 TOOL_FAILURE, a refused job or bad input, 3 not finished (running, or its process died: loopgate resume RUN; a job queued or claimed; a hook session not verified). A verified hook session exits with its last verification's verdict.",
     run: async (io, args, flags) =>
       (await import("./commands/inspect.js")).statusCommand(io, need("status", args, 0, "RUN"), flags),
   },
   {
     name: "events",
-    usage: ["loopgate events RUN [--store DIR] [--json]"],
-    about: "One run's audit trail, one event per line (--json: JSON lines).",
+    usage: ["loopgate events RUN|SESSION [--store DIR] [--json]"],
+    about:
+      "One run's audit trail, one event per line (--json: JSON lines); or a Claude Code session's stream (its id or claude-session-ID).",
     flags: ["store", "json"],
     maxArgs: 1,
-    exit: "Exit codes: 0 printed, 2 bad input or no such run.",
+    exit: "Exit codes: 0 printed, 2 bad input or no such run or session.",
     run: async (io, args, flags) =>
       (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), flags),
   },
@@ -262,7 +267,7 @@ only they named.`,
   },
   {
     name: "demo",
-    usage: ["loopgate demo [--store DIR] [--json]"],
+    usage: ["loopgate demo [--store DIR] [--json] [--unsafe-no-sandbox]"],
     about: "Run the bundled examples with honest and forging builders.",
     flags: ["store", "json", "unsafe-no-sandbox"],
     maxArgs: 0,

@@ -153,6 +153,9 @@ export const FLAGS = {
   "no-check": { help: "init: write the task file without running `task check` on it" },
   project: { help: "hook install: write ./.claude/settings.json (the default)" },
   user: { help: "hook install: write ~/.claude/settings.json" },
+  managed: {
+    help: "hook install: print the hooks as managed settings (for /etc/claude-code/managed-settings.json), write nothing",
+  },
   protocol: {
     value: "P",
     help: "model-server: the wire protocol to serve: anthropic, openai-responses or openai-chat",

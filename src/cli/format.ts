@@ -100,6 +100,12 @@ export function formatEvent(e: RecordedEvent): string {
       return `${head} ${JSON.stringify(e.data.step)}: ${e.data.finding ?? "no finding (ambiguous)"} after ${e.data.calls} call(s)${e.data.check ? `, check ${e.data.check.verified ? "verified" : "unverified"}` : ""}`;
     case "step_escalated":
       return `${head} ${JSON.stringify(e.data.step)}: escalated (${e.data.trigger.replace("_", " ")}) → ${e.data.decision.replace("_", " ")} [${e.data.escalations_used}/5]`;
+    case "agent_tool_observed":
+      return `${head} (${e.data.agent} reported) ${oneLine(e.data.tool)} ${JSON.stringify(e.data.command.slice(0, 100))}${e.data.exit_code !== null ? ` exit ${e.data.exit_code}` : ""}`;
+    case "hook_session_bound":
+      return `${head} task ${oneLine(e.data.task_id)} (${oneLine(e.data.task_file)}), folder ${oneLine(e.data.cwd)}`;
+    case "hook_stop_verified":
+      return `${head} run ${e.data.run_id}: ${e.data.status} → ${e.data.decision} — ${oneLine(e.data.reason)}`;
     default:
       return `${head} ${JSON.stringify(d)}`;
   }
@@ -117,6 +123,8 @@ export function formatEnvelope(e: Envelope, hints?: Hints): string {
     lines.push(
       `  ${g.passed ? "✓" : "✗"} ${g.id}${g.error ? ` (${g.error})` : ""}${g.error && g.summary ? `: ${g.summary}` : ""}`,
     );
+    // A non-zero exit of a passed gate is loopgate's own canary or twins failing on purpose: say so.
+    if (g.exit_code_note) lines.push(`      ${oneLine(g.exit_code_note)}`);
     // Why it failed, for the user (not the builder, whose feedback the gate's `feedback` limits).
     if (!g.passed) for (const l of logTail(g.log_excerpt, 6, 200, wholeLog)) lines.push(`      | ${l}`);
   }

@@ -68,7 +68,7 @@ export function commandHelp(commands: readonly CommandSpec[], name: string): str
 ${usageBlock(c)}
 
 Options:
-${optionLines([...c.flags, ...GLOBAL_FLAGS])}
+${optionLines([...new Set([...c.flags, ...GLOBAL_FLAGS])])}
 
 ${c.exit ?? EXIT_CODES}
 `;

@@ -1,19 +1,10 @@
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../core/package-root.js";
 import { resolveProgram } from "../sandbox/environment.js";
 import { shellWord } from "./store-location.js";
 
-/** The package's root folder (where package.json names loopgate). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (dir !== "/") {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "loopgate") return dir;
-    dir = dirname(dir);
-  }
-  throw new Error("cannot find loopgate's package.json above the CLI");
-}
+export { packageRoot };
 
 /** The first word of a shell command line, without the quotes npm puts around it (`'loopgate' 'run'`). */
 const firstWord = (line: string | undefined) =>

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { LoopgateError } from "../core/errors.js";
+import { packagePath } from "../core/package-root.js";
 import { parseArgv } from "./args.js";
 import { COMMANDS, findCommand } from "./commands-table.js";
 import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./exit-codes.js";
@@ -10,9 +11,9 @@ import { pasteable } from "./hints.js";
 import { type CommandIO, processIO } from "./io.js";
 import { didYouMean } from "./suggest.js";
 
-/** package.json's version (dist/cli/main.js and src/cli/main.ts are both two levels below it). */
+/** package.json's version. */
 function version(): string {
-  const file = new URL("../../package.json", import.meta.url);
+  const file = packagePath("package.json");
   return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
 }
 

@@ -1,6 +1,7 @@
 import type { LoopgateEvent } from "../core/events.js";
 import { leaseOf, ownerView } from "../core/run-lease.js";
 import { ownerProcessGone } from "../runner/run-lease-keeper.js";
+import { shellWord } from "./store-location.js";
 
 /** What `loopgate status` adds about an unfinished run's owner (JSON `owner`, and one line for people). */
 export interface OwnerReport {
@@ -15,6 +16,15 @@ export interface OwnerReport {
   line: string;
 }
 
+/** Why a `loopgate claude` run cannot be resumed, and what to do instead (status, resume, the verdict). */
+export const CLAUDE_NOT_RESUMABLE =
+  "a loopgate claude run cannot be resumed (its Claude Code session ended with the process that ran it)";
+
+/** The command that runs a `loopgate claude` run's task again, from the run's `resume` hint. */
+export function claudeRerun(resume: string, taskPath: string): string {
+  return resume.replace(/\bresume \S+/, `claude ${shellWord(taskPath)}`);
+}
+
 /** Whether the process that drives an unfinished run is still there, and what to do if it is not. */
 export function ownerReport(
   events: readonly LoopgateEvent[],
@@ -25,12 +35,18 @@ export function ownerReport(
   const lease = leaseOf(events);
   const view = ownerView(lease, now, lease ? ownerProcessGone(lease.owner) : null);
   const who = lease ? `process ${lease.owner.pid} on host ${lease.owner.host}` : "no owner recorded";
+  // A loopgate claude run whose owner is gone is run again, never resumed (resume refuses it).
+  const started = events[0]?.type === "run_started" ? events[0].data : null;
+  const next =
+    started?.builder.kind === "claude-code"
+      ? `${CLAUDE_NOT_RESUMABLE}; run its task again: ${claudeRerun(resume, started.task_path)}`
+      : `continue it with: ${resume}`;
   const hint =
     view.alive === true
       ? `it is being driven; its lease runs until ${lease?.expiresAt}`
       : view.alive === false
-        ? `its owner is gone (${view.why}); continue it with: ${resume}`
-        : `no owner recorded (a run from an older loopgate); if no process drives it, continue it with: ${resume}`;
+        ? `its owner is gone (${view.why}); ${next}`
+        : `no owner recorded (a run from an older loopgate); if no process drives it, ${next}`;
   return {
     owner: {
       pid: lease?.owner.pid ?? null,

@@ -183,6 +183,8 @@ function evolveRunWide(s: AgentState, e: LoopgateEvent, index: number): AgentSta
     case "agent_goal_evaluated":
     case "hook_failed":
     case "stop_hook_answered":
+    case "hook_session_bound":
+    case "hook_stop_verified":
       return s;
     default:
       return unreachable(e);
@@ -284,6 +286,8 @@ function evolveInAttempt(s: AgentState, e: LoopgateEvent, index: number): AgentS
     case "agent_goal_evaluated":
     case "hook_failed":
     case "stop_hook_answered":
+    case "hook_session_bound":
+    case "hook_stop_verified":
       return t;
     default:
       return unreachable(e);

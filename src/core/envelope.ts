@@ -26,6 +26,11 @@ export const Envelope = z.object({
       seed: z.number().int().optional(),
       /** How loopgate checked that this gate's result can be believed (subprocess gates). */
       tamper: GateTamper.optional(),
+      /**
+       * Why the exit code is not 0 when loopgate's own planted tests (its canary, mutated twins) made it so:
+       * they fail on purpose in the same run. Absent when nothing of loopgate's explains the exit code.
+       */
+      exit_code_note: z.string().optional(),
     }),
   ),
   /** The judge's verdict on the final attempt, when the task has a judge and it was consulted. */
@@ -81,7 +86,8 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
     if (e.type === "run_started") {
       sandbox = e.data.sandbox;
       if (e.data.dependencies) dependencies = e.data.dependencies;
-    } else if (e.type === "gate_run_finished")
+    } else if (e.type === "gate_run_finished") {
+      const note = exitCodeNote(e.data);
       gates.push({
         id: e.data.gate_id,
         attempt: e.data.attempt,
@@ -90,12 +96,13 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
         timed_out: e.data.timed_out,
         error: e.data.error,
         duration_ms: e.data.duration_ms,
-        log_excerpt: e.data.log_excerpt,
+        log_excerpt: markCanaryLines(e.data.log_excerpt, e.data.tamper?.canary.tests ?? []),
         summary: e.data.summary,
         ...(e.data.seed !== undefined ? { seed: e.data.seed } : {}),
         ...(e.data.tamper ? { tamper: e.data.tamper } : {}),
+        ...(note ? { exit_code_note: note } : {}),
       });
-    else if (e.type === "finding_recorded") findings.push(e.data);
+    } else if (e.type === "finding_recorded") findings.push(e.data);
     else if (e.type === "judge_finished" && e.data.attempt === state.attempts.length)
       judge = { verdict: e.data.verdict, rules_applied: e.data.rules_applied };
     else if (e.type === "repair_decided")
@@ -149,4 +156,64 @@ export function projectEnvelope(runId: string, events: readonly LoopgateEvent[])
       event_count: events.filter((e) => e.type !== "run_lease_renewed").length,
     },
   };
+}
+
+/** What marks a line of a gate's log that names one of loopgate's canary tests. */
+export const CANARY_LINE_MARK = "[loopgate's canary, fails on purpose] ";
+
+/**
+ * A gate's log with every line that names one of loopgate's canary tests marked as loopgate's. Only
+ * the user's copies are marked (the envelope and what is printed from it): the recorded log, which a
+ * builder's required fix quotes, stays as the runner wrote it, so no builder learns the canary's shape.
+ */
+export function markCanaryLines(log: string, names: readonly string[]): string {
+  const wanted = names.filter((n) => n.trim() !== "");
+  if (!wanted.length) return log;
+  // A whole name: not a part of a longer one (a twin's name may end with a canary's words and a digit more).
+  const escaped = wanted.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const named = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join("|")})(?![\\p{L}\\p{N}_])`, "u");
+  return log
+    .split("\n")
+    .map((line) => (named.test(line) ? `${CANARY_LINE_MARK}${line}` : line))
+    .join("\n");
+}
+
+/** The facts of one gate run that explain its exit code. */
+type GateFacts = Pick<Envelope["gates"][number], "passed" | "exit_code" | "tamper">;
+
+/**
+ * Why a gate's exit code is not 0 when loopgate's own planted tests explain it, or null. loopgate's canary
+ * and mutated twins run inside the gate's own test run and fail on purpose, so a gate whose real tests all
+ * passed exits non-zero (docs/explanation/tamper-checks.md). A gate that did not pass is never explained
+ * away: its note says its own tests failed, or that it did not pass for another reason.
+ */
+export function exitCodeNote(g: GateFacts): string | null {
+  const t = g.tamper;
+  if (t?.check !== "auto" || g.exit_code === null || g.exit_code === 0) return null;
+  // A gate passes with a canary only when every canary test failed and the runner exited non-zero.
+  const canaryFailed = t.canary.auto && (g.passed || t.canary.failed_as_expected === true);
+  const twins = g.passed ? (t.twins?.failed ?? 0) : 0;
+  if (!canaryFailed && twins === 0) return null;
+  const names = t.canary.tests ?? [];
+  const shown = names.slice(0, 3).map((n) => JSON.stringify(n));
+  const more = names.length > shown.length ? ` and ${names.length - shown.length} more` : "";
+  const parts = [
+    canaryFailed
+      ? `canary ${plural(names.length || 1, "test")}${shown.length ? ` ${shown.join(", ")}${more}` : ""}`
+      : null,
+    twins > 0 ? `${twins} mutated twin ${plural(twins, "test")}` : null,
+  ].filter((x) => x !== null);
+  const planted = `loopgate's ${parts.join(" and ")}`;
+  const fail = (canaryFailed ? names.length || 1 : 0) + twins > 1 ? "fail" : "fails";
+  const code = `exit ${g.exit_code}`;
+  if (g.passed)
+    return `${code} from ${planted}, which ${fail} on purpose: as expected, every real test passed`;
+  const failed = t.tests?.failed ?? 0;
+  if (failed > 0)
+    return `${code}: ${failed} real ${plural(failed, "test")} failed; ${planted} failed too, as expected`;
+  return `${code} from ${planted}, which ${fail} on purpose; the gate did not pass for another reason (its summary says why)`;
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
 }

@@ -3,6 +3,7 @@ import { Origin } from "./event-parts.js";
 import { agentEvents } from "./events/agent.js";
 import { agentRuntimeEvents } from "./events/agent-runtime.js";
 import type { EventArea } from "./events/define.js";
+import { hookSessionEvents } from "./events/hook-session.js";
 import { judgeEvents } from "./events/judge.js";
 import { runEvents } from "./events/run.js";
 import { selfCheckEvents } from "./events/self-check.js";
@@ -35,6 +36,7 @@ export const eventAreas = {
   todo: todoEvents,
   judge: judgeEvents,
   "agent-runtime": agentRuntimeEvents,
+  "hook-session": hookSessionEvents,
   goal: goalEvents,
 } as const satisfies Record<string, EventArea>;
 
@@ -45,6 +47,7 @@ const declarations = {
   ...todoEvents,
   ...judgeEvents,
   ...agentRuntimeEvents,
+  ...hookSessionEvents,
   ...goalEvents,
 } as const;
 type Declarations = typeof declarations;

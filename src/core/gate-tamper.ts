@@ -6,6 +6,9 @@ export const MAX_RECORDED_TESTS = 20_000;
 
 const testId = z.string().max(2000);
 
+/** The most canary test names one gate run records. */
+export const MAX_CANARY_NAMES = 20;
+
 /** A twin the oracle failed: which test it copies, which literal it changed, to what. */
 export const TwinRecord = z.object({
   test: testId,
@@ -24,7 +27,18 @@ export const GateTamper = z.object({
   runner: z.string().nullable(),
   /** Where the per-test results came from. */
   channel: z.enum(["reporter", "summary"]).nullable(),
-  canary: z.object({ auto: z.boolean(), declared: z.boolean() }),
+  /**
+   * `auto`: loopgate planted a canary of its own in this run (so the runner exits non-zero even when every
+   * real test passed); `declared`: the gate has a declared `canary:` folder, run separately.
+   */
+  canary: z.object({
+    auto: z.boolean(),
+    declared: z.boolean(),
+    /** The names of loopgate's own canary tests in this run (fresh each run), to tell their lines in the log. */
+    tests: z.array(z.string().max(200)).max(MAX_CANARY_NAMES).optional(),
+    /** Whether every planted canary test reported a failure where it had to and the runner exited non-zero. */
+    failed_as_expected: z.boolean().optional(),
+  }),
   tests: z
     .object({ passed: z.number().int(), failed: z.number().int(), skipped: z.number().int() })
     .nullable(),

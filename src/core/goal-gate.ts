@@ -17,7 +17,8 @@ export interface GoalEvaluation {
 /**
  * Which evidence a goal is judged on. `runtimeCommands`: an external agent's own runtime reports
  * (agent_tool_observed, origin agent_runtime: Claude Code's PostToolUse, Codex's command items) may
- * satisfy a `command_succeeded` predicate. They are not loopgate's records: docs/guides/claude-code.md says what that
+ * satisfy a `command_succeeded` predicate, unless marked `confirmed: false` (a hook report Claude Code's
+ * own stream does not hold). They are not loopgate's records: docs/guides/claude-code.md says what that
  * trust means. Gates and files are never taken from them.
  */
 export interface GoalEvidence {
@@ -40,8 +41,11 @@ function commandRun(
       ok: !e.data.is_error && e.data.exit_code === 0,
       callId: e.data.call_id,
     };
+  // A report its runtime's own record did not confirm (confirmed: false) is no run of anything.
   if (runtime && e.type === "agent_tool_observed" && RUNTIME_SHELLS.has(e.data.tool))
-    return { command: e.data.command.trim(), ok: e.data.exit_code === 0, callId: null };
+    return e.data.confirmed === false
+      ? null
+      : { command: e.data.command.trim(), ok: e.data.exit_code === 0, callId: null };
   return null;
 }
 
@@ -49,6 +53,7 @@ function commandRun(
 function changesWork(e: LoopgateEvent, run: { command: string; callId: string | null }, runtime: boolean) {
   if (e.type === "workspace_touched" && isTrusted(e.meta.origin)) return e.data.call_id !== run.callId;
   if (!runtime || e.type !== "agent_tool_observed") return false;
+  // An unconfirmed report still makes a success stale: doubt never helps a goal hold.
   // Without a workspace observation per call, any other shell command might have written: stale.
   if (RUNTIME_SHELLS.has(e.data.tool)) return e.data.command.trim() !== run.command;
   return RUNTIME_WRITERS.has(e.data.tool);

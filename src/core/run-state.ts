@@ -202,6 +202,8 @@ export function evolve(state: RunState, event: Body): RunState {
     case "agent_goal_evaluated":
     case "hook_failed":
     case "stop_hook_answered":
+    case "hook_session_bound":
+    case "hook_stop_verified":
       return state;
     default: {
       const never: never = event;

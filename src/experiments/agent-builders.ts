@@ -4,8 +4,10 @@ import { type ModelServer, startModelServer } from "../agent/models/model-server
 import type { Builder, BuilderContext, BuilderResult } from "../builders/builder.js";
 import { ClaudeBuilder } from "../builders/claude/claude-builder.js";
 import { shellWord } from "../builders/claude/claude-settings.js";
+import { ClaudeProviderWatch, providerDown } from "../builders/claude/provider-error.js";
 import { StreamJsonReader } from "../builders/claude/stream-json.js";
 import { codexBuilder, findCodex } from "../builders/codex/codex-builder.js";
+import { packagePath } from "../core/package-root.js";
 import type { AgentRuntimeEventBody } from "../core/run-decider.js";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
@@ -22,7 +24,7 @@ export interface ScriptedAgentSpec {
 
 /** The pinned claude binary beside loopgate (node_modules/.bin), or null. */
 export function findClaudeBinary(): string | null {
-  const beside = new URL("../../node_modules/.bin/claude", import.meta.url).pathname;
+  const beside = packagePath("node_modules", ".bin", "claude");
   return existsSync(beside) ? realpathSync(beside) : null;
 }
 
@@ -122,6 +124,7 @@ async function ownStopHookSession(
     `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command, timeout: 120 }] }] } }, null, 2)}\n`,
   );
   const reader = new StreamJsonReader();
+  const watch = new ClaudeProviderWatch();
   const r = await runSandboxed(
     {
       argv: [
@@ -148,6 +151,7 @@ async function ownStopHookSession(
       maxOutputBytes: 16_000,
       onOutput: (chunk) => {
         reader.push(chunk);
+        watch.push(chunk);
         ctx.onOutput?.(chunk);
       },
     },
@@ -168,6 +172,11 @@ async function ownStopHookSession(
     durationMs: r.durationMs,
     claim: said,
     output: `claude exit ${r.exitCode}${result.is_error === true ? " (error result)" : ""}; Stop hook exits: ${exits.join(",") || "none"}\n${said}`,
-    infrastructure: r.spawnError ? `claude could not start: ${r.spawnError}` : null,
+    // A provider that is down is infrastructure here too, never a graded failure of the baseline.
+    infrastructure: r.spawnError
+      ? `claude could not start: ${r.spawnError}`
+      : watch.push("\n")
+        ? providerDown(env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com", watch.failure ?? "")
+        : null,
   };
 }

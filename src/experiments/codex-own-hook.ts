@@ -2,8 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Builder, BuilderContext, BuilderResult } from "../builders/builder.js";
 import { shellWord } from "../builders/claude/claude-settings.js";
+import { providerDown } from "../builders/claude/provider-error.js";
 import { codexConfig, findCodex } from "../builders/codex/codex-builder.js";
 import { codexFacts } from "../builders/codex/exec-events.js";
+import { codexProviderFailure } from "../builders/codex/provider-error.js";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { SANDBOX_PATH, scrubbedEnv } from "../sandbox/environment.js";
 
@@ -93,7 +95,10 @@ async function session(
     },
     ctx.sandbox,
   );
-  const facts = codexFacts(r.streams?.stdout.toString("utf8") ?? r.output);
+  const stdout = r.streams?.stdout.toString("utf8") ?? r.output;
+  const facts = codexFacts(stdout);
+  // A provider that is down is infrastructure here too, never a graded failure of the baseline.
+  const down = codexProviderFailure(stdout);
   const exits = existsSync(join(home, EXITS))
     ? readFileSync(join(home, EXITS), "utf8").split("\n").filter(Boolean)
     : [];
@@ -106,6 +111,10 @@ async function session(
     durationMs: r.durationMs,
     claim: facts.final_message,
     output: `codex exit ${r.exitCode}${facts.turn_failed ? " (turn failed)" : ""}; Stop hook exits: ${exits.join(",") || "none"}\n${facts.final_message}`,
-    infrastructure: r.spawnError ? `codex could not start: ${r.spawnError}` : null,
+    infrastructure: r.spawnError
+      ? `codex could not start: ${r.spawnError}`
+      : down
+        ? providerDown(baseUrl, down)
+        : null,
   };
 }

@@ -2,7 +2,7 @@ import { constants } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
 import { boundText, LIMITS } from "../core/bounded.js";
 import { parseDuration } from "../core/duration.js";
-import { type GateTamper, MAX_RECORDED_TESTS } from "../core/gate-tamper.js";
+import { type GateTamper, MAX_CANARY_NAMES, MAX_RECORDED_TESTS } from "../core/gate-tamper.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { renderTemplate } from "../core/template.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
@@ -17,7 +17,7 @@ import {
   verdictOf,
 } from "./tamper/instrument.js";
 import { readOnlyHint } from "./tamper/js-frameworks.js";
-import type { TestVerdict } from "./tamper/test-report.js";
+import { canaryProblem, type TestVerdict } from "./tamper/test-report.js";
 
 type Verdict = TestVerdict & Partial<Pick<IdentityVerdict, "identity" | "twins" | "observed">>;
 
@@ -156,11 +156,12 @@ export function subprocessGate(
           min: spec.min_tests ?? 1,
           source: spec.min_tests ? "declared" : "default",
         };
-        const record = (v: Verdict | null): GateTamper => ({
+        // `canaryFailed`: whether loopgate's own canary failed as it must, known once the run exited normally.
+        const record = (v: Verdict | null, canaryFailed?: boolean): GateTamper => ({
           check: t.check,
           runner: t.adapter?.id ?? null,
           channel: t.plan ? (t.adapter?.channel ?? null) : null,
-          canary: { auto: (t.plan?.canary ?? null) !== null, declared: canary !== null },
+          canary: canaryRecord(t, canaryFailed),
           tests: v ? v.counts : null,
           floor,
           note: t.note ? boundText(t.note, LIMITS.note) : null,
@@ -221,7 +222,7 @@ export function subprocessGate(
         if (v)
           return {
             ...base,
-            tamper: record(v),
+            tamper: record(v, plantedCanaryFailed(t, output, reportText, r.exitCode)),
             passed: v.passed,
             timed_out: false,
             error: v.error,
@@ -234,6 +235,19 @@ export function subprocessGate(
           timed_out: false,
           error: null,
           summary: passed ? "passed" : withHint(`exit ${r.exitCode}`, output),
+        };
+      }
+
+      /** The gate's canary entry: what loopgate planted in this run (names included) and whether it failed. */
+      function canaryRecord(t: TamperCheck, failed: boolean | undefined): GateTamper["canary"] {
+        const planted = t.plan?.canary ?? null;
+        return {
+          auto: planted !== null,
+          declared: canary !== null,
+          ...(planted
+            ? { tests: planted.tests.slice(0, MAX_CANARY_NAMES).map((n) => boundText(n, 200)) }
+            : {}),
+          ...(planted && failed !== undefined ? { failed_as_expected: failed } : {}),
         };
       }
 
@@ -263,6 +277,23 @@ export function subprocessGate(
       }
     },
   };
+}
+
+/**
+ * Whether loopgate's own canary, planted in this run, failed where it had to and made the runner exit
+ * non-zero; undefined when the run planted none or its report cannot be read.
+ */
+function plantedCanaryFailed(
+  t: TamperCheck,
+  output: string,
+  reportText: string | null,
+  exitCode: number,
+): boolean | undefined {
+  const planted = t.plan?.canary;
+  if (!planted || !t.plan || !t.adapter) return undefined;
+  const report = t.adapter.parse(output, reportText, t.plan);
+  if (!report) return undefined;
+  return canaryProblem(report, planted) === null && exitCode !== 0;
 }
 
 /** A failed gate's summary, with what would help when the log shows a runner that could not write its own tree. */

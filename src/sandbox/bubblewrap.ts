@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.js";
@@ -36,6 +36,8 @@ export interface SandboxSpec {
   /** Each chunk of stdout alone (see RunProcessOptions.onStdout). */
   onStdout?: (chunk: string) => void;
   signal?: AbortSignal;
+  /** SIGTERM on abort, SIGKILL this much later (RunProcessOptions.killGraceMs). */
+  killGraceMs?: number;
   /** Fed to the sandboxed process's stdin. */
   input?: string | Buffer;
   /**
@@ -179,6 +181,7 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
     ...(spec.onOutput ? { onOutput: spec.onOutput } : {}),
     ...(spec.onStdout ? { onStdout: spec.onStdout } : {}),
     ...(spec.signal ? { signal: spec.signal } : {}),
+    ...(spec.killGraceMs !== undefined ? { killGraceMs: spec.killGraceMs } : {}),
     ...(spec.input !== undefined ? { input: spec.input } : {}),
     ...(spec.captureBytes !== undefined ? { captureBytes: spec.captureBytes } : {}),
   };
@@ -225,7 +228,6 @@ export async function sandboxSelfTest(): Promise<void> {
     const ws = join(root, "ws");
     const secret = join(root, "secret");
     await writeFile(join(root, "marker"), "");
-    const { mkdir } = await import("node:fs/promises");
     await mkdir(ws);
     await mkdir(secret);
     await writeFile(join(secret, "held-out"), "x");

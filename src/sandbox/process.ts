@@ -27,6 +27,11 @@ export interface RunProcessOptions {
   onStdout?: (chunk: string) => void;
   /** Aborting kills the whole process group at once (the user pressed Ctrl-C). */
   signal?: AbortSignal;
+  /**
+   * With this, aborting sends the group SIGTERM first and SIGKILL only this many milliseconds later
+   * (an agent that may end its session cleanly); the timeout still kills at once.
+   */
+  killGraceMs?: number;
   /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
   input?: string | Buffer;
   /** Also keep stdout and stderr apart, byte for byte, up to this many bytes each (see `streams`). */
@@ -133,7 +138,16 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       timedOut = true;
       killGroup();
     }, options.timeoutMs);
-    const onAbort = () => killGroup();
+    let termGrace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      if (options.killGraceMs === undefined) return killGroup();
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+      } catch {
+        child.kill("SIGTERM");
+      }
+      termGrace = setTimeout(killGroup, options.killGraceMs);
+    };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener("abort", onAbort, { once: true });
     let grace: NodeJS.Timeout | undefined;
@@ -154,6 +168,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       timer.clear();
       options.signal?.removeEventListener("abort", onAbort);
       clearTimeout(grace);
+      clearTimeout(termGrace);
       // Leave no descendant behind, even one that detached its stdio.
       killGroup();
       resolve({

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { packageRoot } from "../core/package-root.js";
 import type { Check } from "./verdict.js";
 
 /** What every dimension may read: where loopgate is installed and which README to measure. */
@@ -46,15 +45,7 @@ export async function withTemp<T>(prefix: string, fn: (dir: string) => Promise<T
 }
 
 /** The installed package's root: the nearest folder above this file whose package.json names loopgate. */
-export function installRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (dir !== "/") {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, "utf8")).name === "loopgate") return dir;
-    dir = dirname(dir);
-  }
-  throw new Error("cannot find loopgate's package.json above the self-test");
-}
+export const installRoot = packageRoot;
 
 /** The context the CLI runs the self-test in. */
 export function defaultContext(help: string, env: NodeJS.ProcessEnv = process.env): SelftestContext {

@@ -55,6 +55,7 @@ const BEFORE = {
     "agent_step_appraised",
     "agent_goal_evaluated",
   ],
+  "hook-session": ["hook_session_bound", "hook_stop_verified"],
   goal: [
     "goal_created",
     "goal_activation_changed",

@@ -116,6 +116,19 @@ export function writeTask(yaml: string, options: { oracle?: string } = {}): stri
   return file;
 }
 
+/**
+ * An envelope's gate entry, or a `gate_run_finished` event's data, less what is fresh in every run:
+ * the names of loopgate's canary tests (random words) and the exit-code note that quotes them. For
+ * comparing two runs of the same task.
+ */
+export function withoutCanaryNames(g: Record<string, unknown>): Record<string, unknown> {
+  const { exit_code_note: _n, ...rest } = g;
+  const tamper = rest.tamper as { canary?: Record<string, unknown> } | undefined;
+  if (!tamper?.canary) return rest;
+  const { tests: _t, ...canary } = tamper.canary;
+  return { ...rest, tamper: { ...tamper, canary } };
+}
+
 /** The envelope (docs/reference/envelope.md), as far as the tests read it. */
 export interface Envelope {
   run_id: string;

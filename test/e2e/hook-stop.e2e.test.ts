@@ -44,10 +44,40 @@ describe("loopgate hook stop (a user's own session)", { timeout: 200_000 }, () =
     const third = await hook(["stop", task, "--store", store], stop(work, true));
     expect(third.code, third.stderr).toBe(0);
     expect(JSON.parse(third.stdout).systemMessage).toMatch(/ESCALATED.*NOT verified/);
-    // Each Stop is a recorded run.
+    // Each Stop is a recorded run, and a verification in the session's stream: the session's last Stop
+    // was verified (ESCALATED), so it is not listed as unverified.
     const runs = await loopgate(["runs", "--store", store, "--json"]);
     expect(runs.code, show(runs)).toBe(0);
-    expect((JSON.parse(runs.stdout) as unknown[]).length).toBe(3);
+    const rows = JSON.parse(runs.stdout) as { kind?: string; run_id?: string }[];
+    const runRows = rows.filter((r) => r.kind === undefined);
+    expect(runRows.length).toBe(3);
+    const sessions = rows.filter((r) => r.kind === "hook-session") as unknown as {
+      session_id: string;
+      state: string;
+      verifications: number;
+      last_verification: { status: string; run_id: string; decision: string };
+      task_file: string;
+      cwd: string;
+    }[];
+    expect(sessions.length).toBe(1);
+    expect(sessions[0]).toMatchObject({
+      session_id: "sess-1",
+      state: "verified",
+      verifications: 3,
+      task_file: task,
+      cwd: work,
+    });
+    expect(sessions[0]?.last_verification).toMatchObject({ status: "ESCALATED", decision: "allow" });
+    expect(runRows.map((r) => r.run_id)).toContain(sessions[0]?.last_verification.run_id);
+    const ev = await loopgate(["events", "sess-1", "--store", store, "--json"]);
+    expect(ev.code, show(ev)).toBe(0);
+    const decisions = ev.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; data: { decision?: string } })
+      .filter((e) => e.type === "hook_stop_verified")
+      .map((e) => e.data.decision);
+    expect(decisions).toEqual(["block", "block", "allow"]);
   });
 
   it("lets Claude stop once the gate passes on the session's folder", async () => {
@@ -84,6 +114,33 @@ describe("loopgate hook stop (a user's own session)", { timeout: 200_000 }, () =
     });
     const r = await hook(["post-tool", task, "--store", store], post);
     expect(r.code, r.stderr).toBe(0);
+    // A tool call and no verified Stop: the session is listed as unverified, with the verify to run.
+    const listed = await loopgate(["runs", "--store", store, "--json"]);
+    expect(listed.code, show(listed)).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        kind: "hook-session",
+        session_id: "sess-2",
+        state: "unverified",
+        tool_calls: 1,
+      }),
+    ]);
+    const status = await loopgate(["status", "sess-2", "--store", store]);
+    expect(status.code, show(status)).toBe(3);
+    expect(status.stdout).toContain(`verify ${task} --workspace `);
+    const managed = await hook(["install", task, "--store", store, "--managed"], "");
+    expect(managed.code, managed.stderr).toBe(0);
+    expect(Object.keys((JSON.parse(managed.stdout) as { hooks: object }).hooks)).toEqual([
+      "Stop",
+      "PostToolUse",
+      "PostToolUseFailure",
+      "TaskCompleted",
+    ]);
+    expect(managed.stderr).toContain("/etc/claude-code/managed-settings.json");
+    const both = await hook(["install", task, "--store", store, "--managed", "--project"], "");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--managed prints the hooks .* leave out --project/);
+    expect(both.stdout).toBe("");
     const printed = await hook(["install", task, "--store", store, "--dry-run"], "");
     expect(printed.code, printed.stderr).toBe(0);
     const settings = JSON.parse(printed.stdout) as {

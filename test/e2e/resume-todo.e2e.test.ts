@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { exampleTask, loopgate, parseStdout, removeTemps, show, tempDir, withoutCanaryNames } from "./cli.js";
 
 // A crash right after a todo call's result, before its todo_written: the resumed run records the same
 // plan write, so the log matches an uninterrupted run apart from the resume event.
@@ -57,9 +57,11 @@ const normalize = (es: Ev[]) =>
     .filter((e) => e.type !== "run_resumed")
     .map((e) => ({
       type: e.type,
-      data: Object.fromEntries(
-        Object.entries(e.data).filter(
-          ([k]) => !["duration_ms", "content", "log_excerpt", "run_dir"].includes(k),
+      data: withoutCanaryNames(
+        Object.fromEntries(
+          Object.entries(e.data).filter(
+            ([k]) => !["duration_ms", "content", "log_excerpt", "run_dir"].includes(k),
+          ),
         ),
       ),
     }));

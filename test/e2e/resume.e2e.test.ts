@@ -1,7 +1,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exampleDir, exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import {
+  exampleDir,
+  exampleTask,
+  loopgate,
+  parseStdout,
+  removeTemps,
+  show,
+  tempDir,
+  withoutCanaryNames,
+} from "./cli.js";
 
 // Kill a scripted agent run with SIGKILL right after its N-th event, resume it, and compare with a run
 // that was never interrupted: same envelope, same events apart from the resume's own.
@@ -19,7 +28,7 @@ function normalize(events: Ev[]): unknown[] {
       .map((e) => ({
         type: e.type,
         origin: e.meta.origin,
-        data: Object.fromEntries(Object.entries(e.data).filter(([k]) => !drop.has(k))),
+        data: withoutCanaryNames(Object.fromEntries(Object.entries(e.data).filter(([k]) => !drop.has(k)))),
       }))
   );
 }
@@ -32,7 +41,11 @@ function comparable(env: Record<string, unknown>): unknown {
     ...rest
   } = env as { run_id: string; audit: Record<string, unknown>; gates: Record<string, unknown>[] };
   const { latency_ms: _l, event_count: _c, ...auditRest } = audit;
-  return { ...rest, audit: auditRest, gates: gates.map(({ duration_ms: _d, log_excerpt: _x, ...g }) => g) };
+  return {
+    ...rest,
+    audit: auditRest,
+    gates: gates.map(({ duration_ms: _d, log_excerpt: _x, ...g }) => withoutCanaryNames(g)),
+  };
 }
 
 async function eventsOf(store: string, runId: string): Promise<Ev[]> {

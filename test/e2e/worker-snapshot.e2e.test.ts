@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
-import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir, withoutCanaryNames } from "./cli.js";
 
 let db: FreshDatabase;
 let store: PostgresEventStore;
@@ -45,7 +45,11 @@ function comparable(env: Record<string, unknown>): unknown {
     ...rest
   } = env as { run_id: string; audit: Record<string, unknown>; gates: Record<string, unknown>[] };
   const { latency_ms: _l, event_count: _c, ...auditRest } = audit;
-  return { ...rest, audit: auditRest, gates: gates.map(({ duration_ms: _d, log_excerpt: _x, ...g }) => g) };
+  return {
+    ...rest,
+    audit: auditRest,
+    gates: gates.map(({ duration_ms: _d, log_excerpt: _x, ...g }) => withoutCanaryNames(g)),
+  };
 }
 
 async function blobCount(): Promise<number> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { confinedFileOps } from "./confined-file-ops.js";
 import { nearestMatchHint, occurrenceLines } from "./edit-hint.js";
-import { type FileOps, sandboxFileOps } from "./file-ops.js";
+import type { FileOps } from "./file-ops.js";
 import type { AgentTool, ToolContext } from "./tool.js";
 import { refusalOr } from "./tool-errors.js";
 import { resolveToolPath } from "./tool-path.js";
@@ -16,9 +17,9 @@ const schema = z.strictObject({
   replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one."),
 });
 
-/** Creates edit_file over the given file operations (default: commands in the agent sandbox). */
+/** Creates edit_file over the given file operations (default: in process, confined to the workspace). */
 export function createEditFileTool(
-  opsFor: (ctx: ToolContext, workspace: string) => FileOps = sandboxFileOps,
+  opsFor: (ctx: ToolContext, workspace: string) => FileOps = confinedFileOps,
 ): AgentTool<typeof schema> {
   return {
     name: "edit_file",
@@ -95,5 +96,5 @@ function lineList(lines: number[]): string {
   return lines.length > 20 ? `${shown} and ${lines.length - 20} more` : shown;
 }
 
-/** edit_file in the agent sandbox. */
+/** edit_file, confined to the run workspace. */
 export const editFileTool = createEditFileTool();

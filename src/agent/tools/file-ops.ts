@@ -6,8 +6,8 @@ import type { ToolContext } from "./tool.js";
 
 /** A file operation that ran and failed (permission, a file where a directory was needed, ...). */
 export class FileOpError extends LoopgateError {
-  constructor(message: string) {
-    super("file_op_failed", message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("file_op_failed", message, options);
   }
 }
 
@@ -34,7 +34,8 @@ export type ListOutcome =
 
 /**
  * The filesystem primitives the file tools use, on absolute paths already checked by resolveToolPath.
- * Injected, so the same tools run on another implementation (a fake in tests, a remote workspace).
+ * Injected, so the same tools run on another implementation: confinedFileOps (confined-file-ops.ts, the
+ * default, in process), sandboxFileOps (below: small commands in the agent sandbox), a fake in tests.
  */
 export interface FileOps {
   /** At most `maxBytes` of a file, from the start of line `offsetLine` (1-based), and its size and line count. */
@@ -104,7 +105,11 @@ find -P "$d" -mindepth 1 -maxdepth "$2" \\( -name .git -o -name node_modules \\)
 const LIST_MAX_BYTES = 4_000_000;
 const FILE_OP_TIMEOUT_MS = 60_000;
 
-/** The default FileOps: small commands run in the agent sandbox (or unsandboxed when ctx.sandbox is "none"). */
+/**
+ * FileOps as small commands in the agent sandbox (or unsandboxed when ctx.sandbox is "none"): a process
+ * per call, so tens of milliseconds each. The tools use confinedFileOps; this one remains for a caller
+ * that wants the sandbox's mounts as a second wall, and as the baseline bench/tool-bench.ts measures.
+ */
 export function sandboxFileOps(ctx: ToolContext, workspace: string): FileOps {
   const sh = resolveProgram("sh", "/") ?? "/bin/sh";
   const run = (script: string, args: string[], writable: boolean, maxOutputBytes: number, input?: Buffer) =>

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type FileOps, type ListEntry, sandboxFileOps } from "./file-ops.js";
+import { confinedFileOps } from "./confined-file-ops.js";
+import type { FileOps, ListEntry } from "./file-ops.js";
 import type { AgentTool, ToolContext } from "./tool.js";
 import { refusalOr } from "./tool-errors.js";
 import { resolveToolPath } from "./tool-path.js";
@@ -32,9 +33,9 @@ function formatEntry(e: ListEntry): string {
   return e.type === "other" ? `${e.path} (special file)` : e.path;
 }
 
-/** Creates list_files over the given file operations (default: commands in the agent sandbox). */
+/** Creates list_files over the given file operations (default: in process, confined to the workspace). */
 export function createListFilesTool(
-  opsFor: (ctx: ToolContext, workspace: string) => FileOps = sandboxFileOps,
+  opsFor: (ctx: ToolContext, workspace: string) => FileOps = confinedFileOps,
 ): AgentTool<typeof schema> {
   return {
     name: "list_files",
@@ -72,5 +73,5 @@ export function createListFilesTool(
   };
 }
 
-/** list_files in the agent sandbox. */
+/** list_files, confined to the run workspace. */
 export const listFilesTool = createListFilesTool();

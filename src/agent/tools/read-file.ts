@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type FileOps, sandboxFileOps } from "./file-ops.js";
+import { confinedFileOps } from "./confined-file-ops.js";
+import type { FileOps } from "./file-ops.js";
 import type { AgentTool, ToolContext } from "./tool.js";
 import { refusalOr } from "./tool-errors.js";
 import { resolveToolPath } from "./tool-path.js";
@@ -27,9 +28,9 @@ const schema = z.strictObject({
     .describe(`Lines to show (default ${DEFAULT_LINES}).`),
 });
 
-/** Creates read_file over the given file operations (default: commands in the agent sandbox). */
+/** Creates read_file over the given file operations (default: in process, confined to the workspace). */
 export function createReadFileTool(
-  opsFor: (ctx: ToolContext, workspace: string) => FileOps = sandboxFileOps,
+  opsFor: (ctx: ToolContext, workspace: string) => FileOps = confinedFileOps,
 ): AgentTool<typeof schema> {
   return {
     name: "read_file",
@@ -94,5 +95,5 @@ export function createReadFileTool(
   };
 }
 
-/** read_file in the agent sandbox. */
+/** read_file, confined to the run workspace. */
 export const readFileTool = createReadFileTool();

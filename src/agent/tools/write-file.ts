@@ -1,9 +1,9 @@
-import { lstat } from "node:fs/promises";
 import { z } from "zod";
-import { type FileOps, sandboxFileOps } from "./file-ops.js";
+import { confinedFileOps } from "./confined-file-ops.js";
+import type { FileOps } from "./file-ops.js";
 import type { AgentTool, ToolContext } from "./tool.js";
 import { refusalOr } from "./tool-errors.js";
-import { resolveToolPath } from "./tool-path.js";
+import { lstatOrNull, resolveToolPath } from "./tool-path.js";
 import { toolError, toolOk } from "./tool-result.js";
 
 const schema = z.strictObject({
@@ -11,9 +11,9 @@ const schema = z.strictObject({
   content: z.string().max(1_000_000).describe("The complete new content of the file."),
 });
 
-/** Creates write_file over the given file operations (default: commands in the agent sandbox). */
+/** Creates write_file over the given file operations (default: in process, confined to the workspace). */
 export function createWriteFileTool(
-  opsFor: (ctx: ToolContext, workspace: string) => FileOps = sandboxFileOps,
+  opsFor: (ctx: ToolContext, workspace: string) => FileOps = confinedFileOps,
 ): AgentTool<typeof schema> {
   return {
     name: "write_file",
@@ -27,7 +27,7 @@ export function createWriteFileTool(
       const started = performance.now();
       return refusalOr(args.path, started, async () => {
         const p = await resolveToolPath(ctx.workspace, args.path);
-        const before = await lstat(p.abs).catch(() => null);
+        const before = lstatOrNull(p.abs);
         if (before?.isDirectory()) return toolError(args.path, `${p.display} is a directory`, started);
         const data = Buffer.from(args.content, "utf8");
         await opsFor(ctx, p.workspace).write(p.abs, data);
@@ -41,5 +41,5 @@ export function createWriteFileTool(
   };
 }
 
-/** write_file in the agent sandbox. */
+/** write_file, confined to the run workspace. */
 export const writeFileTool = createWriteFileTool();

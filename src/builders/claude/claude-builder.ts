@@ -1,20 +1,23 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EventData } from "../../core/events.js";
-import { setLongTimeout } from "../../core/long-timer.js";
+import { type LongTimer, setLongTimeout } from "../../core/long-timer.js";
 import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
 import type { GoalPredicate } from "../../core/task.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
+import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
 import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
-import { writeHookFiles } from "./claude-settings.js";
+import { freshHookDir, writeHookFiles } from "./claude-settings.js";
 import { type HookInput, type HookReply, type StopInput, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
-import { StreamJsonReader, sessionFact } from "./stream-json.js";
+import { ClaudeProviderWatch, providerDown } from "./provider-error.js";
+import { StreamJsonReader, type StreamToolCalls, sessionFact } from "./stream-json.js";
+import { type SettledReport, ToolReports, taskCompletion } from "./transcript.js";
 
 /** How `loopgate claude` runs Claude Code. */
 export interface ClaudeBuilderOptions {
@@ -39,6 +42,17 @@ const CLAUDE_ENV = {
   DISABLE_TELEMETRY: "1",
 };
 
+/** How long a hook waits for Claude's stream to print the calls the reports name (it normally has already). */
+const STREAM_GRACE_MS = 2000;
+
+/** How long Claude Code gets after SIGTERM to end before its process group is killed. */
+export const STOP_GRACE_MS = 3000;
+
+/** A hook reply that ends Claude's session: Claude Code honours `continue: false` on any hook, Stop included. */
+export function endSession(why: string): HookReply {
+  return { exit_code: 0, stdout: `${JSON.stringify({ continue: false, stopReason: why })}\n`, stderr: "" };
+}
+
 const hasFlag = (args: readonly string[], ...names: string[]) =>
   args.some((a) => names.some((n) => a === n || a.startsWith(`${n}=`)));
 
@@ -62,11 +76,23 @@ export class ClaudeBuilder implements Builder {
   private lastStop: StopInput | null = null;
   private unrecorded: AgentRuntimeEventBody[] = [];
   private owned: string[] = [];
-  /** What Claude's runtime reported in this run, in order: the goal's and the task appraisals' evidence. */
+  /** What Claude's runtime reported in this run, in order, each confirmed or not by its stream: the evidence. */
   private facts: EventData<"agent_tool_observed">[] = [];
+  /** The tool calls Claude's stream-json printed, across its processes; and the reports not yet checked against them. */
+  private calls: StreamToolCalls = new Map();
+  private reports = new ToolReports();
+  private recording: Promise<void> = Promise.resolve();
   private stops = 0;
   private goalBlocksUsed = 0;
   private taskBlocks = new Map<string, number>();
+  /** Why the session is being stopped (an interrupt, a provider that is down); every hook is then told to stop. */
+  private halted: string | null = null;
+  private onHalt: () => void = () => undefined;
+  private readonly haltedWake = new Promise<"halted">((r) => {
+    this.onHalt = () => r("halted");
+  });
+  private listening: AbortSignal | null = null;
+  private watch = new ClaudeProviderWatch();
 
   constructor(private readonly o: ClaudeBuilderOptions) {
     this.descriptor = { kind: "claude-code", command: ["claude", ...o.extraArgs].join(" ") };
@@ -79,14 +105,44 @@ export class ClaudeBuilder implements Builder {
   async run(ctx: BuilderContext): Promise<BuilderResult> {
     this.ctx = ctx;
     const t0 = performance.now();
-    if (!this.server) await this.setUp(ctx);
+    this.listen(ctx.signal);
+    if (!this.server && !this.halted) await this.setUp(ctx);
     const next = this.next();
-    if (!this.running && this.sessionId === null) this.spawn(ctx, ctx.prompt, null);
+    if (this.halted) {
+      // Interrupted before this pass began: nothing starts, and the runner records the interrupt.
+    } else if (!this.running && this.sessionId === null) this.spawn(ctx, ctx.prompt, null);
     else if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
     else if (!this.running) this.spawn(ctx, fixMessage(ctx), this.sessionId);
-    const timer = new Promise<"timeout">((r) => setLongTimeout(() => r("timeout"), ctx.timeoutMs).unref());
-    const wake = await Promise.race([next, timer]);
+    let timer: LongTimer | undefined;
+    const timeout = new Promise<"timeout">((r) => {
+      timer = setLongTimeout(() => r("timeout"), ctx.timeoutMs).unref();
+    });
+    const wake = this.halted ? "halted" : await Promise.race([next, timeout, this.haltedWake]);
+    timer?.clear();
     const durationMs = Math.round(performance.now() - t0);
+    // The provider is down (Claude said so, or went unanswered): infrastructure, whatever else woke the pass.
+    const down = this.watch.failure;
+    if (down) {
+      this.halt(`loopgate: the model provider failed (${down.slice(0, 300)}); the run ends here`);
+      return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        durationMs,
+        output: down,
+        infrastructure: providerDown(this.providerUrl(ctx), down),
+      };
+    }
+    // Interrupted: Claude is being stopped; the runner records the interrupt, not this pass.
+    if (wake === "halted")
+      return {
+        exitCode: null,
+        signal: "SIGTERM",
+        timedOut: false,
+        durationMs,
+        output: "",
+        infrastructure: null,
+      };
     if (wake === "timeout") {
       this.kill?.abort();
       return {
@@ -122,8 +178,12 @@ export class ClaudeBuilder implements Builder {
 
   async windDown(v: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]> {
     const last = verdictMessage(v);
-    if (this.stop.holding)
+    // Interrupted, or stopped already: the session ends now (a held Stop told to stop, SIGTERM, then SIGKILL).
+    if (this.ctx?.signal?.aborted || this.halted) this.halt(this.halted ?? last);
+    else if (this.stop.holding)
       await this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
+    // Claude still working with no Stop to answer (a timeout, an infrastructure failure): it is stopped.
+    else if (this.running) this.halt(last);
     if (this.running) {
       const ended = await Promise.race([
         this.running.then(() => true),
@@ -135,6 +195,7 @@ export class ClaudeBuilder implements Builder {
       }
     }
     await this.dispose();
+    this.settleRest();
     const facts = this.unrecorded;
     this.unrecorded = [];
     return facts;
@@ -150,11 +211,14 @@ export class ClaudeBuilder implements Builder {
 
   private async setUp(ctx: BuilderContext): Promise<void> {
     const base = ctx.runDir ?? dirname(dirname(ctx.promptFile));
-    this.server = await startHookServer((input) => this.onHook(input));
-    const files = writeHookFiles(join(base, "claude-hooks"), {
+    const dir = freshHookDir(join(base, "claude-hooks"));
+    this.server = await startHookServer((input) => this.onHook(input), {
+      dir,
+      owner: ctx.sandbox === "bubblewrap" ? sandboxUser() : null,
+    });
+    const files = writeHookFiles(dir, {
       node: process.execPath,
-      url: this.server.url,
-      token: this.server.token,
+      socket: this.server.socket,
       deadlineSeconds: this.o.stopDeadlineSeconds,
     });
     this.owned = [files.dir];
@@ -198,11 +262,19 @@ export class ClaudeBuilder implements Builder {
     ];
     const pkg = dirname(dirname(realpathSync(this.o.program)));
     this.kill = new AbortController();
-    this.reader = new StreamJsonReader();
-    const onOutput = (chunk: string) => {
+    // Its stdout alone (never stderr's lines between them): the stream that confirms hook reports.
+    this.reader = new StreamJsonReader(this.calls);
+    const onStdout = (chunk: string) => {
       this.reader.push(chunk);
       if (this.reader.report.sessionId) this.sessionId = this.reader.report.sessionId;
+    };
+    const watch = new ClaudeProviderWatch();
+    this.watch = watch;
+    const onOutput = (chunk: string) => {
       ctx.onOutput?.(chunk);
+      // The provider is down: end Claude's retries now; the pass reports it (run).
+      if (!this.halted && watch.push(chunk))
+        this.halt(`loopgate: the model provider failed; the run ends here`);
     };
     const attempt = ctx.attempt;
     let running: Promise<ProcessResult>;
@@ -230,7 +302,9 @@ export class ClaudeBuilder implements Builder {
           timeoutMs: 24 * 3600_000,
           maxOutputBytes: 16_000,
           onOutput,
+          onStdout,
           signal: this.kill.signal,
+          killGraceMs: STOP_GRACE_MS,
           ...(ctx.limits ? { limits: ctx.limits } : {}),
         },
         ctx.sandbox,
@@ -261,6 +335,40 @@ export class ClaudeBuilder implements Builder {
     });
   }
 
+  /** Halts the session on the run's interrupt (registered once per signal). */
+  private listen(signal: AbortSignal | undefined): void {
+    if (!signal || this.listening === signal) return;
+    this.listening = signal;
+    const onAbort = () =>
+      this.halt(`loopgate: the run was interrupted (${String(signal.reason ?? "aborted")}); stop now`);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  /**
+   * Ends the session now: a held Stop is answered with `continue: false` (recorded with the wind-down
+   * facts), every later hook gets the same answer, and Claude's process group gets SIGTERM, then SIGKILL
+   * STOP_GRACE_MS later. Idempotent; wakes a pass that waits.
+   */
+  private halt(why: string): void {
+    if (!this.halted) this.halted = why;
+    if (this.stop.holding) void this.answer(endSession(this.halted));
+    this.kill?.abort();
+    this.onHalt();
+  }
+
+  /**
+   * The provider Claude was pointed at: loopgate's own URL; else the caller's ANTHROPIC_BASE_URL, named by
+   * its variable (a passed variable's value is redacted from the log: a URL can carry a token); else
+   * Anthropic's, Claude Code's default.
+   */
+  private providerUrl(ctx: BuilderContext): string {
+    if (this.o.providerEnv?.ANTHROPIC_BASE_URL) return this.o.providerEnv.ANTHROPIC_BASE_URL;
+    if (ctx.allowEnv.includes("ANTHROPIC_BASE_URL") && process.env.ANTHROPIC_BASE_URL)
+      return "$ANTHROPIC_BASE_URL";
+    return "https://api.anthropic.com (Claude Code's default)";
+  }
+
   private next(): Promise<Wake<ProcessResult>> {
     return this.stop.next();
   }
@@ -285,9 +393,14 @@ export class ClaudeBuilder implements Builder {
 
   private async onHook(input: HookInput): Promise<HookReply> {
     const ok = { exit_code: 0, stdout: "", stderr: "" };
-    if (input.session_id) this.sessionId = input.session_id;
+    // The session is being stopped (an interrupt, a provider that is down): no hook gets work any more.
+    if (this.halted) return endSession(this.halted);
+    // Claude's stream names its session; a hook's word (anyone on the socket may send one) only until then.
+    if (input.session_id && !this.reader.report.sessionId) this.sessionId = input.session_id;
     const ctx = this.ctx;
     if (input.hook_event_name === "Stop") {
+      // Every tool report is decided against Claude's stream before anything is judged on the facts.
+      if (ctx) await this.settle(ctx, { wait: true, final: true });
       // The goal gate first: while it is unmet the Stop is blocked here, and the held-out gates do not run.
       const goal = await this.goalGate(input.session_id);
       if (goal) return goal;
@@ -296,6 +409,8 @@ export class ClaudeBuilder implements Builder {
     }
     if (!ctx) return ok;
     if (input.hook_event_name === "TaskCompleted") {
+      const id = input.task_id ?? "";
+      await this.settle(ctx, { wait: true, final: false }, () => taskCompletion(this.calls, id));
       const seen: EventData<"agent_tool_observed"> = {
         attempt: ctx.attempt,
         agent: "claude-code",
@@ -305,12 +420,13 @@ export class ClaudeBuilder implements Builder {
         command: (input.task_subject ?? "").slice(0, 4000),
         exit_code: null,
         excerpt: (input.task_description ?? "").slice(0, 4000),
+        confirmed: taskCompletion(this.calls, id),
       };
       await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: seen });
-      const id = input.task_id ?? "";
       const prior = this.taskBlocks.get(id) ?? 0;
       const r = await taskCompleted({
-        facts: this.facts,
+        // Only what Claude's stream confirmed: a forged report neither fills a span nor declares a check.
+        facts: this.facts.filter((f) => f.confirmed !== false),
         attempt: ctx.attempt,
         sessionId: input.session_id,
         task: { id, subject: input.task_subject ?? "", description: input.task_description ?? "" },
@@ -322,9 +438,8 @@ export class ClaudeBuilder implements Builder {
       return r.reply;
     }
     await this.flush(ctx);
-    const fact = toolFact(input, ctx.attempt);
-    this.facts.push(fact);
-    await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: fact });
+    this.reports.report(toolFact(input, ctx.attempt));
+    await this.settle(ctx, { wait: false, final: false });
     const owned = touchesOwnedPath(input, this.owned);
     if (owned)
       await ctx
@@ -356,6 +471,59 @@ export class ClaudeBuilder implements Builder {
     await ctx.onRuntimeFact?.({ type: "agent_goal_evaluated", data: g.fact });
     if (g.reply) this.goalBlocksUsed += 1;
     return g.reply;
+  }
+
+  /**
+   * Decides the waiting tool reports that Claude's stream now settles and records them in order. `wait`:
+   * give the stream STREAM_GRACE_MS to print what the reports (or `until`) need (it has, by a Stop: Claude
+   * prints each tool_result before its next model request); `final`: what it still lacks is unconfirmed.
+   */
+  private async settle(
+    ctx: BuilderContext,
+    o: { wait: boolean; final: boolean },
+    until: () => boolean = () => true,
+  ): Promise<void> {
+    const t0 = performance.now();
+    for (;;) {
+      await this.recordSettled(ctx, this.reports.settle(this.calls, false));
+      const done = this.reports.waiting === 0 && until();
+      if (done || !o.wait || performance.now() - t0 >= STREAM_GRACE_MS) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (o.final) await this.recordSettled(ctx, this.reports.settle(this.calls, true));
+  }
+
+  /**
+   * Takes decided reports into the facts at once, and records them after every earlier recording: hooks
+   * are answered concurrently (anyone on the socket may send one), the log keeps the reports' order.
+   */
+  private recordSettled(ctx: BuilderContext, settled: readonly SettledReport[]): Promise<void> {
+    if (settled.length === 0) return this.recording;
+    for (const { fact } of settled) this.facts.push(fact);
+    const run = this.recording.then(async () => {
+      for (const { fact, why } of settled) {
+        await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: fact });
+        if (why)
+          await ctx
+            .onFinding?.({
+              code: "hook_report_unconfirmed",
+              severity: "warning",
+              detail: `a ${fact.tool} report (${fact.command.slice(0, 300)}) that Claude Code's own stream does not confirm: ${why}; it counts for no goal or step`,
+            })
+            .catch(() => undefined);
+      }
+    });
+    // A failed recording fails the hook that asked for it (a Stop is then blocked); later ones still run.
+    this.recording = run.catch(() => undefined);
+    return run;
+  }
+
+  /** At wind-down: the reports still waiting, decided on the whole stream, join the wind-down facts. */
+  private settleRest(): void {
+    for (const { fact } of this.reports.settle(this.calls, true)) {
+      this.facts.push(fact);
+      this.unrecorded.push({ type: "agent_tool_observed", data: fact });
+    }
   }
 
   /** Records the session facts of Claude processes that ended while an attempt was running. */

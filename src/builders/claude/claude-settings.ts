@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FORWARDER_SCRIPT } from "./hook-forwarder.js";
 
@@ -36,19 +36,38 @@ export interface HookFiles {
 }
 
 /**
- * Writes the forwarder and the settings into `dir`, a folder loopgate owns outside the run workspace
- * and mounts read-only into the sandbox; files 0444 and the folder 0555, so the agent cannot change
- * them even where it could write (and the mount is read-only besides).
+ * Makes `dir` anew, empty and 0700 (a folder a former process left read-only is cleared first): the hook
+ * server's socket is made in it, then `writeHookFiles` writes the rest and closes it.
+ */
+export function freshHookDir(dir: string): string {
+  if (existsSync(dir)) {
+    chmodSync(dir, 0o700);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** The hook command line: node, the forwarder, the hook server's socket, the deadline. No credential. */
+export function hookCommand(o: { node: string; forwarder: string; socket: string; deadlineSeconds: number }) {
+  return [o.node, o.forwarder, o.socket, String(o.deadlineSeconds)].map(shellWord).join(" ");
+}
+
+/**
+ * Writes the forwarder and the settings into `dir` (made by `freshHookDir`, holding the hook server's
+ * socket), a folder loopgate owns outside the run workspace and mounts read-only into the sandbox; files
+ * 0444 and the folder 0555, so the agent cannot change them even where it could write (and the mount is
+ * read-only besides). The run folder around it is 0700: other users cannot reach the socket through it.
  */
 export function writeHookFiles(
   dir: string,
-  o: { node: string; url: string; token: string; deadlineSeconds: number },
+  o: { node: string; socket: string; deadlineSeconds: number },
 ): HookFiles {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const forwarder = join(dir, "loopgate-hook.mjs");
   const settingsFile = join(dir, "settings.json");
   writeFileSync(forwarder, FORWARDER_SCRIPT, { mode: 0o444 });
-  const command = [o.node, forwarder, o.url, o.token, String(o.deadlineSeconds)].map(shellWord).join(" ");
+  const command = hookCommand({ ...o, forwarder });
   const settings = hookSettings(command, o.deadlineSeconds + 30);
   writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o444 });
   chmodSync(dir, 0o555);

@@ -6,11 +6,15 @@
  * garbage or does not answer before the deadline, a Stop (or a TaskCompleted) is blocked (exit 2 with the
  * reason), never let through.
  *
- * argv: URL TOKEN DEADLINE_SECONDS. Written next to the settings file, both read-only to the agent.
+ * argv: SOCKET DEADLINE_SECONDS, SOCKET the hook server's Unix socket (hook-server.ts); no credential: the
+ * socket is reachable only where loopgate mounted it. It connects from the socket's folder by the socket's
+ * name, so a long store path cannot pass the 107 bytes a socket address holds. Written next to the
+ * settings file, both read-only to the agent.
  */
 export const FORWARDER_SCRIPT = `// loopgate hook forwarder (generated; read-only to the agent)
 import http from "node:http";
-const [url, token, deadlineText] = process.argv.slice(2);
+import { basename, dirname } from "node:path";
+const [socket, deadlineText] = process.argv.slice(2);
 const deadline = Number(deadlineText) * 1000;
 const chunks = [];
 process.stdin.on("data", (c) => chunks.push(c));
@@ -29,7 +33,8 @@ function fail(why) {
 function forward(body) {
   try { event = String(JSON.parse(body).hook_event_name ?? ""); } catch { event = ""; }
   const timer = setTimeout(() => fail("no answer within " + deadlineText + " s"), deadline);
-  const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer " + token } }, (res) => {
+  try { process.chdir(dirname(socket)); } catch (e) { clearTimeout(timer); return fail("cannot reach loopgate at " + socket + ": " + e.message); }
+  const req = http.request({ socketPath: "./" + basename(socket), path: "/hook", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
     const got = [];
     res.on("data", (c) => got.push(c));
     res.on("end", () => {
@@ -42,7 +47,7 @@ function forward(body) {
       process.exit(reply.exit_code);
     });
   });
-  req.on("error", (e) => { clearTimeout(timer); fail("cannot reach loopgate at " + url + ": " + e.message); });
+  req.on("error", (e) => { clearTimeout(timer); fail("cannot reach loopgate at " + socket + ": " + e.message); });
   req.end(body);
 }
 `;

@@ -81,18 +81,24 @@ function excerptOf(s: string, max = 4000): string {
   return boundText(s, max);
 }
 
+/** What a tool call's input names: the Bash command, or the file a file tool touched, bounded; "" if neither. */
+export function commandOf(input: Record<string, unknown>): string {
+  const c = str(input.command) || str(input.file_path) || str(input.path) || str(input.notebook_path);
+  return boundText(c, 4000);
+}
+
 /**
  * The runtime fact of one tool call as Claude Code reported it: the Bash command (or the file a file
  * tool touched), the exit code (0 for PostToolUse, N from `Exit code N` for PostToolUseFailure, null when
- * the failure names none), and an excerpt of the output or error.
+ * the failure names none or the call went to the background), and an excerpt of the output or error.
  */
 export function toolFact(input: PostToolInput, attempt: number): EventData<"agent_tool_observed"> {
-  const ti = input.tool_input;
-  const command = str(ti.command) || str(ti.file_path) || str(ti.path) || str(ti.notebook_path);
+  const command = commandOf(input.tool_input);
   let exitCode: number | null;
   let output: string;
   if (input.hook_event_name === "PostToolUse") {
-    exitCode = 0;
+    // A Bash call sent to the background is reported as soon as it starts: its exit is not known yet.
+    exitCode = input.tool_input.run_in_background === true ? null : 0;
     const r = input.tool_response;
     if (r && typeof r === "object") {
       const o = r as Record<string, unknown>;
@@ -114,7 +120,7 @@ export function toolFact(input: PostToolInput, attempt: number): EventData<"agen
     hook_event: input.hook_event_name,
     session_id: input.session_id,
     tool: input.tool_name,
-    command: boundText(command, 4000),
+    command,
     exit_code: exitCode,
     excerpt: excerptOf(output),
     ...(input.tool_use_id ? { call_id: input.tool_use_id } : {}),

@@ -13,10 +13,41 @@ const int = (v: unknown) => {
   return n === null ? null : Math.round(n);
 };
 
-/** Splits streamed output into JSON lines, keeping the session id and the last `result` line. */
+/**
+ * A tool call as Claude Code's own stream printed it: the `tool_use` block of an `assistant` line (id,
+ * tool, input) and, once printed, the `tool_result` block of the `user` line answering it.
+ */
+export interface StreamToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** `is_error` of the tool_result, and the head of its text (`Exit code N` for a failed Bash call). */
+  result: { isError: boolean; text: string } | null;
+}
+
+/** The calls by tool_use id. A reader can share one map with the readers of later processes. */
+export type StreamToolCalls = Map<string, StreamToolCall>;
+
+const record = (v: unknown): Record<string, unknown> | null =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+/** The text of a tool_result's content (a string, or text blocks), its head only. */
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content.slice(0, 200);
+  if (!Array.isArray(content)) return "";
+  const first = content.map(record).find((b) => b?.type === "text");
+  return typeof first?.text === "string" ? first.text.slice(0, 200) : "";
+}
+
+/**
+ * Splits streamed output into JSON lines, keeping the session id, the last `result` line, and the tool
+ * calls (`calls`: tool_use blocks of assistant lines, answered by tool_result blocks of user lines).
+ */
 export class StreamJsonReader {
   private buffer = "";
   readonly report: SessionReport = { sessionId: null, result: null };
+
+  constructor(readonly calls: StreamToolCalls = new Map()) {}
 
   push(chunk: string): void {
     this.buffer += chunk;
@@ -46,6 +77,28 @@ export class StreamJsonReader {
     }
     if (typeof o.session_id === "string" && !this.report.sessionId) this.report.sessionId = o.session_id;
     if (o.type === "result") this.report.result = o;
+    if (o.type === "assistant" || o.type === "user") this.toolBlocks(o.type, record(o.message)?.content);
+  }
+
+  private toolBlocks(type: "assistant" | "user", content: unknown): void {
+    if (!Array.isArray(content)) return;
+    for (const b of content.map(record)) {
+      if (!b) continue;
+      if (
+        type === "assistant" &&
+        b.type === "tool_use" &&
+        typeof b.id === "string" &&
+        typeof b.name === "string"
+      ) {
+        // The first block with an id is the call; a later line cannot rewrite it.
+        if (!this.calls.has(b.id))
+          this.calls.set(b.id, { id: b.id, name: b.name, input: record(b.input) ?? {}, result: null });
+      } else if (type === "user" && b.type === "tool_result" && typeof b.tool_use_id === "string") {
+        const call = this.calls.get(b.tool_use_id);
+        if (call && call.result === null)
+          call.result = { isError: b.is_error === true, text: resultText(b.content) };
+      }
+    }
   }
 }
 

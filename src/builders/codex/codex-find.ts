@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { packageRoot } from "../../core/package-root.js";
 import { resolveProgram } from "../../sandbox/environment.js";
 
 /** The native codex binary, the folders it needs mounted, and the PATH entries it adds. */
@@ -21,7 +21,7 @@ const named = (given?: string) => given ?? (process.env.LOOPGATE_CODEX_BIN || un
 /** The native codex binary and the folders it needs, from the npm wrapper, a native path, or PATH. */
 export function findCodex(given?: string): CodexInstall | null {
   const chosen = named(given);
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+  const root = packageRoot();
   const candidates = (
     chosen !== undefined
       ? [chosen]

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { shellWord } from "../claude/claude-settings.js";
+import { hookCommand } from "../claude/claude-settings.js";
 import { FORWARDER_SCRIPT } from "../claude/hook-forwarder.js";
 
 /** config.toml of the private CODEX_HOME: one provider, nothing else of the user's configuration. */
@@ -35,6 +35,9 @@ export function codexStopHook(command: string, timeoutSeconds: number): string {
   ].join("\n");
 }
 
+/** The folder of the Stop hook's forwarder and the hook server's socket, in the run folder `base`. */
+export const codexHooksDir = (base: string) => join(base, "codex-hooks");
+
 /** What `writeCodexHome` made: CODEX_HOME, its config.toml, and the read-only folder of the forwarder. */
 export interface CodexHome {
   home: string;
@@ -44,9 +47,10 @@ export interface CodexHome {
 
 /**
  * Writes the run's private CODEX_HOME (outside the workspace; Codex writes its sessions there) with a
- * config.toml declaring the provider and loopgate's Stop hook, and the hook's forwarder in codex-hooks/.
- * config.toml is 0444 and mounted read-only over itself, the forwarder's folder 0555 and mounted
- * read-only: the agent can change neither.
+ * config.toml declaring the provider and loopgate's Stop hook, and the hook's forwarder in `hooksDir`
+ * (made by `freshHookDir`, holding the hook server's socket). config.toml is 0444 and mounted read-only
+ * over itself, the forwarder's folder 0555 and mounted read-only: the agent can change neither. The hook
+ * command names the socket and holds no credential (hook-server.ts).
  */
 export function writeCodexHome(
   base: string,
@@ -55,19 +59,23 @@ export function writeCodexHome(
     model: string;
     envKey: string;
     node: string;
-    url: string;
-    token: string;
+    socket: string;
     deadlineSeconds: number;
   },
 ): CodexHome {
   const home = join(base, "codex-home");
-  const hooksDir = join(base, "codex-hooks");
+  const hooksDir = codexHooksDir(base);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
   const forwarder = join(hooksDir, "loopgate-hook.mjs");
   writeFileSync(forwarder, FORWARDER_SCRIPT, { mode: 0o444 });
   chmodSync(hooksDir, 0o555);
-  const command = [o.node, forwarder, o.url, o.token, String(o.deadlineSeconds)].map(shellWord).join(" ");
+  const command = hookCommand({
+    node: o.node,
+    forwarder,
+    socket: o.socket,
+    deadlineSeconds: o.deadlineSeconds,
+  });
   const config = join(home, "config.toml");
   writeFileSync(
     config,

@@ -6,13 +6,17 @@ import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { SANDBOX_PATH, scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
+import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
+import { freshHookDir } from "../claude/claude-settings.js";
 import type { HookInput, HookReply, StopInput } from "../claude/hook-input.js";
 import { type HookServer, startHookServer } from "../claude/hook-server.js";
+import { providerDown } from "../claude/provider-error.js";
 import { failedCheck, fixMessage, HeldStop, stopAnswered, verdictMessage } from "../stop-gate/held-stop.js";
 import { type CodexInstall, codexPreflight, findCodex } from "./codex-find.js";
-import { writeCodexHome } from "./codex-home.js";
+import { codexHooksDir, writeCodexHome } from "./codex-home.js";
 import { codexFacts, codexSessionEvent, codexToolEvents, describeFacts } from "./exec-events.js";
+import { CodexProviderWatch } from "./provider-error.js";
 
 /** How the Codex builder runs `codex exec`. */
 export interface CodexSessionOptions {
@@ -27,6 +31,16 @@ export interface CodexSessionOptions {
 
 /** The environment variable holding the provider key when the caller passes none (a local model-server takes any). */
 const PLACEHOLDER_KEY = "LOOPGATE_CODEX_API_KEY";
+
+/** How long Codex gets after SIGTERM to end before its process group is killed. */
+const STOP_GRACE_MS = 3000;
+
+/** The Stop reply that lets Codex end its turn (exit 0, `continue: false`), saying why. */
+const letGo = (why: string): HookReply => ({
+  exit_code: 0,
+  stdout: `${JSON.stringify({ continue: false, stopReason: why, systemMessage: why })}\n`,
+  stderr: "",
+});
 
 const infra = (why: string): BuilderResult => ({
   exitCode: null,
@@ -62,6 +76,16 @@ export class CodexBuilder implements Builder {
   private home = "";
   private config = "";
   private hooksDir = "";
+  /** Why the session is being stopped (an interrupt, a provider that is down); every Stop is then let go. */
+  private halted: string | null = null;
+  private onHalt: () => void = () => undefined;
+  private readonly haltedWake = new Promise<"halted">((r) => {
+    this.onHalt = () => r("halted");
+  });
+  private listening: AbortSignal | null = null;
+  private watch = new CodexProviderWatch();
+  /** Set when loopgate itself ended the process (a verdict, an interrupt): its exit is no session failure. */
+  private killedByLoopgate = false;
 
   constructor(private readonly o: CodexSessionOptions) {
     this.descriptor = o.descriptor;
@@ -76,18 +100,38 @@ export class CodexBuilder implements Builder {
     const codex = findCodex(this.o.codex);
     if (!codex) return infra(codexPreflight(this.o.codex) ?? "codex not found");
     const t0 = performance.now();
-    if (!this.server) await this.setUp(ctx);
+    this.listen(ctx.signal);
+    if (!this.server && !this.halted) await this.setUp(ctx);
     await this.flush(ctx);
     const next = this.stop.next();
-    if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
+    if (this.halted) {
+      // Interrupted before this pass began: nothing starts, and the runner records the interrupt.
+    } else if (this.stop.holding)
+      await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
     else if (!this.running) this.spawn(ctx, codex, await readFile(ctx.promptFile, "utf8"));
     let timer: LongTimer | undefined;
     const timeout = new Promise<"timeout">((r) => {
       timer = setLongTimeout(() => r("timeout"), ctx.timeoutMs);
     });
-    const wake = await Promise.race([next, timeout]);
+    const wake = this.halted ? "halted" : await Promise.race([next, timeout, this.haltedWake]);
     timer?.clear();
     const durationMs = Math.round(performance.now() - t0);
+    // The provider is down (Codex gave up, or nothing answered it): infrastructure, whatever woke the pass.
+    const down = this.watch.failure;
+    if (down) {
+      this.halt(`loopgate: the model provider failed (${down.slice(0, 300)}); the run ends here`);
+      return { ...infra(providerDown(this.o.baseUrl, down)), durationMs, output: down };
+    }
+    // Interrupted: Codex is being stopped; the runner records the interrupt, not this pass.
+    if (wake === "halted")
+      return {
+        exitCode: null,
+        signal: "SIGTERM",
+        timedOut: false,
+        durationMs,
+        output: "",
+        infrastructure: null,
+      };
     if (wake === "timeout") {
       await this.end();
       return {
@@ -140,6 +184,8 @@ export class CodexBuilder implements Builder {
   }
 
   async windDown(v: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]> {
+    // Interrupted, or stopped already: the session ends now (a held Stop let go, SIGTERM, then SIGKILL).
+    if (this.ctx?.signal?.aborted || this.halted) this.halt(this.halted ?? verdictMessage(v));
     const held = this.stop.holding;
     if (held)
       await this.answer({
@@ -173,6 +219,7 @@ export class CodexBuilder implements Builder {
 
   /** Kills Codex (if it runs) and waits for it; a wake its exit queued is dropped with it. */
   private async end(): Promise<void> {
+    if (this.running) this.killedByLoopgate = true;
     this.kill?.abort();
     await this.running?.catch(() => undefined);
     this.stop = new HeldStop<ProcessResult>();
@@ -180,15 +227,18 @@ export class CodexBuilder implements Builder {
 
   private async setUp(ctx: BuilderContext): Promise<void> {
     const base = ctx.runDir ?? dirname(dirname(ctx.promptFile));
-    this.server = await startHookServer((input) => this.onHook(input));
+    // The socket lives in the forwarder's folder, which the sandbox mounts read-only (no credential needed).
+    this.server = await startHookServer((input) => this.onHook(input), {
+      dir: freshHookDir(codexHooksDir(base)),
+      owner: ctx.sandbox === "bubblewrap" ? sandboxUser() : null,
+    });
     const envKey = ctx.allowEnv.includes("OPENAI_API_KEY") ? "OPENAI_API_KEY" : PLACEHOLDER_KEY;
     const files = writeCodexHome(base, {
       baseUrl: this.o.baseUrl,
       model: this.o.model,
       envKey,
       node: process.execPath,
-      url: this.server.url,
-      token: this.server.token,
+      socket: this.server.socket,
       deadlineSeconds: this.o.stopDeadlineSeconds,
     });
     this.home = files.home;
@@ -231,6 +281,9 @@ export class CodexBuilder implements Builder {
     this.kill = new AbortController();
     this.out = "";
     this.cut = 0;
+    this.killedByLoopgate = false;
+    const watch = new CodexProviderWatch();
+    this.watch = watch;
     const attempt = ctx.attempt;
     let running: Promise<ProcessResult>;
     try {
@@ -249,9 +302,13 @@ export class CodexBuilder implements Builder {
           maxOutputBytes: 16_000,
           onStdout: (chunk) => {
             this.out += chunk;
+            // The provider is down: end Codex's wait now; the pass reports it (run).
+            if (!this.halted && watch.push(chunk))
+              this.halt("loopgate: the model provider failed; the run ends here");
           },
           ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
           signal: this.kill.signal,
+          killGraceMs: STOP_GRACE_MS,
         },
         ctx.sandbox,
       );
@@ -271,11 +328,38 @@ export class CodexBuilder implements Builder {
     void running.then((r) => {
       this.running = null;
       stop.drop();
+      // An exit loopgate caused (a verdict let it go, an interrupt or a timeout killed it) is no session failure.
+      const killed = this.killedByLoopgate || this.halted !== null;
       this.unrecorded.push(
-        codexSessionEvent(codexFacts(this.out), Math.max(this.ctx?.attempt ?? attempt, 0), r.exitCode),
+        codexSessionEvent(codexFacts(this.out), Math.max(this.ctx?.attempt ?? attempt, 0), r.exitCode, {
+          killedByLoopgate: killed,
+        }),
       );
       stop.wake({ kind: "exit", result: r });
     });
+  }
+
+  /** Halts the session on the run's interrupt (registered once per signal). */
+  private listen(signal: AbortSignal | undefined): void {
+    if (!signal || this.listening === signal) return;
+    this.listening = signal;
+    const onAbort = () =>
+      this.halt(`loopgate: the run was interrupted (${String(signal.reason ?? "aborted")}); stop now`);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  /**
+   * Ends the session now: a held Stop is let go with the reason (recorded with the wind-down facts), every
+   * later Stop gets the same answer, and Codex's process group gets SIGTERM, then SIGKILL STOP_GRACE_MS
+   * later. Idempotent; wakes a pass that waits.
+   */
+  private halt(why: string): void {
+    if (!this.halted) this.halted = why;
+    if (this.stop.holding) void this.answer(letGo(this.halted));
+    if (this.running) this.killedByLoopgate = true;
+    this.kill?.abort();
+    this.onHalt();
   }
 
   /** The JSONL lines printed since the last attempt took its own (whole lines only, until the process ends). */
@@ -298,7 +382,11 @@ export class CodexBuilder implements Builder {
   }
 
   private async onHook(input: HookInput): Promise<HookReply> {
+    // Only the Stop is declared. Anything else on the socket (the agent can reach it) adds no fact: Codex's
+    // facts come from its own `exec --json` stdout alone.
     if (input.hook_event_name !== "Stop") return { exit_code: 0, stdout: "", stderr: "" };
+    // The session is being stopped (an interrupt, a provider that is down): the Stop is let go, never held.
+    if (this.halted) return letGo(this.halted);
     this.lastStop = input;
     return this.stop.hold(input);
   }

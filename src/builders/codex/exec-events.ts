@@ -20,6 +20,11 @@ export interface CodexFacts {
   final_message: string;
   /** `error` items and events, and `turn.failed` messages, in order. */
   errors: string[];
+  /**
+   * Top-level `error` events that are not a retry ("Reconnecting... …"): Codex gave up on something. An
+   * `error` item is a warning (e.g. "Model metadata for `scripted` not found"), never counted here.
+   */
+  fatal_errors: number;
   turns_completed: number;
   turn_failed: boolean;
   /** Lines that were not JSON objects (Codex's stderr warnings land here when interleaved). */
@@ -48,6 +53,7 @@ export function codexFacts(jsonl: string): CodexFacts {
     usage: null,
     final_message: "",
     errors: [],
+    fatal_errors: 0,
     turns_completed: 0,
     turn_failed: false,
     unparsed_lines: 0,
@@ -89,6 +95,7 @@ export function codexFacts(jsonl: string): CodexFacts {
         break;
       case "error":
         facts.errors.push(str(e.message) || "error");
+        if (!str(e.message).startsWith("Reconnecting...")) facts.fatal_errors += 1;
         break;
       case "item.completed": {
         const item = Item.safeParse(e.item);
@@ -184,12 +191,19 @@ export function codexToolEvents(facts: CodexFacts, attempt: number): AgentRuntim
   return events;
 }
 
-/** The `agent_session_finished` of one `codex exec` process: its turns, usage and final message. Pure. */
+/**
+ * The `agent_session_finished` of one `codex exec` process: its turns, usage and final message. Pure.
+ * `is_error` says the session really failed: a failed turn, an `error` event Codex gave up with, or a
+ * non-zero exit that was not loopgate's own kill (`killedByLoopgate`: a verdict, an interrupt, a
+ * timeout). Warnings (error items) and retries that then succeeded are no failure.
+ */
 export function codexSessionEvent(
   facts: CodexFacts,
   attempt: number,
   exitCode: number | null,
+  options: { killedByLoopgate?: boolean } = {},
 ): AgentRuntimeEventBody {
+  const exitFailed = exitCode !== null && exitCode !== 0 && options.killedByLoopgate !== true;
   return {
     type: "agent_session_finished",
     data: {
@@ -198,7 +212,7 @@ export function codexSessionEvent(
       session_id: (facts.thread_id ?? "").slice(0, 200),
       exit_code: exitCode,
       subtype: facts.turn_failed ? "turn.failed" : facts.turns_completed > 0 ? "turn.completed" : null,
-      is_error: facts.turn_failed || facts.errors.length > 0 || (exitCode !== null && exitCode !== 0),
+      is_error: facts.turn_failed || facts.fatal_errors > 0 || exitFailed,
       num_turns: facts.turns_completed,
       total_cost_usd: null,
       input_tokens: facts.usage?.input_tokens ?? null,

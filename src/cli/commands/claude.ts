@@ -1,13 +1,16 @@
 import { existsSync, realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { ClaudeBuilder } from "../../builders/claude/claude-builder.js";
 import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import { InputError } from "../../core/errors.js";
+import { packagePath } from "../../core/package-root.js";
 import { loadTask } from "../../runner/load-task.js";
 import { resolveProgram } from "../../sandbox/environment.js";
 import { storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
+import { hintCommand, hintsFor } from "../hints.js";
 import type { CommandIO } from "../io.js";
+import { CLAUDE_NOT_RESUMABLE } from "../run-owner.js";
+import { shellWord } from "../store-location.js";
 import { executeRun, type RunFlags, verdictText } from "./run-common.js";
 
 /** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
@@ -32,7 +35,7 @@ export function findClaude(): string {
   if (given) return existsSync(given) ? realpathSync(given) : given;
   const onPath = resolveProgram("claude", process.cwd(), process.env.PATH ?? "");
   if (onPath) return realpathSync(onPath);
-  const beside = fileURLToPath(new URL("../../../node_modules/.bin/claude", import.meta.url));
+  const beside = packagePath("node_modules", ".bin", "claude");
   return existsSync(beside) ? realpathSync(beside) : beside;
 }
 
@@ -77,7 +80,12 @@ export async function claudeCommand(
       { maxAttempts },
     );
     if (flags.json) io.out(`${JSON.stringify(env, null, 2)}\n`);
-    else io.out(verdictText(env, storeFrom(flags.store)));
+    else {
+      const where = storeFrom(flags.store);
+      // Interrupted: the Claude Code session is gone, so the run is started again rather than resumed.
+      const again = `${CLAUDE_NOT_RESUMABLE}; run it again: ${hintCommand(hintsFor(where), `claude ${shellWord(taskPath)}`)}`;
+      io.out(verdictText(env, where, again));
+    }
     return exitCodeOf(env.status);
   } finally {
     await builder.dispose();

@@ -285,10 +285,10 @@ close-no-followup: closes TODO with a recorded rationale (never "done").`,
   {
     name: "gate",
     usage: [
-      "loopgate gate approve GOAL GATE [--note TEXT] [--expect-revision N]",
-      "loopgate gate reject GOAL GATE [--note TEXT] [--expect-revision N]",
-      "loopgate gate cancel GOAL GATE [--note TEXT] [--expect-revision N]",
-      "loopgate gate defer GOAL GATE --until COND [--note TEXT] [--expect-revision N]",
+      "loopgate gate approve GOAL GATE [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate reject GOAL GATE [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate cancel GOAL GATE [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate defer GOAL GATE --until COND [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
     ],
     about: `A person's decision on a user_gate todo. approve consumes only the scope the gate covers; reject and
 cancel close it (the work it covered needs a supersede or another route); defer records when to ask again.`,

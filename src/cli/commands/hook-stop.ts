@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
@@ -8,10 +9,12 @@ import {
   toolFact,
 } from "../../builders/claude/hook-input.js";
 import { noopBuilder } from "../../builders/command-builder.js";
-import type { EventData } from "../../core/events.js";
+import { boundText, LIMITS } from "../../core/bounded.js";
+import type { EventData, LoopgateEvent } from "../../core/events.js";
 import { buildRequiredFix, type Feedback } from "../../core/required-fix.js";
-import { loadTask } from "../../runner/load-task.js";
+import { type LoadedTask, loadTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
+import type { EventStore } from "../../store/event-store.js";
 import { openStore, storeFrom } from "../context.js";
 import { CLAUDE_BLOCK_CAP } from "./claude.js";
 import { localGoalAtStop } from "./hook-task.js";
@@ -82,6 +85,41 @@ function readBlocks(file: string, input: StopInput): number {
   }
 }
 
+const runtimeFact = (type: LoopgateEvent["type"], data: unknown): LoopgateEvent =>
+  ({
+    id: randomUUID(),
+    type,
+    data,
+    meta: { at: new Date().toISOString(), origin: "runtime" },
+  }) as LoopgateEvent;
+
+/**
+ * The binding of this session to the task the hooks check it with (and its folder), when the session's
+ * stream does not hold that binding yet: what `loopgate runs` needs to name the `loopgate verify` of a
+ * session whose end was never verified. Empty when the latest binding already says the same.
+ */
+export async function bindingFor(
+  store: EventStore,
+  input: { session_id: string; cwd?: string | undefined },
+  loaded: LoadedTask,
+): Promise<LoopgateEvent[]> {
+  const data: EventData<"hook_session_bound"> = {
+    agent: "claude-code",
+    session_id: input.session_id,
+    task_id: loaded.task.id,
+    task_file: resolve(loaded.file),
+    cwd: resolve(input.cwd ?? process.cwd()),
+  };
+  const events = await store.readStream(sessionStream(input.session_id));
+  const bound = events.findLast((e) => e.type === "hook_session_bound");
+  const same =
+    bound?.type === "hook_session_bound" &&
+    bound.data.task_file === data.task_file &&
+    bound.data.cwd === data.cwd &&
+    bound.data.task_id === data.task_id;
+  return same ? [] : [runtimeFact("hook_session_bound", data)];
+}
+
 /**
  * `loopgate hook stop TASK` in a user's own Claude Code session: verifies the session's working folder
  * as `loopgate verify` does (a recorded run: pristine + deliverables − protected + held-out, in its own
@@ -113,6 +151,8 @@ export async function localStop(
     );
   const store = await openStore(where, true);
   try {
+    const bind = await bindingFor(store, input, loaded);
+    if (bind.length) await store.append(sessionStream(input.session_id), bind, "any");
     const file = sessionFile(storeDir, input.session_id);
     const cap = Math.min(loaded.task.budget.attempts, CLAUDE_BLOCK_CAP);
     const before = readBlocks(file, input);
@@ -157,6 +197,22 @@ export async function localStop(
       blocks: before,
       cap,
     });
+    // The fact that this Stop was verified, in the session's own stream: a session whose last tool call
+    // comes after its last such fact ended unverified (core/hook-session.ts).
+    await store.append(
+      sessionStream(input.session_id),
+      [
+        runtimeFact("hook_stop_verified", {
+          agent: "claude-code",
+          session_id: input.session_id,
+          run_id: env.run_id,
+          status: env.status,
+          reason: boundText(env.reason, LIMITS.reason),
+          decision: reply.exit_code === 2 ? "block" : "allow",
+        } satisfies EventData<"hook_stop_verified">),
+      ],
+      "any",
+    );
     mkdirSync(join(storeDir, "claude-sessions"), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${JSON.stringify({ blocks, last_run: env.run_id })}\n`);
     return reply;
@@ -179,15 +235,15 @@ export async function localPostTool(
   const input = parsed.input;
   if (input.hook_event_name !== "PostToolUse" && input.hook_event_name !== "PostToolUseFailure")
     return { exit_code: 0, stdout: "", stderr: "" };
-  const _loaded = loadTask(taskPath);
+  const loaded = loadTask(taskPath);
   const store = await openStore(storeFrom(storeFlag), true);
   try {
     const stream = sessionStream(input.session_id);
     const data = toolFact(input, 1);
-    const { randomUUID } = await import("node:crypto");
     await store.append(
       stream,
       [
+        ...(await bindingFor(store, input, loaded)),
         {
           id: randomUUID(),
           type: "agent_tool_observed",

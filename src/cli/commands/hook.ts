@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { shellWord } from "../../builders/claude/claude-settings.js";
 import type { HookReply } from "../../builders/claude/hook-input.js";
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import { storeFrom } from "../context.js";
+import { cliName, packageRoot } from "../invocation.js";
 import type { CommandIO } from "../io.js";
 import { blockFor, localPostTool, localStop } from "./hook-stop.js";
 import { localTaskCompleted, refuse } from "./hook-task.js";
@@ -16,6 +16,8 @@ interface HookFlags {
   project?: boolean;
   user?: boolean;
   "dry-run"?: boolean;
+  managed?: boolean;
+  json?: boolean;
 }
 
 /** A Stop check that takes longer than this blocks (Claude Code's own timeout for the hook is 600 s). */
@@ -94,6 +96,30 @@ export function installSettings(taskFile: string, storeDir: string, bin: string)
   };
 }
 
+/** Where Claude Code on Linux reads managed settings, which no user, project or local file overrides. */
+export const MANAGED_SETTINGS_LINUX = "/etc/claude-code/managed-settings.json";
+
+/**
+ * What `hook install` says about the hooks it wrote: that an agent able to write its own settings file can
+ * switch them off (Claude Code reloads a changed file: no Stop hook runs, claude exits 0, nothing checks
+ * the work), how to lock them, and that `loopgate runs` shows the sessions that ended unverified.
+ */
+export function lockAdvice(
+  file: string,
+  me: string,
+  taskFile: string,
+): { warning: string; lock: string[]; unverified: string } {
+  return {
+    warning: `an agent that can write ${file} can switch these hooks off: Claude Code reloads the changed file and then runs no Stop hook, so the session ends unverified and claude exits 0`,
+    lock: [
+      `managed settings, the one lock an agent running as you cannot undo (no user, project or local settings file overrides or disables them): put the hooks (${me} hook install ${shellWord(taskFile)} --managed prints them) in ${MANAGED_SETTINGS_LINUX} (owned by root; macOS: /Library/Application Support/ClaudeCode/managed-settings.json), instead of this file; add "allowManagedHooksOnly": true there to ignore hooks from every other file`,
+      `or let loopgate start Claude Code in its sandbox, with the hooks in a file it cannot write: ${me} claude ${shellWord(taskFile)}`,
+      `claude --settings FILE from a read-only place, or chmod a-w ${file}, only slow it down: it can still write "disableAllHooks": true into a settings file it owns, or change the mode back`,
+    ],
+    unverified: `${me} runs lists every session whose end loopgate never verified as unverified, with the ${me} verify that checks it`,
+  };
+}
+
 const isLoopgateEntry = (e: unknown) =>
   [" hook stop ", " hook post-tool ", " hook task-completed "].some((w) => JSON.stringify(e).includes(w));
 
@@ -101,6 +127,11 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
   if (!task) throw new InputError("missing TASK", "loopgate hook install");
   if (flags.project && flags.user)
     throw new InputError("choose one of --project and --user", "loopgate hook install");
+  if (flags.managed && (flags.project || flags.user || flags["dry-run"]))
+    throw new InputError(
+      "--managed prints the hooks for the managed settings file and writes nothing; leave out --project, --user and --dry-run",
+      "loopgate hook install",
+    );
   const loaded = loadTask(task);
   const where = storeFrom(flags.store);
   // The hooks name the store in the settings file: a Postgres URL as given, never with its password.
@@ -118,8 +149,18 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
       "loopgate hook install --store",
     );
   const storeDir = where.kind === "postgres" ? where.url : resolve(where.dir);
-  const bin = fileURLToPath(new URL("../../../bin/loopgate.js", import.meta.url));
+  // The package's launcher, found by walking up to its package.json (the CLI may run from dist/ or from
+  // the one-file bundle, whose modules share one import.meta.url).
+  const bin = join(packageRoot(), "bin", "loopgate.js");
   const hooks = installSettings(resolve(loaded.file), storeDir, bin);
+  if (flags.managed) {
+    // Printed, never written: the managed file is root's, and it replaces the project's hooks (both would run).
+    io.out(`${JSON.stringify({ hooks }, null, 2)}\n`);
+    io.err(
+      `loopgate: the hooks for ${loaded.task.id} as managed settings: merge them into ${MANAGED_SETTINGS_LINUX} (as root) instead of installing them in a project; no user, project or local settings file can then override or disable them\n`,
+    );
+    return 0;
+  }
   const file = flags.user
     ? join(homedir(), ".claude", "settings.json")
     : join(process.cwd(), ".claude", "settings.json");
@@ -146,10 +187,15 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
   }
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
-  io.err(
-    `loopgate: wrote the Stop, PostToolUse and TaskCompleted hooks for ${loaded.task.id} into ${file}\n` +
-      "note: an agent can edit this file; for a gate it cannot remove, pass the same hooks with --settings FILE\n" +
-      "from a read-only place, or put them in managed settings (loopgate hook install --dry-run prints them)\n",
-  );
+  const advice = lockAdvice(file, cliName(), resolve(loaded.file));
+  if (flags.json)
+    io.out(
+      `${JSON.stringify({ settings_file: file, task_id: loaded.task.id, task_file: resolve(loaded.file), store: storeDir, hooks: Object.keys(hooks), ...advice, managed_settings_file: MANAGED_SETTINGS_LINUX }, null, 2)}\n`,
+    );
+  else
+    io.err(
+      `loopgate: wrote the Stop, PostToolUse and TaskCompleted hooks for ${loaded.task.id} into ${file}\n` +
+        `warning: ${advice.warning}\nto lock them:\n${advice.lock.map((l) => `  - ${l}\n`).join("")}${advice.unverified}\n`,
+    );
   return 0;
 }

@@ -7,6 +7,13 @@ import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
 import { formatEnvelope, formatEvent } from "../format.js";
 import { hintCommand, hintsFor } from "../hints.js";
+import {
+  findHookSession,
+  hookSessionLines,
+  hookSessionRow,
+  hookSessionStatus,
+  listHookSessions,
+} from "../hook-sessions.js";
 import type { CommandIO } from "../io.js";
 import { jobExitCode, jobStatusWord } from "../job-status.js";
 import { queuedJob, queueState } from "../queue-state.js";
@@ -67,15 +74,21 @@ export async function runsCommand(
         ...(job ? { queue: job } : {}),
       });
     }
+    // The user's own Claude Code sessions its hooks watch, beside the runs: `unverified` when no Stop
+    // verification came after the last tool call (core/hook-session.ts), with the verify that checks it.
+    const sessions = await listHookSessions(store, limit, hintsFor(where));
     // A cut listing says so (on stderr with --json, so the JSON stays an array of rows).
     const cut =
-      all.length > streams.length
+      (all.length > streams.length
         ? `${streams.length} of ${all.length} runs shown (the latest); --limit N shows more\n`
-        : "";
+        : "") +
+      (sessions.total > sessions.rows.length
+        ? `${sessions.rows.length} of ${sessions.total} hook sessions shown (the latest); --limit N shows more\n`
+        : "");
     if (flags.json) {
-      io.out(`${JSON.stringify(rows, null, 2)}\n`);
+      io.out(`${JSON.stringify([...rows, ...sessions.rows], null, 2)}\n`);
       if (cut) io.err(`loopgate runs: ${cut}`);
-    } else if (rows.length === 0) io.out(`no runs in ${where.label}\n`);
+    } else if (rows.length === 0 && sessions.rows.length === 0) io.out(`no runs in ${where.label}\n`);
     else {
       for (const r of rows) {
         const job = r.queue && (r.queue.state !== "finished" || r.task_id === null) ? r.queue : null;
@@ -87,6 +100,13 @@ export async function runsCommand(
           io.out(
             `${r.run_id}  ${r.status.padEnd(12)} ${r.task_id}  ${r.attempts} att.  ${oneLine(r.reason)}${job ? `  [${oneLine(jobLine(job))}]` : ""}\n`,
           );
+      }
+      if (sessions.rows.length) {
+        const unverified = sessions.rows.filter((r) => r.state === "unverified").length;
+        io.out(
+          `${rows.length ? "\n" : ""}hook sessions (Claude Code with loopgate hook install), ${unverified} unverified:\n`,
+        );
+        for (const r of sessions.rows) io.out(hookSessionLines(r));
       }
       io.out(cut);
     }
@@ -129,6 +149,17 @@ export async function statusCommand(
         return jobExitCode(job);
       }
     }
+    // Not a run: a hook session, by its id or its stream (claude-session-ID).
+    if (!(await store.readStream(RunJournal.stream(runId), { limit: 1 })).length) {
+      const session = await findHookSession(store, arg);
+      if (session) {
+        const hints = hintsFor(where);
+        const row = hookSessionRow(session.stream, session.events, hints);
+        const { text, exit } = hookSessionStatus(row, hints);
+        io.out(flags.json ? `${JSON.stringify(row, null, 2)}\n` : text);
+        return exit;
+      }
+    }
     const events = await readRun(store, where.label, runId);
     const env = projectEnvelope(runId, events);
     if (!env) {
@@ -169,7 +200,12 @@ export async function eventsCommand(
   const where = storeFrom(flags.store);
   const store = await openStore(where, "read", runId);
   try {
-    const events = await readRun(store, where.label, runId);
+    // A hook session's stream (by its id or claude-session-ID) prints like a run's.
+    const runEvents = await store.readStream(RunJournal.stream(runId));
+    const session = runEvents.length ? null : await findHookSession(store, runId);
+    const events = runEvents.length
+      ? runEvents
+      : (session?.events ?? (await readRun(store, where.label, runId)));
     // The heartbeats stay in the JSON audit trail; the readable listing counts them instead.
     let renewals = 0;
     for (const e of events) {

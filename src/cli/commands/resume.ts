@@ -15,10 +15,11 @@ import type { EventStore } from "../../store/event-store.js";
 import { PostgresEventStore } from "../../store/postgres-event-store.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
-import { hintsFor } from "../hints.js";
+import { hintCommand, hintsFor } from "../hints.js";
 import { interruptRun } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
+import { CLAUDE_NOT_RESUMABLE, claudeRerun } from "../run-owner.js";
 import { faultInjection, followOutput, type RunFlags, verdictText } from "./run-common.js";
 
 /**
@@ -44,6 +45,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
   let dir = where.dir;
   let runDir: string | undefined;
   let recordedTask: string | undefined;
+  let claudeTask: string | undefined;
   const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
@@ -53,6 +55,8 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       // On another machine (no such folder here) the run is resumed in this one's folder, rebuilt from
       // the observations the store keeps.
       const started = events[0];
+      if (started?.type === "run_started" && started.data.builder.kind === "claude-code")
+        claudeTask = started.data.task_path;
       if (where.kind === "postgres" && started?.type === "run_started") {
         recordedTask = started.data.task_path;
         if (existsSync(started.data.run_dir)) dir = dirname(dirname(started.data.run_dir));
@@ -72,6 +76,13 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
     );
     io.out(flags.json ? `${JSON.stringify(finished, null, 2)}\n` : verdictText(finished, where));
     return exitCodeOf(finished.status);
+  }
+  if (claudeTask !== undefined) {
+    await store.close();
+    throw new InputError(
+      `${CLAUDE_NOT_RESUMABLE}; run its task again: ${claudeRerun(hintCommand(hintsFor(where), `resume ${runId}`), claudeTask)}`,
+      "loopgate resume",
+    );
   }
   const interrupts = interruptRun(io);
   const reporter =

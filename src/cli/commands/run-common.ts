@@ -216,13 +216,18 @@ export function printEnvelope(io: CommandIO, env: Envelope, flags: RunFlags): vo
   io.out(verdictText(env, storeFrom(flags.store)));
 }
 
-/** A verdict as people read it (run, verify, resume, status): the summary, the hints, the store. */
-export function verdictText(env: Envelope, where: StoreLocation): string {
+/**
+ * A verdict as people read it (run, verify, resume, status): the summary, the hints, the store.
+ * `notResumable` (a loopgate claude run): an interrupted run is not offered `resume`, but this line.
+ */
+export function verdictText(env: Envelope, where: StoreLocation, notResumable?: string): string {
   const hints = hintsFor(where);
-  const resume =
-    env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (")
-      ? `continue it: ${hintCommand(hints, `resume ${env.run_id}`)}\n`
-      : "";
+  const interrupted = env.status === "TOOL_FAILURE" && env.reason.startsWith("interrupted (");
+  const resume = !interrupted
+    ? ""
+    : notResumable
+      ? `${notResumable}\n`
+      : `continue it: ${hintCommand(hints, `resume ${env.run_id}`)}\n`;
   return `${formatEnvelope(env, hints)}\naudit trail: ${hintCommand(hints, `events ${env.run_id}`)}\n${resume}${storeLine(where)}\n`;
 }
 

@@ -18,7 +18,7 @@ export const TASK_COMMANDS: readonly CommandSpec[] = [
   {
     name: "task",
     usage: [
-      "loopgate task check TASK [--strict] [--store DIR] [--json]",
+      "loopgate task check TASK [--strict] [--store DIR] [--json] [options]",
       "loopgate task from-commit REV|REV1..REV2 [--repo DIR] [--out DIR] [--gate-cmd ARGV] [--prompt TEXT] [--test-glob GLOB]... [--force] [--keep-refused] [--json]",
     ],
     about:
@@ -42,7 +42,7 @@ export const TASK_COMMANDS: readonly CommandSpec[] = [
   {
     name: "init",
     usage: [
-      "loopgate init [DIR] [--runner R] [--test-dir D]... [--oracle-file SCRIPT] [--heldout DIR] [--prompt TEXT | --prompt-file F] [--id ID] [--out FILE] [--dry-run] [--force] [--no-check] [--json]",
+      "loopgate init [DIR] [--runner R] [--test-dir D]... [--oracle-file SCRIPT] [--heldout DIR] [--prompt TEXT | --prompt-file F] [--id ID] [--out FILE] [--dry-run] [--force] [--no-check] [--json] [--store DIR] [--unsafe-no-sandbox]",
     ],
     about: `Write a task file for the repository in DIR (default: the current folder): its test runner
 (vitest, jest, mocha, tape, node --test, pytest, unittest) in the argv form loopgate's tamper checks

@@ -26,6 +26,8 @@ interface Case {
   name: string;
   time_ms: number;
   outcome: { kind: "failure" | "error"; type: string; message: string; body: string } | null;
+  /** What a passed case prints (`system-out`): why its exit code is not 0, when loopgate's canary explains it. */
+  out?: string;
 }
 
 /** The test cases of a run: one per gate of the final attempt, then the run's verdict. */
@@ -33,14 +35,20 @@ export function junitCases(env: Envelope): Case[] {
   const cases: Case[] = env.gates
     .filter((g) => g.attempt === env.attempts)
     .map((g) => {
-      if (g.passed) return { name: g.id, time_ms: g.duration_ms, outcome: null };
+      if (g.passed)
+        return {
+          name: g.id,
+          time_ms: g.duration_ms,
+          outcome: null,
+          ...(g.exit_code_note ? { out: g.exit_code_note } : {}),
+        };
       // A gate that could not decide (timeout, crash, tampering…) is an error; one that ran and said no, a failure.
       const undecided = g.timed_out || g.error !== null;
       const why = g.timed_out
         ? "timed out"
         : g.error !== null
           ? g.error
-          : `exit ${g.exit_code === null ? "without a code" : g.exit_code}`;
+          : (g.exit_code_note ?? `exit ${g.exit_code === null ? "without a code" : g.exit_code}`);
       return {
         name: g.id,
         time_ms: g.duration_ms,
@@ -106,7 +114,9 @@ export function renderJunit(env: Envelope): string {
   for (const c of cases) {
     const head = `    <testcase name="${xmlAttr(c.name)}" classname="${xmlAttr(classname)}" time="${seconds(c.time_ms)}"`;
     if (!c.outcome) {
-      lines.push(`${head}/>`);
+      if (c.out)
+        lines.push(`${head}>`, `      <system-out>${xmlText(c.out)}</system-out>`, "    </testcase>");
+      else lines.push(`${head}/>`);
       continue;
     }
     const o = c.outcome;

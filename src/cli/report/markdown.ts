@@ -57,7 +57,7 @@ export function renderMarkdown(env: Envelope): string {
             ? `❌ ${mdInline(g.error)}`
             : "❌ failed";
       out.push(
-        `| ${mdInline(g.id)} | ${result} | ${g.exit_code ?? "—"} | ${(g.duration_ms / 1000).toFixed(1)} s |`,
+        `| ${mdInline(g.id)} | ${result} | ${g.exit_code_note ? mdInline(g.exit_code_note, 400) : (g.exit_code ?? "—")} | ${(g.duration_ms / 1000).toFixed(1)} s |`,
       );
     }
     out.push("");

@@ -39,6 +39,13 @@ export const agentRuntimeEvents = {
       call_id: z.string().max(200).optional(),
       /** A task-list call (Claude Code's TaskCreate/TaskUpdate): the task it created or changed. */
       task: RuntimeTask.optional(),
+      /**
+       * Under `loopgate claude`: whether Claude Code's own stream (its stdout, which loopgate reads) holds
+       * this call (same tool_use id, tool, command and outcome). A hook report reaches loopgate over a socket
+       * the agent can reach too; `false` (a report the stream does not hold) never satisfies a goal.
+       * Absent where the fact is the runtime's record itself (Codex's exec events) or no stream is read.
+       */
+      confirmed: z.boolean().optional(),
     }),
   },
   /**

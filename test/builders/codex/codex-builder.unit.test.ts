@@ -42,14 +42,13 @@ describe("writeCodexHome", () => {
         model: "m",
         envKey: "K",
         node: "/usr/bin/node",
-        url: "http://127.0.0.1:2/hook",
-        token: "t0k",
+        socket: join(base, "codex-hooks", "hook.sock"),
         deadlineSeconds: 200,
       });
       const text = readFileSync(h.config, "utf8");
       expect(text).toContain('[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\n');
       expect(text).toContain(
-        `command = "/usr/bin/node ${join(base, "codex-hooks", "loopgate-hook.mjs")} http://127.0.0.1:2/hook t0k 200"`,
+        `command = "/usr/bin/node ${join(base, "codex-hooks", "loopgate-hook.mjs")} ${join(base, "codex-hooks", "hook.sock")} 200"`,
       );
       // Codex's own limit on the hook is longer than the forwarder's deadline: loopgate answers first.
       expect(text).toContain("timeout = 230");

@@ -37,14 +37,19 @@ export interface ModelServerOptions {
   requestsFile?: string;
   /** Called once per request after it was answered (for a CLI's log line). */
   onRequest?: (request: RecordedRequest) => void;
+  /**
+   * A provider that is down: every step is answered with this HTTP status (in the protocol's error
+   * shape) and consumes nothing, e.g. 401, 429 or 503, to test what a client does with it.
+   */
+  failWith?: { status: number; message?: string };
 }
 
 /** One request the server got, as recorded (credentials redacted). */
 export interface RecordedRequest {
   /** 1-based order of arrival. */
   seq: number;
-  /** `step`: consumed scripted response `step`; `side`: answered locally; the others are errors. */
-  kind: "step" | "side" | "exhausted" | "not_found" | "bad_request";
+  /** `step`: consumed scripted response `step`; `side`: answered locally; the others are errors (`failed`: `failWith`). */
+  kind: "step" | "side" | "exhausted" | "not_found" | "bad_request" | "failed";
   step?: number;
   /** For a side request: what it was taken for. */
   what?: string;
@@ -152,6 +157,14 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       return wire.renderError(
         404,
         `loopgate model-server (${wire.name}): no such endpoint ${method} ${path}`,
+      );
+    }
+    if (options.failWith) {
+      entry.kind = "failed";
+      return wire.renderError(
+        options.failWith.status,
+        options.failWith.message ??
+          `loopgate model-server: failing on purpose with HTTP ${options.failWith.status}`,
       );
     }
     const response = script[position];

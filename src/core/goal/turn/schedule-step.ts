@@ -173,7 +173,8 @@ function follow(
     case "repair_health":
       return exit(2, "blocked_health", why);
     case "stop":
-      return exit(1, "stopped", why);
+      // A turn that closed the goal: done (0), never "stopped" with a resume to suggest.
+      return wake.terminal ? exit(0, "terminal", wake.why) : exit(1, "stopped", why);
     case "wait_state_change":
       return exit(1, "idle", `${why}: nothing changes by itself`);
   }

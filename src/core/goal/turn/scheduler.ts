@@ -83,6 +83,8 @@ export interface WakeUp {
   /** When to look again; null: only on a state change (a person, a repair, a resume). */
   at: string | null;
   why: string;
+  /** Set with `stop` when the goal's closure holds: it is done, not paused (nothing to resume). */
+  terminal?: true;
 }
 
 const plus = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
@@ -101,7 +103,8 @@ export function nextWakeUp(
 ): WakeUp {
   const policy = input.policy ?? DEFAULT_BACKOFF;
   const now = input.now;
-  if (c.terminal) return { action: "stop", at: null, why: "terminal closure holds (no_followup)" };
+  if (c.terminal)
+    return { action: "stop", at: null, why: "terminal closure holds (no_followup)", terminal: true };
   switch (c.runtime_state) {
     case "paused":
       return { action: "stop", at: null, why: "the goal is stopped; an explicit resume is needed" };

@@ -4,6 +4,7 @@ import {
   contractIdentity,
   effectiveWake,
   hostWake,
+  nextWakeUp,
   type ScheduledOutcome,
   type ScheduleView,
   scheduleStep,
@@ -63,6 +64,23 @@ describe("effectiveWake: the backoff only delays", () => {
 });
 
 describe("scheduleStep: goal run's exit codes", () => {
+  it("a turn that closed the goal ends goal run as terminal (0), not as stopped with a resume to run", () => {
+    // The wake the scheduler gives after the tick reads the goal closed; a paused goal's wake is a stop too.
+    const closed = nextWakeUp(view({ terminal: true }), { now: NOW, monitor_due: [], backoff: null });
+    for (const mode of ["run", "until_idle"] as const)
+      expect(scheduleStep(advanced, closed, ctx(mode))).toMatchObject({
+        kind: "exit",
+        code: 0,
+        stop: "terminal",
+      });
+    const paused = nextWakeUp(view({ runtime_state: "paused" }), {
+      now: NOW,
+      monitor_due: [],
+      backoff: null,
+    });
+    expect(scheduleStep(advanced, paused, ctx())).toMatchObject({ kind: "exit", code: 1, stop: "stopped" });
+  });
+
   it("terminal 0; a person's gate 1 naming who; throttled 1; stopped 1; blocked_health 2", () => {
     expect(
       scheduleStep(
