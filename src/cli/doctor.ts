@@ -67,6 +67,11 @@ export interface DoctorFacts {
    * `error` when the configured sandbox user is unusable (LOOPGATE_SANDBOX_UID/GID). Absent: not probed.
    */
   privileges?: { detail: string; error: string | null };
+  /**
+   * The sandbox's seccomp filter (src/sandbox/seccomp.ts): whether loopgate has a syscall table for this
+   * machine's architecture, and what the filter denies or why there is none. Absent: not probed.
+   */
+  seccomp?: { available: boolean; detail: string };
   /** Provider settings from the environment, by variable name (values are never reported). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -141,6 +146,17 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
           "(Debian), or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile " +
           "for bwrap; in a container, run it with user namespaces allowed (e.g. docker --privileged)",
       ),
+    );
+  if (f.seccomp)
+    checks.push(
+      f.seccomp.available
+        ? ok("syscall filter", "required", f.seccomp.detail)
+        : missing(
+            "syscall filter",
+            "optional",
+            f.seccomp.detail,
+            "loopgate has syscall tables for x86_64 and arm64 only; on another architecture, run agents you do not trust on one of those",
+          ),
     );
   if (f.privileges)
     checks.push(

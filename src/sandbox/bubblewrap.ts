@@ -9,6 +9,7 @@ import { type StagedSource, stagedBubblewrap } from "./privilege-drop.js";
 import { type ProcessResult, type RunProcessOptions, runProcess } from "./process.js";
 import { DEFAULT_PROCESS_LIMITS, nprocInsideArgv, prlimitArgv } from "./process-limits.js";
 import { curatedEtc } from "./sandbox-etc.js";
+import { seccompProgram } from "./seccomp.js";
 
 export { SANDBOX_ETC } from "./sandbox-etc.js";
 
@@ -64,16 +65,22 @@ export type SandboxMode = "bubblewrap" | "none";
 
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
+/** The descriptor on which bwrap reads the seccomp filter (RunProcessOptions.fd3Input). */
+export const SECCOMP_FD = 3;
+
 /**
  * The bwrap argv for a spec: minimal read-only root, the given mounts, tmpfs /tmp, no caps, no network.
- * `source` maps each user mount's host path to the path bwrap opens (the stage of a privilege drop).
+ * `source` maps each user mount's host path to the path bwrap opens (the stage of a privilege drop);
+ * with `seccompFd`, bwrap loads the filter it reads there (seccomp.ts) and closes that descriptor.
  */
 export function bubblewrapArgv(
   spec: SandboxSpec,
   bwrap = "bwrap",
   source: (s: StagedSource) => string = (s) => s.source,
+  seccompFd: number | null = null,
 ): string[] {
   const args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+  if (seccompFd !== null) args.push("--seccomp", String(seccompFd));
   if (spec.network) args.push("--share-net");
   args.push("--ro-bind", "/usr", "/usr", ...curatedEtc(spec.etc ?? []));
   for (const dir of SYSTEM_DIRS) {
@@ -82,7 +89,9 @@ export function bubblewrapArgv(
     if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
     else args.push("--ro-bind", dir, dir);
   }
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  // /proc read-only: opening /proc/PID/mem for writing (another process's memory, same uid) fails with EROFS;
+  // the seccomp filter closes the system calls that reach into another process (seccomp.ts).
+  args.push("--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
   for (const m of mountOrder(spec, source)) args.push(...m);
   args.push("--chdir", spec.cwd, "--", ...spec.argv);
   return args;
@@ -199,9 +208,14 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
   // RLIMIT_NPROC is set inside the sandbox's user namespace, so it counts this sandbox alone (nprocInsideArgv).
   const inner = { ...spec, argv: [...nprocInsideArgv(limits), ...spec.argv] };
-  if (!user) return run([...prlimitArgv(limits), ...bubblewrapArgv(inner, bwrap)], options);
-  const argv = stagedBubblewrap(user, spec.env, (stage) => bubblewrapArgv(inner, bwrap, stage));
-  return run([...prlimitArgv(limits), ...argv], { ...options, cwd: "/" });
+  // The filter rides on descriptor 3 through prlimit (and the privilege drop's unshare, stage script,
+  // setpriv and env, which all exec with it open); bwrap fails to start if it cannot load it.
+  const filter = seccompProgram();
+  const fd = filter ? SECCOMP_FD : null;
+  const withFilter = filter ? { ...options, fd3Input: filter } : options;
+  if (!user) return run([...prlimitArgv(limits), ...bubblewrapArgv(inner, bwrap, undefined, fd)], withFilter);
+  const argv = stagedBubblewrap(user, spec.env, (stage) => bubblewrapArgv(inner, bwrap, stage, fd));
+  return run([...prlimitArgv(limits), ...argv], { ...withFilter, cwd: "/" });
 }
 
 /**
@@ -219,7 +233,8 @@ export const BWRAP_REMEDY =
 
 /**
  * Proves the sandbox isolates before anything relies on it: a writable workspace, a read-only system,
- * an unmounted secret directory, and no leaked environment. Throws InfrastructureError with the remedy.
+ * an unmounted secret directory, no leaked environment, and the seccomp filter loaded (where loopgate has
+ * a syscall table for this machine) with its descriptor closed. Throws InfrastructureError with the remedy.
  */
 export async function sandboxSelfTest(): Promise<void> {
   if (!findBwrap()) throw new InfrastructureError(BWRAP_REMEDY);
@@ -237,6 +252,8 @@ export async function sandboxSelfTest(): Promise<void> {
       "if touch /usr/.loopgate-probe 2>/dev/null; then echo LEAK-WRITE; fi",
       "tr '\\0' '\\n' </proc/1/environ | sed 's/=.*//; s/^/ENVNAME:/'",
       'if [ "$(id -u)" = 0 ]; then echo LEAK-ROOT; fi',
+      "sed -n 's/^Seccomp:[[:space:]]*/SECCOMP:/p' /proc/self/status",
+      `if [ -e /proc/$$/fd/${SECCOMP_FD} ]; then echo LEAK-FD; fi`,
       "echo done",
     ].join("\n");
     const env = scrubbedEnv({ home: "/tmp" });
@@ -266,7 +283,13 @@ export async function sandboxSelfTest(): Promise<void> {
       throw new InfrastructureError(
         `sandbox self-test: PID 1 of the sandbox holds variables ${leaked.join(", ")}`,
       );
-    for (const leak of ["LEAK-HELDOUT", "LEAK-WRITE", "LEAK-ROOT"])
+    // Mode 2: a filter is loaded. bwrap refuses to start when it cannot load one, so this catches a filter
+    // never passed; the syscalls it denies are tested in test/sandbox/seccomp.int.test.ts.
+    if (seccompProgram() && !/^SECCOMP:2$/m.test(out))
+      throw new InfrastructureError(
+        `sandbox self-test: no seccomp filter inside the sandbox (${/^SECCOMP:.*$/m.exec(out)?.[0] ?? "no Seccomp line"}): refusing to run`,
+      );
+    for (const leak of ["LEAK-HELDOUT", "LEAK-WRITE", "LEAK-ROOT", "LEAK-FD"])
       if (out.includes(leak))
         throw new InfrastructureError(`sandbox self-test found ${leak}: refusing to run`);
     if (!existsSync(join(ws, "ok.txt")))

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { setLongTimeout } from "../core/long-timer.js";
 
@@ -36,6 +37,11 @@ export interface RunProcessOptions {
   input?: string | Buffer;
   /** Also keep stdout and stderr apart, byte for byte, up to this many bytes each (see `streams`). */
   captureBytes?: number;
+  /**
+   * Bytes the child reads from its descriptor 3, a pipe closed after them (bwrap's `--seccomp 3`). The
+   * descriptor is inherited without close-on-exec, so it survives every exec down to the reader.
+   */
+  fd3Input?: Buffer;
 }
 
 /** Keeps the first and last bytes of a stream and counts what it cut. */
@@ -80,9 +86,20 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
     const child = spawn(program ?? "", args, {
       cwd: options.cwd,
       env: { ...options.env },
-      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [
+        options.input === undefined ? "ignore" : "pipe",
+        "pipe",
+        "pipe",
+        ...(options.fd3Input === undefined ? [] : ["pipe" as const]),
+      ],
       detached: true,
     });
+    const fd3 = options.fd3Input === undefined ? null : (child.stdio[3] as Writable | null | undefined);
+    if (fd3 && options.fd3Input !== undefined) {
+      // Closed once written, so the reader sees its end and no descendant keeps `close` waiting on it.
+      fd3.on("error", () => {});
+      fd3.end(options.fd3Input, () => fd3.destroy());
+    }
     if (options.input !== undefined && child.stdin) {
       // A child that exits without reading all of its input closes the pipe: EPIPE is not our failure.
       child.stdin.on("error", () => {});

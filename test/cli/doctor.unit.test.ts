@@ -98,6 +98,19 @@ describe("loopgate doctor's checks", () => {
     expect(byId(f, "claude")).toMatchObject({ state: "ok" });
     expect(byId(f, "claude")?.detail).toContain("--builder-mount");
   });
+
+  it("reports the syscall filter: ok naming what it denies, or optional missing on an architecture without a table", () => {
+    const on = {
+      ...healthy(),
+      seccomp: { available: true, detail: "denied with EPERM: ptrace, pidfd_getfd" },
+    };
+    expect(byId(on, "syscall filter")).toMatchObject({ state: "ok", need: "required" });
+    expect(byId(on, "syscall filter")?.detail).toContain("ptrace");
+    const off = { ...healthy(), seccomp: { available: false, detail: "no syscall table for riscv64" } };
+    expect(byId(off, "syscall filter")).toMatchObject({ state: "missing", need: "optional" });
+    expect(report(off).exit).toBe(1);
+    expect(byId(healthy(), "syscall filter")).toBeUndefined();
+  });
 });
 
 describe("loopgate doctor on a folder store's log", () => {

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
 import { privilegeSummary, sandboxUser } from "../../sandbox/sandbox-user.js";
+import { seccompProgram, seccompSummary } from "../../sandbox/seccomp.js";
 import { PG_SCHEMA_VERSION } from "../../store/pg-schema.js";
 import {
   integrityProblems,
@@ -118,6 +119,7 @@ export async function probeDoctor(flags: { store?: string } = {}): Promise<Docto
     gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
     sandboxSelfTest: selfTest,
     privileges: probePrivileges(),
+    seccomp: { available: seccompProgram() !== null, detail: seccompSummary() },
     store: where.kind === "folder" ? await probeFolder(where.dir) : storeWritable(where.dir),
     ...(where.kind === "postgres" ? { postgres: await probePostgres(where.url, where.label) } : {}),
     env: {
