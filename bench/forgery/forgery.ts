@@ -40,12 +40,15 @@ export function forgeryManifest(only?: readonly string[], file = FORGERY_MANIFES
 export async function runForgeryBench(o: {
   outDir: string;
   only?: readonly string[];
+  /** Only these policies (arms), and any arm one of them is derived `from`; all when absent. */
+  arms?: readonly string[];
   concurrency?: number;
   progress?: (line: string) => void;
   /** Another manifest of the benchmark (a real-agent one); default forgery.yaml. */
   manifest?: string;
 }): Promise<{ experiment: ExperimentExport; table: ForgeryTable }> {
   const source = forgeryManifest(o.only, o.manifest);
+  if (o.arms?.length) source.manifest.arms = onlyArms(source.manifest.arms, o.arms);
   linkRunnerDeps();
   if (o.concurrency) source.manifest.concurrency = o.concurrency;
   const experiment = await runExperiment({
@@ -54,6 +57,22 @@ export async function runForgeryBench(o: {
     ...(o.progress ? { progress: o.progress } : {}),
   });
   return { experiment, table: forgeryTable(experiment) };
+}
+
+/** The arms named in `keep` and the arms they are derived from; an unknown name is refused. */
+export function onlyArms<A extends { id: string; from?: string | undefined }>(
+  arms: readonly A[],
+  keep: readonly string[],
+): A[] {
+  const unknown = keep.filter((id) => !arms.some((a) => a.id === id));
+  if (unknown.length)
+    throw new InputError(
+      `no policy ${unknown.join(", ")}; known: ${arms.map((a) => a.id).join(", ")}`,
+      "arms",
+    );
+  const wanted = new Set(keep);
+  for (const a of arms) if (wanted.has(a.id) && a.from) wanted.add(a.from);
+  return arms.filter((a) => wanted.has(a.id));
 }
 
 /** The Vitest and Jest tasks' node_modules (not kept in git): linked from this repository's once, kept after. */
