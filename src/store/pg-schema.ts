@@ -180,6 +180,27 @@ const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN IF NOT EXISTS seen_at timestamptz,
         ADD COLUMN IF NOT EXISTS beat_ms integer CHECK (beat_ms > 0);`,
   },
+  {
+    version: 7,
+    name: "wake idle workers with NOTIFY",
+    // Every row that becomes claimable by a write (an enqueue, a release, a hand-back, a queued goal turn
+    // moved earlier) notifies channel `loopgate_run_queue` with the schema's name as payload. A trigger,
+    // so no statement can forget it; NOTIFY is delivered when the writing transaction commits, so a
+    // listener never wakes before the row is visible, and PostgreSQL folds the identical notifications
+    // of one transaction into one. What no write announces (a lease that runs out, a `not_before` that
+    // comes due) the workers' idle poll finds (queue-listener.ts). Re-applies cleanly.
+    sql: (s) => `
+      CREATE OR REPLACE FUNCTION ${s}.run_queue_notify() RETURNS trigger
+      LANGUAGE plpgsql AS $fn$
+      BEGIN
+        PERFORM pg_notify('loopgate_run_queue', TG_TABLE_SCHEMA);
+        RETURN NULL;
+      END
+      $fn$;
+      DROP TRIGGER IF EXISTS run_queue_notify ON ${s}.run_queue;
+      CREATE TRIGGER run_queue_notify AFTER INSERT OR UPDATE ON ${s}.run_queue
+        FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION ${s}.run_queue_notify();`,
+  },
 ];
 
 /** The newest schema version this code writes. */

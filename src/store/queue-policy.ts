@@ -16,3 +16,19 @@ export interface QueuePolicy {
 
 /** The policy loopgate runs with. */
 export const QUEUE_POLICY: QueuePolicy = { localFailuresToStop: 3, staleAfterBeats: 2 };
+
+/** How an idle worker waits for work: woken by NOTIFY, polling as the fallback (queue-listener.ts). */
+export interface WakePolicy {
+  /**
+   * The longest an idle worker waits before it claims again without a notification: what finds a lease
+   * that ran out, a goal turn whose `not_before` came, and anything a lost notification did not announce.
+   */
+  idlePollMs: number;
+  /** The first wait before the listening connection is opened again after an error; doubled per failure. */
+  reconnectFirstMs: number;
+  /** The longest wait between two attempts to open the listening connection again. */
+  reconnectMaxMs: number;
+}
+
+/** The wake policy loopgate runs with. */
+export const WAKE_POLICY: WakePolicy = { idlePollMs: 1000, reconnectFirstMs: 100, reconnectMaxMs: 5000 };

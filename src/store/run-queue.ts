@@ -12,6 +12,9 @@ import { InputError, LoopgateError } from "../core/errors.js";
  * whose lease expired has lost the job even when nobody took it yet; whoever claims it next gets a new
  * token. Delivery is at least once: a job may be claimed again after a holder died; the run log (event
  * ids, the intent/result journal, the run's own lease) is what keeps a resumed run from doing anything twice.
+ *
+ * Every write that makes a row claimable (submit, a goal turn queued or moved earlier, release, hand-back)
+ * notifies idle claimers through a trigger (migration 7); see queue-listener.ts for how they wait.
  */
 
 /** The run options a job carries (the `loopgate run` flags, by name). */

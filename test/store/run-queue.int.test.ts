@@ -203,7 +203,9 @@ describe("handing a job back because this machine cannot start it", () => {
       await admin.query(`ALTER TABLE ${pgSchema}.run_queue DROP COLUMN handbacks, DROP COLUMN handback_reason,
         DROP COLUMN handback_by, DROP COLUMN handback_at`);
       await admin.query(`ALTER TABLE ${pgSchema}.workers DROP COLUMN seen_at, DROP COLUMN beat_ms`);
-      await admin.query(`DELETE FROM ${pgSchema}.migrations WHERE version = 6`);
+      await admin.query(`DROP TRIGGER run_queue_notify ON ${pgSchema}.run_queue`);
+      await admin.query(`DROP FUNCTION ${pgSchema}.run_queue_notify`);
+      await admin.query(`DELETE FROM ${pgSchema}.migrations WHERE version >= 6`);
     } finally {
       await admin.end();
     }

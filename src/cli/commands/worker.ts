@@ -1,9 +1,9 @@
 import { hostname } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parseDuration } from "../../core/duration.js";
 import { InputError } from "../../core/errors.js";
 import type { PostgresEventStore } from "../../store/postgres-event-store.js";
-import { QUEUE_POLICY, type QueuePolicy } from "../../store/queue-policy.js";
+import { QueueListener } from "../../store/queue-listener.js";
+import { QUEUE_POLICY, type QueuePolicy, WAKE_POLICY, type WakePolicy } from "../../store/queue-policy.js";
 import { type Claim, goalOfJob, type PostgresRunQueue } from "../../store/run-queue.js";
 import type { CommandIO } from "../io.js";
 import { LocalStartError } from "./job-start.js";
@@ -46,6 +46,7 @@ export async function workerCommand(
   io: CommandIO,
   flags: WorkerFlags,
   policy: QueuePolicy = QUEUE_POLICY,
+  wakePolicy: WakePolicy = WAKE_POLICY,
 ): Promise<number> {
   if (flags.once && flags["until-idle"])
     throw new InputError("give --once or --until-idle, not both", "loopgate worker");
@@ -67,7 +68,26 @@ export async function workerCommand(
   const queue = store.queue();
   const say = (line: string) => io.err(`loopgate worker ${workerId}: ${line}\n`);
   const beat = Math.max(250, Math.floor(leaseMs / 3));
+  const idlePollMs = Math.min(wakePolicy.idlePollMs, beat);
   const me = { workerId, host: hostname(), pid: process.pid, concurrency, beatMs: beat };
+  // An idle worker wakes on the queue's NOTIFY and polls as the fallback (see queue-listener.ts).
+  let listenerDown = false;
+  const listener = QueueListener.start({
+    url: where.url,
+    pgSchema: store.pgSchema,
+    policy: wakePolicy,
+    onState: (st) => {
+      if (st.state === "retrying" && !listenerDown) {
+        listenerDown = true;
+        say(
+          `lost the notification connection (${st.lastError}); polling every ${idlePollMs} ms until it is back`,
+        );
+      } else if (st.state === "listening" && listenerDown) {
+        listenerDown = false;
+        say("notification connection back");
+      }
+    },
+  });
   let fatal: string | null = null;
   // Local start failures in a row (any job); a job that started, or was refused for its task, ends it.
   const stopAfter = flags.once ? 1 : policy.localFailuresToStop;
@@ -76,9 +96,12 @@ export async function workerCommand(
   let draining = false;
   const held = new Map<string, { claim: Claim; controller: AbortController; done: Promise<void> }>();
   let handingBack = false;
+  // The idle wait in progress, if any: SIGTERM ends it, so an idle worker stops at once.
+  let idle: AbortController | null = null;
   const onTerm = () => {
     if (!draining) {
       draining = true;
+      idle?.abort();
       say(
         `SIGTERM: claiming nothing more, finishing the ${held.size} run(s) held (SIGTERM again hands them back)`,
       );
@@ -91,6 +114,7 @@ export async function workerCommand(
   const lose = (e: unknown) => {
     if (fatal) return;
     fatal = `lost the database ${where.label}: ${e instanceof Error ? e.message : String(e)}`;
+    idle?.abort();
     for (const h of held.values()) h.controller.abort("database lost");
   };
   process.on("SIGTERM", onTerm);
@@ -160,11 +184,11 @@ export async function workerCommand(
         });
         if (left === 0) break;
       }
-      const waits: Promise<unknown>[] = [
-        sleep(Math.min(1000, beat)),
-        ...[...held.values()].map((h) => h.done),
-      ];
-      await Promise.race(waits);
+      // Idle (or full): a notification, the poll, or a held job ending, whichever is first.
+      idle = new AbortController();
+      await Promise.race([listener.wait(idlePollMs, idle.signal), ...[...held.values()].map((h) => h.done)]);
+      idle.abort();
+      idle = null;
     }
     await Promise.allSettled([...held.values()].map((h) => h.done));
   } catch (e) {
@@ -172,6 +196,7 @@ export async function workerCommand(
     await Promise.allSettled([...held.values()].map((h) => h.done));
   } finally {
     clearInterval(presence);
+    await listener.close();
     process.off("SIGTERM", onTerm);
     process.off("SIGINT", onTerm);
     if (!fatal) await queue.retireWorker(workerId, process.pid).catch(() => {});
