@@ -267,12 +267,13 @@ only they named.`,
   },
   {
     name: "demo",
-    usage: ["loopgate demo [--store DIR] [--json] [--unsafe-no-sandbox]"],
-    about: "Run the bundled examples with honest and forging builders.",
+    usage: ["loopgate demo [EXAMPLE...] [--store DIR] [--json] [--unsafe-no-sandbox]"],
+    about: `Run the bundled examples with honest and forging builders: every example, or only those named
+(js-slugify, py-durations, sh-csvcol).`,
     flags: ["store", "json", "unsafe-no-sandbox"],
-    maxArgs: 0,
+    maxArgs: 10,
     exit: "Exit codes: 0 every run ended as expected, 1 otherwise, 2 bad input or no working sandbox.",
-    run: async (io, _args, flags) => (await import("./commands/demo.js")).demoCommand(io, flags),
+    run: async (io, args, flags) => (await import("./commands/demo.js")).demoCommand(io, flags, args),
   },
   {
     name: "doctor",

@@ -30,6 +30,14 @@ describe.concurrent("loopgate demo, --help, --version", () => {
     expect(ids).toEqual(expect.arrayContaining(demo.rows.map((row) => row.run_id)));
   });
 
+  it("demo EXAMPLE runs only the examples named; an unknown one is refused (exit 2) naming the examples", async () => {
+    const bad = await loopgate(["demo", "js-slugify", "no-such-example", "--store", tempDir()]);
+    expect(bad.code, show(bad)).toBe(2);
+    expect(bad.stderr).toContain("no bundled example no-such-example; the examples: ");
+    for (const name of EXAMPLES) expect(bad.stderr).toContain(name);
+    expect(bad.stdout).toBe("");
+  });
+
   it("--help exits 0 and lists every command", async () => {
     const r = await loopgate(["--help"]);
     expect(r.code, show(r)).toBe(0);

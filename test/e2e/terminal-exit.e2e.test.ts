@@ -68,11 +68,13 @@ describe.concurrent("on a terminal, every command exits when its work is done", 
     expect(r.output).toContain("SUCCESS after 2 attempts");
   });
 
-  it("demo", { timeout: 200_000 }, async () => {
-    const r = await onTerminal(["demo", "--store", tempDir()], 180_000);
+  it("demo (one example: the whole demo is demo-help's test)", { timeout: 200_000 }, async () => {
+    const r = await onTerminal(["demo", "sh-csvcol", "--store", tempDir()], 180_000);
     expect(r.hung, r.output.slice(-2000)).toBe(false);
     expect(r.code).toBe(0);
-    expect(r.output).toContain("12/12 runs ended as expected");
+    expect(r.output).toContain("4/4 runs ended as expected");
+    expect(r.output).toContain("sh-csvcol");
+    expect(r.output).not.toContain("js-slugify");
   });
 
   it("exp run", async () => {

@@ -79,8 +79,28 @@ function explain(env: Envelope): string {
   return parts.join("; ");
 }
 
+/** The bundled examples to run: every one, or those `only` names (by folder or task id); an unknown name is refused. */
+export function demoExamples(examples: string, only: readonly string[]): string[] {
+  const all = readdirSync(examples)
+    .filter((d) => existsSync(join(examples, d, "task.yaml")))
+    .sort();
+  if (only.length === 0) return all;
+  const ids = new Map(all.map((d) => [loadTask(join(examples, d, "task.yaml")).task.id, d]));
+  const unknown = only.filter((n) => !all.includes(n) && !ids.has(n));
+  if (unknown.length)
+    throw new InputError(
+      `no bundled example ${unknown.join(", ")}; the examples: ${all.join(", ")}`,
+      "loopgate demo EXAMPLE",
+    );
+  return all.filter((d) => only.some((n) => n === d || ids.get(n) === d));
+}
+
 /** `loopgate demo`: runs the bundled examples with an oracle, two forgers and an honest fixer; prints what happened. */
-export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<number> {
+export async function demoCommand(
+  io: CommandIO,
+  flags: RunFlags,
+  only: readonly string[] = [],
+): Promise<number> {
   const where = flags.store === undefined ? null : storeFrom(flags.store);
   // The demo's runs keep their folders beside the bundled examples when the log is elsewhere: inside
   // loopgate's own install, which may be read-only and is no place for run folders.
@@ -101,9 +121,7 @@ export async function demoCommand(io: CommandIO, flags: RunFlags): Promise<numbe
     }
   }
   const examples = join(packageRoot(), "examples");
-  const tasks = readdirSync(examples)
-    .filter((d) => existsSync(join(examples, d, "task.yaml")))
-    .sort();
+  const tasks = demoExamples(examples, only);
   const store = flags.store ?? (await mkdtemp(join(tmpdir(), "loopgate-demo-")));
   const runFlags: RunFlags = { ...flags, store };
   io.err(`loopgate demo: ${tasks.length} example tasks × ${cases.length} builders; event log in ${store}\n`);

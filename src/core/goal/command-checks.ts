@@ -33,6 +33,17 @@ export function checkSpec(state: GoalState, spec: TodoSpec, cmd: string, alsoNew
   }
   if (spec.unblocks_todo_id && !known(spec.unblocks_todo_id))
     fail(`${cmd}: ${spec.id} unblocks ${spec.unblocks_todo_id}, which is not a todo of the goal`);
+  // A scope no user_gate decides would hold the todo back forever: refused, as the goal file refuses it.
+  const scopes = new Set(
+    [...Object.values(state.todos), ...alsoNew, spec].flatMap((t) =>
+      t.decision_scope ? [t.decision_scope] : [],
+    ),
+  );
+  for (const s of spec.required_decision_scopes ?? [])
+    if (!scopes.has(s))
+      fail(
+        `${cmd}: ${spec.id} requires the decision scope ${s}, which no user_gate of the goal covers; declared scopes: ${[...scopes].join(", ") || "none"}`,
+      );
 }
 
 export function resumeCondition(state: GoalState, raw: unknown, todoId: string, cmd: string) {

@@ -415,6 +415,28 @@ describe("todo: supersede, no_followup, delete", () => {
       .when({ type: "add_todo", todo: { id: "todo_watch", content: "x", class: "continuous_monitor" } })
       .thenError(/needs a monitor poll/);
   });
+  it("add_todo: a required decision scope must be one a user_gate covers, as the goal file requires", () => {
+    // "publish" is todo_publish's scope; "deploy" is no gate's, and would hold the todo back forever.
+    g()
+      .when({ type: "add_todo", todo: adv("todo_ship", { required_decision_scopes: ["publish"] }) })
+      .thenEvents([
+        {
+          type: "todo_added",
+          data: { todo: adv("todo_ship", { required_decision_scopes: ["publish"] }), successor_of: null },
+        },
+      ]);
+    g()
+      .when({ type: "add_todo", todo: adv("todo_ship", { required_decision_scopes: ["deploy"] }) })
+      .thenError(
+        /requires the decision scope deploy, which no user_gate of the goal covers; declared scopes: publish/,
+      );
+    // A gate added with the todo that needs it covers its scope.
+    g()
+      .when({ type: "add_todo", todo: gate("todo_deploy_gate", "deploy") })
+      .thenEvents([
+        { type: "todo_added", data: { todo: gate("todo_deploy_gate", "deploy"), successor_of: null } },
+      ]);
+  });
 });
 
 describe("gates: approve, reject, cancel, defer", () => {
