@@ -11,7 +11,9 @@ export default defineConfig({
   test: {
     maxWorkers: workers,
     projects: [
-      { test: { name: "unit", include: ["test/**/*.unit.test.ts"] } },
+      // Unit tests take milliseconds to a second or two; a few walk every command × flag. The bound is one
+      // a loaded machine (load average 14 on 2 cores was seen) cannot reach, not vitest's 5 s default.
+      { test: { name: "unit", include: ["test/**/*.unit.test.ts"], testTimeout: 30_000 } },
       { test: { name: "int", include: ["test/**/*.int.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: { name: "e2e", include: ["test/**/*.e2e.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
