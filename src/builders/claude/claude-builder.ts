@@ -10,6 +10,7 @@ import type { ProcessResult } from "../../sandbox/process.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
+import { SessionHalt } from "../stop-gate/session-halt.js";
 import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
 import { freshHookDir, writeHookFiles } from "./claude-settings.js";
@@ -85,13 +86,14 @@ export class ClaudeBuilder implements Builder {
   private stops = 0;
   private goalBlocksUsed = 0;
   private taskBlocks = new Map<string, number>();
-  /** Why the session is being stopped (an interrupt, a provider that is down); every hook is then told to stop. */
-  private halted: string | null = null;
-  private onHalt: () => void = () => undefined;
-  private readonly haltedWake = new Promise<"halted">((r) => {
-    this.onHalt = () => r("halted");
+  /**
+   * Why the session is being stopped (an interrupt, a provider that is down): a held Stop, and every later
+   * hook, is answered `continue: false`, and Claude's process group gets SIGTERM, then SIGKILL STOP_GRACE_MS later.
+   */
+  private readonly halting = new SessionHalt((why) => {
+    if (this.stop.holding) void this.answer(endSession(why));
+    this.kill?.abort();
   });
-  private listening: AbortSignal | null = null;
   private watch = new ClaudeProviderWatch();
 
   constructor(private readonly o: ClaudeBuilderOptions) {
@@ -105,10 +107,10 @@ export class ClaudeBuilder implements Builder {
   async run(ctx: BuilderContext): Promise<BuilderResult> {
     this.ctx = ctx;
     const t0 = performance.now();
-    this.listen(ctx.signal);
-    if (!this.server && !this.halted) await this.setUp(ctx);
+    this.halting.listen(ctx.signal);
+    if (!this.server && !this.halting.why) await this.setUp(ctx);
     const next = this.next();
-    if (this.halted) {
+    if (this.halting.why) {
       // Interrupted before this pass began: nothing starts, and the runner records the interrupt.
     } else if (!this.running && this.sessionId === null) this.spawn(ctx, ctx.prompt, null);
     else if (this.stop.holding) await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
@@ -117,13 +119,13 @@ export class ClaudeBuilder implements Builder {
     const timeout = new Promise<"timeout">((r) => {
       timer = setLongTimeout(() => r("timeout"), ctx.timeoutMs).unref();
     });
-    const wake = this.halted ? "halted" : await Promise.race([next, timeout, this.haltedWake]);
+    const wake = this.halting.why ? "halted" : await Promise.race([next, timeout, this.halting.woken]);
     timer?.clear();
     const durationMs = Math.round(performance.now() - t0);
     // The provider is down (Claude said so, or went unanswered): infrastructure, whatever else woke the pass.
     const down = this.watch.failure;
     if (down) {
-      this.halt(`loopgate: the model provider failed (${down.slice(0, 300)}); the run ends here`);
+      this.halting.halt(`loopgate: the model provider failed (${down.slice(0, 300)}); the run ends here`);
       return {
         exitCode: null,
         signal: null,
@@ -179,11 +181,11 @@ export class ClaudeBuilder implements Builder {
   async windDown(v: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]> {
     const last = verdictMessage(v);
     // Interrupted, or stopped already: the session ends now (a held Stop told to stop, SIGTERM, then SIGKILL).
-    if (this.ctx?.signal?.aborted || this.halted) this.halt(this.halted ?? last);
+    if (this.ctx?.signal?.aborted || this.halting.why) this.halting.halt(this.halting.why ?? last);
     else if (this.stop.holding)
       await this.answer({ exit_code: 0, stdout: `${JSON.stringify({ systemMessage: last })}\n`, stderr: "" });
     // Claude still working with no Stop to answer (a timeout, an infrastructure failure): it is stopped.
-    else if (this.running) this.halt(last);
+    else if (this.running) this.halting.halt(last);
     if (this.running) {
       const ended = await Promise.race([
         this.running.then(() => true),
@@ -273,8 +275,8 @@ export class ClaudeBuilder implements Builder {
     const onOutput = (chunk: string) => {
       ctx.onOutput?.(chunk);
       // The provider is down: end Claude's retries now; the pass reports it (run).
-      if (!this.halted && watch.push(chunk))
-        this.halt(`loopgate: the model provider failed; the run ends here`);
+      if (!this.halting.why && watch.push(chunk))
+        this.halting.halt(`loopgate: the model provider failed; the run ends here`);
     };
     const attempt = ctx.attempt;
     let running: Promise<ProcessResult>;
@@ -335,28 +337,6 @@ export class ClaudeBuilder implements Builder {
     });
   }
 
-  /** Halts the session on the run's interrupt (registered once per signal). */
-  private listen(signal: AbortSignal | undefined): void {
-    if (!signal || this.listening === signal) return;
-    this.listening = signal;
-    const onAbort = () =>
-      this.halt(`loopgate: the run was interrupted (${String(signal.reason ?? "aborted")}); stop now`);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  }
-
-  /**
-   * Ends the session now: a held Stop is answered with `continue: false` (recorded with the wind-down
-   * facts), every later hook gets the same answer, and Claude's process group gets SIGTERM, then SIGKILL
-   * STOP_GRACE_MS later. Idempotent; wakes a pass that waits.
-   */
-  private halt(why: string): void {
-    if (!this.halted) this.halted = why;
-    if (this.stop.holding) void this.answer(endSession(this.halted));
-    this.kill?.abort();
-    this.onHalt();
-  }
-
   /**
    * The provider Claude was pointed at: loopgate's own URL; else the caller's ANTHROPIC_BASE_URL, named by
    * its variable (a passed variable's value is redacted from the log: a URL can carry a token); else
@@ -394,7 +374,7 @@ export class ClaudeBuilder implements Builder {
   private async onHook(input: HookInput): Promise<HookReply> {
     const ok = { exit_code: 0, stdout: "", stderr: "" };
     // The session is being stopped (an interrupt, a provider that is down): no hook gets work any more.
-    if (this.halted) return endSession(this.halted);
+    if (this.halting.why) return endSession(this.halting.why);
     // Claude's stream names its session; a hook's word (anyone on the socket may send one) only until then.
     if (input.session_id && !this.reader.report.sessionId) this.sessionId = input.session_id;
     const ctx = this.ctx;

@@ -13,6 +13,7 @@ import type { HookInput, HookReply, StopInput } from "../claude/hook-input.js";
 import { type HookServer, startHookServer } from "../claude/hook-server.js";
 import { providerDown } from "../claude/provider-error.js";
 import { failedCheck, fixMessage, HeldStop, stopAnswered, verdictMessage } from "../stop-gate/held-stop.js";
+import { SessionHalt } from "../stop-gate/session-halt.js";
 import { type CodexInstall, codexPreflight, findCodex } from "./codex-find.js";
 import { codexHooksDir, writeCodexHome } from "./codex-home.js";
 import { codexFacts, codexSessionEvent, codexToolEvents, describeFacts } from "./exec-events.js";
@@ -76,13 +77,15 @@ export class CodexBuilder implements Builder {
   private home = "";
   private config = "";
   private hooksDir = "";
-  /** Why the session is being stopped (an interrupt, a provider that is down); every Stop is then let go. */
-  private halted: string | null = null;
-  private onHalt: () => void = () => undefined;
-  private readonly haltedWake = new Promise<"halted">((r) => {
-    this.onHalt = () => r("halted");
+  /**
+   * Why the session is being stopped (an interrupt, a provider that is down): a held Stop, and every later
+   * one, is let go with the reason, and Codex's process group gets SIGTERM, then SIGKILL STOP_GRACE_MS later.
+   */
+  private readonly halting = new SessionHalt((why) => {
+    if (this.stop.holding) void this.answer(letGo(why));
+    if (this.running) this.killedByLoopgate = true;
+    this.kill?.abort();
   });
-  private listening: AbortSignal | null = null;
   private watch = new CodexProviderWatch();
   /** Set when loopgate itself ended the process (a verdict, an interrupt): its exit is no session failure. */
   private killedByLoopgate = false;
@@ -100,11 +103,11 @@ export class CodexBuilder implements Builder {
     const codex = findCodex(this.o.codex);
     if (!codex) return infra(codexPreflight(this.o.codex) ?? "codex not found");
     const t0 = performance.now();
-    this.listen(ctx.signal);
-    if (!this.server && !this.halted) await this.setUp(ctx);
+    this.halting.listen(ctx.signal);
+    if (!this.server && !this.halting.why) await this.setUp(ctx);
     await this.flush(ctx);
     const next = this.stop.next();
-    if (this.halted) {
+    if (this.halting.why) {
       // Interrupted before this pass began: nothing starts, and the runner records the interrupt.
     } else if (this.stop.holding)
       await this.answer({ exit_code: 2, stdout: "", stderr: fixMessage(ctx) }, ctx);
@@ -113,13 +116,13 @@ export class CodexBuilder implements Builder {
     const timeout = new Promise<"timeout">((r) => {
       timer = setLongTimeout(() => r("timeout"), ctx.timeoutMs);
     });
-    const wake = this.halted ? "halted" : await Promise.race([next, timeout, this.haltedWake]);
+    const wake = this.halting.why ? "halted" : await Promise.race([next, timeout, this.halting.woken]);
     timer?.clear();
     const durationMs = Math.round(performance.now() - t0);
     // The provider is down (Codex gave up, or nothing answered it): infrastructure, whatever woke the pass.
     const down = this.watch.failure;
     if (down) {
-      this.halt(`loopgate: the model provider failed (${down.slice(0, 300)}); the run ends here`);
+      this.halting.halt(`loopgate: the model provider failed (${down.slice(0, 300)}); the run ends here`);
       return { ...infra(providerDown(this.o.baseUrl, down)), durationMs, output: down };
     }
     // Interrupted: Codex is being stopped; the runner records the interrupt, not this pass.
@@ -185,7 +188,8 @@ export class CodexBuilder implements Builder {
 
   async windDown(v: { status: string; reason: string }): Promise<AgentRuntimeEventBody[]> {
     // Interrupted, or stopped already: the session ends now (a held Stop let go, SIGTERM, then SIGKILL).
-    if (this.ctx?.signal?.aborted || this.halted) this.halt(this.halted ?? verdictMessage(v));
+    if (this.ctx?.signal?.aborted || this.halting.why)
+      this.halting.halt(this.halting.why ?? verdictMessage(v));
     const held = this.stop.holding;
     if (held)
       await this.answer({
@@ -303,8 +307,8 @@ export class CodexBuilder implements Builder {
           onStdout: (chunk) => {
             this.out += chunk;
             // The provider is down: end Codex's wait now; the pass reports it (run).
-            if (!this.halted && watch.push(chunk))
-              this.halt("loopgate: the model provider failed; the run ends here");
+            if (!this.halting.why && watch.push(chunk))
+              this.halting.halt("loopgate: the model provider failed; the run ends here");
           },
           ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
           signal: this.kill.signal,
@@ -329,7 +333,7 @@ export class CodexBuilder implements Builder {
       this.running = null;
       stop.drop();
       // An exit loopgate caused (a verdict let it go, an interrupt or a timeout killed it) is no session failure.
-      const killed = this.killedByLoopgate || this.halted !== null;
+      const killed = this.killedByLoopgate || this.halting.why !== null;
       this.unrecorded.push(
         codexSessionEvent(codexFacts(this.out), Math.max(this.ctx?.attempt ?? attempt, 0), r.exitCode, {
           killedByLoopgate: killed,
@@ -337,29 +341,6 @@ export class CodexBuilder implements Builder {
       );
       stop.wake({ kind: "exit", result: r });
     });
-  }
-
-  /** Halts the session on the run's interrupt (registered once per signal). */
-  private listen(signal: AbortSignal | undefined): void {
-    if (!signal || this.listening === signal) return;
-    this.listening = signal;
-    const onAbort = () =>
-      this.halt(`loopgate: the run was interrupted (${String(signal.reason ?? "aborted")}); stop now`);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  }
-
-  /**
-   * Ends the session now: a held Stop is let go with the reason (recorded with the wind-down facts), every
-   * later Stop gets the same answer, and Codex's process group gets SIGTERM, then SIGKILL STOP_GRACE_MS
-   * later. Idempotent; wakes a pass that waits.
-   */
-  private halt(why: string): void {
-    if (!this.halted) this.halted = why;
-    if (this.stop.holding) void this.answer(letGo(this.halted));
-    if (this.running) this.killedByLoopgate = true;
-    this.kill?.abort();
-    this.onHalt();
   }
 
   /** The JSONL lines printed since the last attempt took its own (whole lines only, until the process ends). */
@@ -386,7 +367,7 @@ export class CodexBuilder implements Builder {
     // facts come from its own `exec --json` stdout alone.
     if (input.hook_event_name !== "Stop") return { exit_code: 0, stdout: "", stderr: "" };
     // The session is being stopped (an interrupt, a provider that is down): the Stop is let go, never held.
-    if (this.halted) return letGo(this.halted);
+    if (this.halting.why) return letGo(this.halting.why);
     this.lastStop = input;
     return this.stop.hold(input);
   }
