@@ -1,6 +1,5 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { EventData } from "../../core/events.js";
 import { type LongTimer, setLongTimeout } from "../../core/long-timer.js";
 import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
 import type { GoalPredicate } from "../../core/task.js";
@@ -10,15 +9,15 @@ import type { ProcessResult } from "../../sandbox/process.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
-import { SessionHalt } from "../stop-gate/session-halt.js";
-import { goalAtStop, runFrozenCheck, stopPredicates, taskCompleted } from "./claude-gates.js";
+import { haltedPass, SessionHalt } from "../stop-gate/session-halt.js";
+import { goalAtStop, stopPredicates } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
-import { freshHookDir, writeHookFiles } from "./claude-settings.js";
+import { claudeArgs, freshHookDir, writeHookFiles } from "./claude-settings.js";
+import { ConfirmedFacts } from "./confirmed-facts.js";
 import { type HookInput, type HookReply, type StopInput, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
 import { ClaudeProviderWatch, providerDown } from "./provider-error.js";
-import { StreamJsonReader, type StreamToolCalls, sessionFact } from "./stream-json.js";
-import { type SettledReport, ToolReports, taskCompletion } from "./transcript.js";
+import { StreamJsonReader, sessionFact } from "./stream-json.js";
 
 /** How `loopgate claude` runs Claude Code. */
 export interface ClaudeBuilderOptions {
@@ -43,9 +42,6 @@ const CLAUDE_ENV = {
   DISABLE_TELEMETRY: "1",
 };
 
-/** How long a hook waits for Claude's stream to print the calls the reports name (it normally has already). */
-const STREAM_GRACE_MS = 2000;
-
 /** How long Claude Code gets after SIGTERM to end before its process group is killed. */
 export const STOP_GRACE_MS = 3000;
 
@@ -53,9 +49,6 @@ export const STOP_GRACE_MS = 3000;
 export function endSession(why: string): HookReply {
   return { exit_code: 0, stdout: `${JSON.stringify({ continue: false, stopReason: why })}\n`, stderr: "" };
 }
-
-const hasFlag = (args: readonly string[], ...names: string[]) =>
-  args.some((a) => names.some((n) => a === n || a.startsWith(`${n}=`)));
 
 /**
  * Claude Code as a builder that keeps running between attempts. Attempt 1 starts `claude -p`; its Stop
@@ -77,12 +70,8 @@ export class ClaudeBuilder implements Builder {
   private lastStop: StopInput | null = null;
   private unrecorded: AgentRuntimeEventBody[] = [];
   private owned: string[] = [];
-  /** What Claude's runtime reported in this run, in order, each confirmed or not by its stream: the evidence. */
-  private facts: EventData<"agent_tool_observed">[] = [];
-  /** The tool calls Claude's stream-json printed, across its processes; and the reports not yet checked against them. */
-  private calls: StreamToolCalls = new Map();
-  private reports = new ToolReports();
-  private recording: Promise<void> = Promise.resolve();
+  /** The session's tool calls: hook reports decided against Claude's own stream. */
+  private readonly seen = new ConfirmedFacts();
   private stops = 0;
   private goalBlocksUsed = 0;
   private taskBlocks = new Map<string, number>();
@@ -136,15 +125,7 @@ export class ClaudeBuilder implements Builder {
       };
     }
     // Interrupted: Claude is being stopped; the runner records the interrupt, not this pass.
-    if (wake === "halted")
-      return {
-        exitCode: null,
-        signal: "SIGTERM",
-        timedOut: false,
-        durationMs,
-        output: "",
-        infrastructure: null,
-      };
+    if (wake === "halted") return haltedPass(durationMs);
     if (wake === "timeout") {
       this.kill?.abort();
       return {
@@ -197,7 +178,7 @@ export class ClaudeBuilder implements Builder {
       }
     }
     await this.dispose();
-    this.settleRest();
+    this.unrecorded.push(...this.seen.settleRest());
     const facts = this.unrecorded;
     this.unrecorded = [];
     return facts;
@@ -243,29 +224,11 @@ export class ClaudeBuilder implements Builder {
   private userSettings = "";
 
   private spawn(ctx: BuilderContext, prompt: string, resume: string | null): void {
-    const user = this.o.extraArgs;
-    const args = [
-      "-p",
-      prompt,
-      "--output-format",
-      "stream-json",
-      "--verbose",
-      "--settings",
-      this.settingsFile,
-      // Project and local settings live in the workspace the agent writes: never read. The user source is
-      // the private HOME's settings file, which is loopgate's and read-only.
-      "--setting-sources",
-      "user",
-      ...(resume ? ["--resume", resume] : []),
-      ...(hasFlag(user, "--allowedTools", "--allowed-tools", "--permission-mode")
-        ? []
-        : ["--allowedTools", "Bash,Edit,Write,Read,Glob,Grep"]),
-      ...user,
-    ];
+    const args = claudeArgs({ prompt, settingsFile: this.settingsFile, resume, user: this.o.extraArgs });
     const pkg = dirname(dirname(realpathSync(this.o.program)));
     this.kill = new AbortController();
     // Its stdout alone (never stderr's lines between them): the stream that confirms hook reports.
-    this.reader = new StreamJsonReader(this.calls);
+    this.reader = new StreamJsonReader(this.seen.calls);
     const onStdout = (chunk: string) => {
       this.reader.push(chunk);
       if (this.reader.report.sessionId) this.sessionId = this.reader.report.sessionId;
@@ -380,7 +343,7 @@ export class ClaudeBuilder implements Builder {
     const ctx = this.ctx;
     if (input.hook_event_name === "Stop") {
       // Every tool report is decided against Claude's stream before anything is judged on the facts.
-      if (ctx) await this.settle(ctx, { wait: true, final: true });
+      if (ctx) await this.seen.settle(ctx, { wait: true, final: true });
       // The goal gate first: while it is unmet the Stop is blocked here, and the held-out gates do not run.
       const goal = await this.goalGate(input.session_id);
       if (goal) return goal;
@@ -390,36 +353,14 @@ export class ClaudeBuilder implements Builder {
     if (!ctx) return ok;
     if (input.hook_event_name === "TaskCompleted") {
       const id = input.task_id ?? "";
-      await this.settle(ctx, { wait: true, final: false }, () => taskCompletion(this.calls, id));
-      const seen: EventData<"agent_tool_observed"> = {
-        attempt: ctx.attempt,
-        agent: "claude-code",
-        hook_event: "TaskCompleted",
-        session_id: input.session_id,
-        tool: "TaskCompleted",
-        command: (input.task_subject ?? "").slice(0, 4000),
-        exit_code: null,
-        excerpt: (input.task_description ?? "").slice(0, 4000),
-        confirmed: taskCompletion(this.calls, id),
-      };
-      await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: seen });
       const prior = this.taskBlocks.get(id) ?? 0;
-      const r = await taskCompleted({
-        // Only what Claude's stream confirmed: a forged report neither fills a span nor declares a check.
-        facts: this.facts.filter((f) => f.confirmed !== false),
-        attempt: ctx.attempt,
-        sessionId: input.session_id,
-        task: { id, subject: input.task_subject ?? "", description: input.task_description ?? "" },
-        priorBlocks: prior,
-        run: (command) => runFrozenCheck(command, { workspace: ctx.workspace, sandbox: ctx.sandbox }),
-      });
-      if (r.fact.blocked) this.taskBlocks.set(id, prior + 1);
-      await ctx.onRuntimeFact?.({ type: "agent_step_appraised", data: r.fact });
+      const r = await this.seen.taskCompleted(input, ctx, prior);
+      if (r.blocked) this.taskBlocks.set(id, prior + 1);
       return r.reply;
     }
     await this.flush(ctx);
-    this.reports.report(toolFact(input, ctx.attempt));
-    await this.settle(ctx, { wait: false, final: false });
+    this.seen.report(toolFact(input, ctx.attempt));
+    await this.seen.settle(ctx, { wait: false, final: false });
     const owned = touchesOwnedPath(input, this.owned);
     if (owned)
       await ctx
@@ -441,7 +382,7 @@ export class ClaudeBuilder implements Builder {
     this.stops += 1;
     const g = goalAtStop({
       predicates,
-      facts: this.facts,
+      facts: this.seen.facts,
       workspace: ctx.workspace,
       attempt: ctx.attempt,
       sessionId,
@@ -451,59 +392,6 @@ export class ClaudeBuilder implements Builder {
     await ctx.onRuntimeFact?.({ type: "agent_goal_evaluated", data: g.fact });
     if (g.reply) this.goalBlocksUsed += 1;
     return g.reply;
-  }
-
-  /**
-   * Decides the waiting tool reports that Claude's stream now settles and records them in order. `wait`:
-   * give the stream STREAM_GRACE_MS to print what the reports (or `until`) need (it has, by a Stop: Claude
-   * prints each tool_result before its next model request); `final`: what it still lacks is unconfirmed.
-   */
-  private async settle(
-    ctx: BuilderContext,
-    o: { wait: boolean; final: boolean },
-    until: () => boolean = () => true,
-  ): Promise<void> {
-    const t0 = performance.now();
-    for (;;) {
-      await this.recordSettled(ctx, this.reports.settle(this.calls, false));
-      const done = this.reports.waiting === 0 && until();
-      if (done || !o.wait || performance.now() - t0 >= STREAM_GRACE_MS) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    if (o.final) await this.recordSettled(ctx, this.reports.settle(this.calls, true));
-  }
-
-  /**
-   * Takes decided reports into the facts at once, and records them after every earlier recording: hooks
-   * are answered concurrently (anyone on the socket may send one), the log keeps the reports' order.
-   */
-  private recordSettled(ctx: BuilderContext, settled: readonly SettledReport[]): Promise<void> {
-    if (settled.length === 0) return this.recording;
-    for (const { fact } of settled) this.facts.push(fact);
-    const run = this.recording.then(async () => {
-      for (const { fact, why } of settled) {
-        await ctx.onRuntimeFact?.({ type: "agent_tool_observed", data: fact });
-        if (why)
-          await ctx
-            .onFinding?.({
-              code: "hook_report_unconfirmed",
-              severity: "warning",
-              detail: `a ${fact.tool} report (${fact.command.slice(0, 300)}) that Claude Code's own stream does not confirm: ${why}; it counts for no goal or step`,
-            })
-            .catch(() => undefined);
-      }
-    });
-    // A failed recording fails the hook that asked for it (a Stop is then blocked); later ones still run.
-    this.recording = run.catch(() => undefined);
-    return run;
-  }
-
-  /** At wind-down: the reports still waiting, decided on the whole stream, join the wind-down facts. */
-  private settleRest(): void {
-    for (const { fact } of this.reports.settle(this.calls, true)) {
-      this.facts.push(fact);
-      this.unrecorded.push({ type: "agent_tool_observed", data: fact });
-    }
   }
 
   /** Records the session facts of Claude processes that ended while an attempt was running. */

@@ -73,3 +73,33 @@ export function writeHookFiles(
   chmodSync(dir, 0o555);
   return { dir, settingsFile, forwarder };
 }
+
+const hasFlag = (args: readonly string[], ...names: string[]) =>
+  args.some((a) => names.some((n) => a === n || a.startsWith(`${n}=`)));
+
+/** `claude`'s arguments for one session (or its `--resume`), with loopgate's settings and the user's own last. */
+export function claudeArgs(o: {
+  prompt: string;
+  settingsFile: string;
+  resume: string | null;
+  user: readonly string[];
+}): string[] {
+  return [
+    "-p",
+    o.prompt,
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--settings",
+    o.settingsFile,
+    // Project and local settings live in the workspace the agent writes: never read. The user source is
+    // the private HOME's settings file, which is loopgate's and read-only.
+    "--setting-sources",
+    "user",
+    ...(o.resume ? ["--resume", o.resume] : []),
+    ...(hasFlag(o.user, "--allowedTools", "--allowed-tools", "--permission-mode")
+      ? []
+      : ["--allowedTools", "Bash,Edit,Write,Read,Glob,Grep"]),
+    ...o.user,
+  ];
+}

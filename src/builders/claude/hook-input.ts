@@ -41,6 +41,7 @@ export const TaskCompletedInput = z.object({
   task_subject: z.string().max(4000).optional(),
   task_description: z.string().max(20_000).optional(),
 });
+export type TaskCompletedInput = z.infer<typeof TaskCompletedInput>;
 
 export const HookInput = z.discriminatedUnion("hook_event_name", [
   StopInput,

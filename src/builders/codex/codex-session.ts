@@ -13,7 +13,7 @@ import type { HookInput, HookReply, StopInput } from "../claude/hook-input.js";
 import { type HookServer, startHookServer } from "../claude/hook-server.js";
 import { providerDown } from "../claude/provider-error.js";
 import { failedCheck, fixMessage, HeldStop, stopAnswered, verdictMessage } from "../stop-gate/held-stop.js";
-import { SessionHalt } from "../stop-gate/session-halt.js";
+import { haltedPass, SessionHalt } from "../stop-gate/session-halt.js";
 import { type CodexInstall, codexPreflight, findCodex } from "./codex-find.js";
 import { codexHooksDir, writeCodexHome } from "./codex-home.js";
 import { codexFacts, codexSessionEvent, codexToolEvents, describeFacts } from "./exec-events.js";
@@ -126,15 +126,7 @@ export class CodexBuilder implements Builder {
       return { ...infra(providerDown(this.o.baseUrl, down)), durationMs, output: down };
     }
     // Interrupted: Codex is being stopped; the runner records the interrupt, not this pass.
-    if (wake === "halted")
-      return {
-        exitCode: null,
-        signal: "SIGTERM",
-        timedOut: false,
-        durationMs,
-        output: "",
-        infrastructure: null,
-      };
+    if (wake === "halted") return haltedPass(durationMs);
     if (wake === "timeout") {
       await this.end();
       return {

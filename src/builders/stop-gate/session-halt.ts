@@ -1,3 +1,5 @@
+import type { BuilderResult } from "../builder.js";
+
 /**
  * Why, and since when, an agent session is being stopped — the run was interrupted, or its provider is
  * down — for the builders that hold the agent's Stop (Claude Code, Codex). The first reason is kept; each
@@ -35,3 +37,13 @@ export class SessionHalt {
     this.wake();
   }
 }
+
+/** A pass that ended because the session was halted: the runner records the interrupt, not this pass. */
+export const haltedPass = (durationMs: number): BuilderResult => ({
+  exitCode: null,
+  signal: "SIGTERM",
+  timedOut: false,
+  durationMs,
+  output: "",
+  infrastructure: null,
+});
