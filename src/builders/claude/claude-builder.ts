@@ -9,7 +9,7 @@ import type { ProcessResult } from "../../sandbox/process.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
-import { haltedPass, SessionHalt } from "../stop-gate/session-halt.js";
+import { haltedPass, SessionHalt, STOP_GRACE_MS } from "../stop-gate/session-halt.js";
 import { goalAtStop, stopPredicates } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
 import { claudeArgs, freshHookDir, writeHookFiles } from "./claude-settings.js";
@@ -41,9 +41,6 @@ const CLAUDE_ENV = {
   DISABLE_AUTOUPDATER: "1",
   DISABLE_TELEMETRY: "1",
 };
-
-/** How long Claude Code gets after SIGTERM to end before its process group is killed. */
-export const STOP_GRACE_MS = 3000;
 
 /** A hook reply that ends Claude's session: Claude Code honours `continue: false` on any hook, Stop included. */
 export function endSession(why: string): HookReply {

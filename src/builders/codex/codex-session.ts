@@ -13,7 +13,7 @@ import type { HookInput, HookReply, StopInput } from "../claude/hook-input.js";
 import { type HookServer, startHookServer } from "../claude/hook-server.js";
 import { providerDown } from "../claude/provider-error.js";
 import { failedCheck, fixMessage, HeldStop, stopAnswered, verdictMessage } from "../stop-gate/held-stop.js";
-import { haltedPass, SessionHalt } from "../stop-gate/session-halt.js";
+import { haltedPass, SessionHalt, STOP_GRACE_MS } from "../stop-gate/session-halt.js";
 import { type CodexInstall, codexPreflight, findCodex } from "./codex-find.js";
 import { codexHooksDir, writeCodexHome } from "./codex-home.js";
 import { codexFacts, codexSessionEvent, codexToolEvents, describeFacts } from "./exec-events.js";
@@ -32,9 +32,6 @@ export interface CodexSessionOptions {
 
 /** The environment variable holding the provider key when the caller passes none (a local model-server takes any). */
 const PLACEHOLDER_KEY = "LOOPGATE_CODEX_API_KEY";
-
-/** How long Codex gets after SIGTERM to end before its process group is killed. */
-const STOP_GRACE_MS = 3000;
 
 /** The Stop reply that lets Codex end its turn (exit 0, `continue: false`), saying why. */
 const letGo = (why: string): HookReply => ({

@@ -1,5 +1,8 @@
 import type { BuilderResult } from "../builder.js";
 
+/** How long a halted agent gets after SIGTERM to end before its process group is killed. */
+export const STOP_GRACE_MS = 3000;
+
 /**
  * Why, and since when, an agent session is being stopped — the run was interrupted, or its provider is
  * down — for the builders that hold the agent's Stop (Claude Code, Codex). The first reason is kept; each
