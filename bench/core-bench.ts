@@ -1,8 +1,10 @@
 // `npm run bench [-- SECTION…]`: every figure against a baseline measured in the same run on this machine.
-// Sections: store, workspace, limits, pg, tools, workers (default: all). `npm run bench -- store tools` runs two.
+// Sections: store, workspace, limits, pg, tools, workers, modules, goal (default: all). `npm run bench -- store tools` runs two.
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
+import { benchGoalTurn } from "./goal-turn-bench.js";
 import { benchLimits } from "./limits-bench.js";
+import { benchModules } from "./modules-bench.js";
 import { benchPgStore } from "./pg-store-bench.js";
 import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
@@ -30,6 +32,14 @@ const sections: Record<string, { title: string; run: () => Promise<BenchResult[]
   workers: {
     title: "run queue: queued trivial runs per minute with 1, 2 and 4 workers, claim latency",
     run: benchWorkers,
+  },
+  modules: {
+    title: "modules: what one `run --oracle` on a folder store loads (compiled CLI; `npm run build` first)",
+    run: benchModules,
+  },
+  goal: {
+    title: "goal turn: stream reads, appends and git processes of one todo turn of examples/goal-csvcol",
+    run: benchGoalTurn,
   },
 };
 

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import type { LoopgateEvent } from "../src/core/events.js";
-import { PostgresEventStore } from "../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../src/store/postgres/postgres-event-store.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 
 // The server's maintenance database; the bench creates its own database there and drops it after.

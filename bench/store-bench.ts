@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import type { LoopgateEvent } from "../src/core/events.js";
-import { SqliteEventStore } from "../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../src/store/sqlite/sqlite-event-store.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 
 // synchronous=FULL makes every commit an fsync, so batch size 1 is bound by the disk:

@@ -12,7 +12,7 @@ import { createWriteFileTool } from "../src/agent/tools/write-file.js";
 import type { LoopgateEvent } from "../src/core/events.js";
 import type { SandboxMode } from "../src/sandbox/bubblewrap.js";
 import { runProcess } from "../src/sandbox/process.js";
-import { SqliteEventStore } from "../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../src/store/sqlite/sqlite-event-store.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 
 const CALLS = 30;

@@ -14,7 +14,7 @@ import pg from "pg";
 import { chooseBuilder, type RunFlags, runSettings } from "../src/cli/commands/run-common.js";
 import { loadTask } from "../src/runner/load-task.js";
 import { runTask } from "../src/runner/run-task.js";
-import { PostgresEventStore } from "../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../src/store/postgres/postgres-event-store.js";
 import type { BenchResult } from "./bench-result.js";
 
 const ADMIN_URL = process.env.LOOPGATE_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -84,7 +84,7 @@ async function sequentialInProcess(store: PostgresEventStore, url: string, task:
   for (let i = 0; i < RUNS; i++) {
     const env = await runTask({
       loaded,
-      builder: chooseBuilder(loaded, flags),
+      builder: await chooseBuilder(loaded, flags),
       store,
       storeDir: s.storeDir,
       sandbox: s.sandbox,

@@ -15,6 +15,10 @@
  *
  * Folders on one level do not import each other: two folders that need each other are one concept, or
  * share something that belongs lower. No import cycle anywhere, type-only imports included.
+ *
+ * The store's door: cli/ imports store/ only through STORE_DOORS, so that the SQLite and PostgreSQL rooms
+ * (store/sqlite/, store/postgres/) are loaded when a store of their kind is opened, never by a command
+ * that has no use for them (see store/open-store.ts).
  */
 
 export const LEVELS: Readonly<Record<string, number>> = {
@@ -46,7 +50,7 @@ export interface AllowedImport {
 }
 
 export interface Violation {
-  kind: "cycle" | "upward" | "sideways" | "unknown_folder" | "stale_allowance";
+  kind: "cycle" | "upward" | "sideways" | "unknown_folder" | "stale_allowance" | "store_door";
   message: string;
 }
 
@@ -81,6 +85,22 @@ export function layerViolation(from: string, to: string): Violation | null {
       message: `${from} → ${to}: ${a}/ and ${b}/ are on one level (${la}) and must not import each other`,
     };
   return null;
+}
+
+/**
+ * The files of store/ that cli/ may import: the door (store/open-store.ts: where a store is, opening it,
+ * the rooms loaded on demand, and the types and small values the commands use) and the EventStore
+ * interface (store/event-store.ts holds types only, so importing it loads no store).
+ */
+export const STORE_DOORS: readonly string[] = ["src/store/open-store.ts", "src/store/event-store.ts"];
+
+/** The store-door rule for one edge: null when it is allowed. */
+export function storeDoorViolation(from: string, to: string): Violation | null {
+  if (folderOf(from) !== "cli" || folderOf(to) !== "store" || STORE_DOORS.includes(to)) return null;
+  return {
+    kind: "store_door",
+    message: `${from} → ${to}: cli/ reaches store/ only through ${STORE_DOORS.join(" or ")} (the rooms behind it load on demand)`,
+  };
 }
 
 /**
@@ -184,7 +204,7 @@ export function checkImports(graph: ImportGraph, allowed: readonly AllowedImport
     for (const to of tos) {
       if (allowedKeys.has(key(from, to))) continue;
       kept.push(to);
-      const v = layerViolation(from, to);
+      const v = layerViolation(from, to) ?? storeDoorViolation(from, to);
       if (v) violations.push(v);
     }
     pruned.set(from, kept);

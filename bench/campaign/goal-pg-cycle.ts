@@ -14,7 +14,7 @@ import { goalState } from "../../src/runner/goal/goal-engine.js";
 import { goalRepo } from "../../src/runner/goal/goal-repo.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { turnRunId } from "../../src/runner/goal/turn/tick-context.js";
-import type { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import type { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { poller } from "./cycle.js";
 import { type TurnRef, trailerCommits, turnCounts, turnProblems } from "./goal-checks.js";
 import type { GoalOutcome, GoalReference } from "./goal-cycle.js";

@@ -1,4 +1,4 @@
-// The kill campaign (issue 14): at least 100 SIGKILLs at seeded random points across built-in-agent and
+// The kill campaign: at least 100 SIGKILLs at seeded random points across built-in-agent and
 // external-builder runs and goal turns, on SQLite and Postgres, with one and with several workers; after
 // each, the store's integrity check and the log's invariants, then resume, worker takeover or the next
 // goal tick to the end.
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import {
   type CampaignContext,
   type Cell,

@@ -2,8 +2,8 @@
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { RecordedEvent } from "../../src/core/events.js";
-import { integrityProblems, PostgresEventStore } from "../../src/store/postgres-event-store.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { integrityProblems, PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
 /** A store under test: what loopgate's --store gets, and how the campaign reads and checks it. */
 export interface CampaignStore {

@@ -1,4 +1,4 @@
-import { QUEUE_POLICY } from "../store/queue-policy.js";
+import { QUEUE_POLICY } from "../store/open-store.js";
 import { AGENT_FLAGS, need, SANDBOX_FLAGS } from "./command-flags.js";
 import type { CommandSpec } from "./command-spec.js";
 import { GOAL_COMMANDS } from "./commands/goal-table.js";

@@ -1,4 +1,4 @@
-import type { JobSummary } from "../store/run-queue-view.js";
+import type { JobSummary } from "../store/open-store.js";
 import { EXIT_ESCALATED, EXIT_FAILURE, EXIT_NOT_FINISHED, EXIT_SUCCESS, exitCodeOf } from "./exit-codes.js";
 
 // What `status JOB` and `runs` say of a queued job that has no run to show (none started, or none at
@@ -26,4 +26,29 @@ export function jobExitCode(j: JobSummary): number {
   if (kind === "advanced" || kind === "terminal") return EXIT_SUCCESS;
   // Waiting, throttled, busy, idle, stopped: `goal tick` exits 1 for these, the code ESCALATED has.
   return kind === "failed" ? EXIT_FAILURE : EXIT_ESCALATED;
+}
+
+/** The hand-back history in words: `; handed back 2 time(s), last by w-1 at …: <reason>`, or "". */
+function handBackNote(j: JobSummary): string {
+  const h = j.handed_back;
+  if (!h) return "";
+  return `; handed back ${h.times} time(s), last by ${h.last_worker} at ${h.last_at}: ${h.last_reason}`;
+}
+
+/** One line for people: `running on w-1 (lease until …)`, `queued since …`. */
+export function jobLine(j: JobSummary): string {
+  const holder = `${j.worker}${j.worker_stale ? " (stale: its heartbeat is overdue)" : ""}`;
+  const tail = `(job ${j.job_id}${handBackNote(j)})`;
+  switch (j.state) {
+    case "queued":
+      return `queued since ${j.submitted_at} ${tail}`;
+    case "claimed":
+      return `claimed by ${holder}, run not started yet, lease until ${j.lease_expires_at} ${tail}`;
+    case "running":
+      return `running on ${holder}, lease until ${j.lease_expires_at} ${tail}`;
+    case "expired":
+      return `lease of ${j.worker} expired at ${j.lease_expires_at}; the next worker takes it over ${tail}`;
+    case "finished":
+      return `finished: ${j.status ?? "?"} (job ${j.job_id}, ${j.claims} claim(s)${handBackNote(j)})`;
+  }
 }

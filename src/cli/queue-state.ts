@@ -1,7 +1,10 @@
 import type { EventStore } from "../store/event-store.js";
-import { PostgresEventStore } from "../store/postgres-event-store.js";
-import type { PostgresRunQueue } from "../store/run-queue.js";
-import { type JobSummary, jobSummary, workerStale } from "../store/run-queue-view.js";
+import {
+  asPostgresStore,
+  type JobSummary,
+  type PostgresRunQueue,
+  postgresRoom,
+} from "../store/open-store.js";
 
 /**
  * The run queue's jobs as `runs` and `status` show them, when the store has a queue (PostgreSQL):
@@ -12,8 +15,10 @@ import { type JobSummary, jobSummary, workerStale } from "../store/run-queue-vie
 export async function queueState(
   store: EventStore,
 ): Promise<{ jobs: JobSummary[]; byRun: Map<string, JobSummary> } | null> {
-  if (!(store instanceof PostgresEventStore)) return null;
-  const queue = store.queue();
+  const pgStore = asPostgresStore(store);
+  if (!pgStore) return null;
+  const { jobSummary } = await postgresRoom();
+  const queue = pgStore.queue();
   const [jobs, { now, stale }] = await Promise.all([queue.list(), staleWorkers(queue)]);
   const summaries = jobs.map((j) => jobSummary(j, now, stale));
   const byRun = new Map<string, JobSummary>();
@@ -26,14 +31,17 @@ export async function queuedJob(
   store: EventStore,
   key: { jobId: string } | { runId: string },
 ): Promise<JobSummary | null> {
-  if (!(store instanceof PostgresEventStore)) return null;
-  const queue = store.queue();
+  const pgStore = asPostgresStore(store);
+  if (!pgStore) return null;
+  const { jobSummary } = await postgresRoom();
+  const queue = pgStore.queue();
   const [job, { now, stale }] = await Promise.all([queue.find(key), staleWorkers(queue)]);
   return job ? jobSummary(job, now, stale) : null;
 }
 
 /** The database's clock, and the ids of the workers whose heartbeat is overdue by it. */
 async function staleWorkers(queue: PostgresRunQueue): Promise<{ now: Date; stale: Set<string> }> {
+  const { workerStale } = await postgresRoom();
   const [live, now] = await Promise.all([queue.liveWorkers(), queue.now()]);
   return {
     now,

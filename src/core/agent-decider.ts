@@ -11,6 +11,7 @@ import {
 import type { EventData, LoopgateEvent } from "./events.js";
 import { isGoalEvent } from "./goal/goal-events.js";
 import { continuationPrompt } from "./goal-gate.js";
+import type { Decider } from "./kernel/decider.js";
 import { agentEventTypes } from "./run-decider.js";
 import type { Blocker } from "./self-check/audit.js";
 import { repairPrompt } from "./self-check/repair-gate.js";
@@ -126,6 +127,22 @@ export function evolveAgent(state: AgentState, event: LoopgateEvent): AgentState
 /** Folds a list of events (a run's log) from the initial state. */
 export function foldAgent(config: AgentConfig, events: readonly LoopgateEvent[]): AgentState {
   return events.reduce(evolveAgent, initialAgentState(config));
+}
+
+/**
+ * The agent's fold as a kernel decider. Its state needs the attempt's config, so it is made per attempt.
+ * The agent records no events of its own decision: its `decide` is `nextAgentAction` (the one effect to
+ * carry out next, from the state, the stop rules and the time), and the facts the runner records while
+ * carrying it out are what `evolve` folds. `initialState` and `evolve` are the Decider's; `next` stands
+ * where a decide returning events would.
+ */
+export function agentDecider(config: AgentConfig): Pick<
+  Decider<AgentState, never, LoopgateEvent>,
+  "initialState" | "evolve"
+> & {
+  next(state: AgentState, limits: AgentLimits, now: number): AgentAction;
+} {
+  return { initialState: () => initialAgentState(config), evolve: evolveAgent, next: nextAgentAction };
 }
 
 /** What every attempt's events contribute: usage, check and escalation caps, step spans. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LoopgateError } from "./errors.js";
+import { InputError, LoopgateError } from "./errors.js";
 
 const UNITS: Record<string, number> = {
   "": 1,
@@ -25,9 +25,10 @@ export function parseSize(value: string | number): number | null {
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
-const size = z.union([z.string(), z.number()]).refine((v) => parseSize(v) !== null, {
-  message: 'expected a size such as "256MiB", "1GiB", "64K" or a number of bytes',
-});
+const SIZE_MESSAGE = 'expected a size such as "256MiB", "1GiB", "64K" or a number of bytes';
+const size = z
+  .union([z.string(), z.number()])
+  .refine((v) => parseSize(v) !== null, { message: SIZE_MESSAGE });
 
 /**
  * The defaults, and why. Observation: 50,000 paths and 1 GiB cover a real repository checkout
@@ -80,17 +81,27 @@ export type ObservationLimits = Pick<ResolvedLimits, "files" | "totalBytes" | "f
 /** What each sandboxed process gets as rlimits. */
 export type ProcessLimits = Pick<ResolvedLimits, "processes" | "fileSize" | "memory">;
 
-const sized = (v: string | number | undefined, d: number) => (v === undefined ? d : (parseSize(v) ?? d));
-
-/** Fills in the defaults of a task's `limits:`. */
-export function resolveLimits(raw: z.infer<typeof LimitsSchema> | undefined): ResolvedLimits {
+/**
+ * Fills in the defaults of a task's `limits:`, sizes in bytes. Only the task resolver calls it (once, when
+ * the task loads: core/resolve-task.ts). A size that is not one is refused naming its field (`file` is
+ * the task file), never replaced by the default: a limit the user wrote is never silently another.
+ */
+export function resolveLimits(raw: z.infer<typeof LimitsSchema> | undefined, file?: string): ResolvedLimits {
+  const sized = (name: "total_bytes" | "file_bytes" | "file_size" | "memory") => {
+    const v = raw?.[name];
+    if (v === undefined) return DEFAULT_LIMITS[name];
+    const bytes = parseSize(v);
+    if (bytes === null)
+      throw new InputError(SIZE_MESSAGE, file === undefined ? `limits.${name}` : `${file}: limits.${name}`);
+    return bytes;
+  };
   return {
     files: raw?.files ?? DEFAULT_LIMITS.files,
-    totalBytes: sized(raw?.total_bytes, DEFAULT_LIMITS.total_bytes),
-    fileBytes: sized(raw?.file_bytes, DEFAULT_LIMITS.file_bytes),
+    totalBytes: sized("total_bytes"),
+    fileBytes: sized("file_bytes"),
     processes: raw?.processes ?? DEFAULT_LIMITS.processes,
-    fileSize: sized(raw?.file_size, DEFAULT_LIMITS.file_size),
-    memory: sized(raw?.memory, DEFAULT_LIMITS.memory),
+    fileSize: sized("file_size"),
+    memory: sized("memory"),
   };
 }
 

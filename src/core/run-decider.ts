@@ -1,7 +1,16 @@
 import { boundText, LIMITS } from "./bounded.js";
 import { DomainError } from "./errors.js";
 import type { AgentEventBody, AgentRuntimeEventBody, EventBody, EventData } from "./events.js";
-import { attemptPassed, currentAttempt, gatesPassed, type RunState, verdict } from "./run-state.js";
+import type { Decider } from "./kernel/decider.js";
+import {
+  attemptPassed,
+  currentAttempt,
+  evolve,
+  gatesPassed,
+  initialState,
+  type RunState,
+  verdict,
+} from "./run-state.js";
 
 // Declared in events.ts; re-exported while callers still import them from here.
 export {
@@ -202,3 +211,6 @@ export {
   type RunState,
   verdict,
 } from "./run-state.js";
+
+/** The run decider: one stream per run; the runner's RunJournal is its only writer. */
+export const runDecider: Decider<RunState, RunCommand, EventBody> = { initialState, evolve, decide };

@@ -77,6 +77,27 @@ export function protectedGlobs(task: Pick<Task, "protected" | "dependencies">): 
   return [...task.protected, ...task.dependencies.flatMap((d) => [d, `${d}/**`])];
 }
 
+/**
+ * The rules the gate-change plan is made by (core/gate-change-plan.ts): what the gates are built from and
+ * what a goal writes back are planned by these same rules, so the two cannot drift apart.
+ */
+export function gateChangeRules(task: Pick<Task, "deliverables" | "protected" | "dependencies">): {
+  deliverables: readonly string[];
+  protected: readonly string[];
+} {
+  return { deliverables: task.deliverables, protected: protectedGlobs(task) };
+}
+
+/**
+ * Defaults of the task file (docs/reference/task-file.md), each named once: the schema fills them in, and
+ * core/resolve-task.ts turns what the file holds into numbers once, when the task loads.
+ */
+export const DEFAULT_BUDGET = { attempts: 3, turns: 20, steps_per_turn: 50 } as const;
+/** `builder.timeout` when the task gives none. */
+export const DEFAULT_BUILDER_TIMEOUT = "10m";
+/** `judge.timeout` when the task gives none. */
+export const DEFAULT_JUDGE_TIMEOUT = "120s";
+
 const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
 const feedback = z.enum(["none", "summary", "log"]);
 
@@ -196,7 +217,7 @@ const JudgeSchema = z
   .object({
     rules: z.array(JudgeRule).min(1, "a judge needs at least one rule to judge by"),
     model: z.string().min(1).optional(),
-    timeout: duration.default("120s"),
+    timeout: duration.default(DEFAULT_JUDGE_TIMEOUT),
   })
   .strict();
 
@@ -266,9 +287,9 @@ export const TaskSchema = z
     judge: JudgeSchema.optional(),
     budget: z
       .object({
-        attempts: z.number().int().min(1).max(100).default(3),
-        turns: z.number().int().min(1).max(1000).default(20),
-        steps_per_turn: z.number().int().min(1).max(1000).default(50),
+        attempts: z.number().int().min(1).max(100).default(DEFAULT_BUDGET.attempts),
+        turns: z.number().int().min(1).max(1000).default(DEFAULT_BUDGET.turns),
+        steps_per_turn: z.number().int().min(1).max(1000).default(DEFAULT_BUDGET.steps_per_turn),
         tokens: z.number().int().positive().optional(),
         cost_usd: z.number().positive().optional(),
         wall_time: duration.optional(),
@@ -276,14 +297,15 @@ export const TaskSchema = z
         step_checks: z.number().int().nonnegative().optional(),
       })
       .strict()
-      .default({ attempts: 3, turns: 20, steps_per_turn: 50 }),
+      // An absent budget is parsed as an empty one, so each field's own default applies (stated once, above).
+      .prefault({}),
     goal: GoalSchema.optional(),
     /** Heavy mode of the built-in agent: the bounded self-check and its one repair turn (advisory). */
     self_check: z.enum(["required", "off"]).default("off"),
     builder: z
-      .object({ timeout: duration.default("10m"), network: z.boolean().default(false) })
+      .object({ timeout: duration.default(DEFAULT_BUILDER_TIMEOUT), network: z.boolean().default(false) })
       .strict()
-      .default({ timeout: "10m", network: false }),
+      .prefault({}),
     oracle: relPath.optional(),
     /** What the builder may leave in the workspace and what each builder and gate process may use. */
     limits: LimitsSchema.optional(),

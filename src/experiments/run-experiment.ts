@@ -4,7 +4,7 @@ import type { Envelope } from "../core/envelope.js";
 import type { LoopgateEvent } from "../core/events.js";
 import { RunJournal } from "../runner/run-journal.js";
 import { runTask } from "../runner/run-task.js";
-import { SqliteEventStore } from "../store/sqlite-event-store.js";
+import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";
 import type { Arm } from "./manifest.js";
 import { type ExperimentSummary, type Pair, pairRuns, type RunRecord, summarize } from "./pairing.js";
 import type { ExperimentPlan, PlannedTask } from "./plan.js";

@@ -5,13 +5,12 @@ import { createSelfCheck, sourceGuardContext } from "../agent/self-check/self-ch
 import { MAX_STEP_CHECKS } from "../agent/todo/step-work.js";
 import { createTodoTool } from "../agent/todo/todo-tool.js";
 import { defaultTools } from "../agent/tools/registry.js";
-import { parseDuration } from "../core/duration.js";
-import { planGateChanges } from "../core/gate-change-plan.js";
-import { LimitExceededError, resolveLimits } from "../core/limits.js";
+import { LimitExceededError } from "../core/limits.js";
 import { feedbackOutcome } from "../core/required-fix.js";
-import { type GoalPredicate, protectedGlobs } from "../core/task.js";
+import type { GoalPredicate } from "../core/task.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { assertRealpathInside } from "../workspace/safe-path.js";
+import { gateState } from "./attempt-inputs.js";
 import { runGateFresh } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
 import { pristineId } from "./run-log.js";
@@ -21,6 +20,13 @@ const SYSTEM = `You are a coding agent working inside a sandboxed copy of a repo
 Use the tools to inspect and change files and to run commands. Work until the task is really done, then
 answer without calling tools. loopgate checks your work with tests you cannot see; saying that you are done,
 or that tests pass, does not make it so: only what loopgate observes counts.`;
+
+/**
+ * The longest one tool call of the built-in agent may run: bash's own `timeout_seconds` goes up to 600.
+ * Not the task's builder.timeout, which bounds an external builder's whole run; the agent's run is
+ * bounded by its budget (turns, steps, tokens, cost, wall time).
+ */
+const TOOL_CALL_TIMEOUT_MS = 600_000;
 
 /** Runs (or continues) the built-in agent's turn loop for attempt `n`, wired to the run's log and workspace. */
 export async function runAgentPhase(
@@ -33,7 +39,7 @@ export async function runAgentPhase(
   const task = ctx.loaded.task;
   const observer = new WorkspaceObserver(ctx.workspace, {
     cacheFile: join(ctx.runDir, "observer-cache.json"),
-    limits: resolveLimits(task.limits),
+    limits: ctx.loaded.resolved.limits,
   });
   const goal = task.goal ? { condition: task.goal.condition ?? null, predicates: task.goal.all } : null;
   const prompt = [
@@ -41,7 +47,7 @@ export async function runAgentPhase(
     goal ? `\n${describeGoal(goal)}` : "",
     requiredFix ? `\n\n## Required fix\n\n${requiredFix}` : "",
   ].join("");
-  const wall = task.budget.wall_time !== undefined ? parseDuration(task.budget.wall_time) : null;
+  const wall = ctx.loaded.resolved.wallTimeMs;
   const startedAt = Date.parse(ctx.journal.events[0]?.meta.at ?? new Date().toISOString());
   return runAgentAttempt({
     attempt: n,
@@ -56,7 +62,7 @@ export async function runAgentPhase(
       workspace: ctx.workspace,
       sandbox: ctx.sandbox,
       network: ctx.network,
-      timeoutMs: 600_000,
+      timeoutMs: TOOL_CALL_TIMEOUT_MS,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.dependencies.length
         ? { dependencies: ctx.dependencies.map(({ source, path }) => ({ source, path })) }
@@ -154,11 +160,13 @@ async function probe(
     if (!gate) return { holds: false, detail: `no gate ${p.gate_passed}` };
     const pristine = await ctx.observations.get(pristineId(ctx.journal.current));
     const now = await new WorkspaceObserver(ctx.workspace).observe();
-    const plan = planGateChanges(pristine, now, {
-      deliverables: ctx.loaded.task.deliverables,
-      protected: protectedGlobs(ctx.loaded.task),
-    });
-    const r = await runGateFresh(ctx, gate, n, `goal-${n}-${gate.id}`, { pristine, after: now, plan });
+    const r = await runGateFresh(
+      ctx,
+      gate,
+      n,
+      `goal-${n}-${gate.id}`,
+      gateState(ctx.loaded.task, pristine, now),
+    );
     // The detail follows the gate's feedback setting (summary: passed or not passed, no figure); it is audit only
     // and never shown to the model.
     const detail =

@@ -1,5 +1,7 @@
+import { changePlanDigest } from "../core/gate-change-digest.js";
 import { planGateChanges } from "../core/gate-change-plan.js";
-import { protectedGlobs } from "../core/task.js";
+import type { Observation } from "../core/observation.js";
+import { gateChangeRules, type Task } from "../core/task.js";
 import type { GateState } from "./gate-run.js";
 import type { RunContext } from "./run-context.js";
 import { pristineId } from "./run-log.js";
@@ -23,13 +25,18 @@ export function attemptInputs(ctx: RunContext): (afterObservationId: string) => 
   };
 }
 
+/** The gate-change plan from `pristine` to `after` by the task's rules, with the digest its gates record. */
+export function gateState(
+  task: Pick<Task, "deliverables" | "protected" | "dependencies">,
+  pristine: Observation,
+  after: Observation,
+): GateState {
+  const plan = planGateChanges(pristine, after, gateChangeRules(task));
+  return { pristine, after, plan, planDigest: changePlanDigest(plan) };
+}
+
 async function load(ctx: RunContext, afterId: string): Promise<GateState> {
-  const task = ctx.loaded.task;
   const pristine = await ctx.observations.get(pristineId(ctx.journal.current));
   const after = await ctx.observations.get(afterId);
-  const plan = planGateChanges(pristine, after, {
-    deliverables: task.deliverables,
-    protected: protectedGlobs(task),
-  });
-  return { pristine, after, plan };
+  return gateState(ctx.loaded.task, pristine, after);
 }

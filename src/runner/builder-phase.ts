@@ -2,11 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { agentUsage, attemptEvents } from "../core/agent-projections.js";
 import { builderRecord, claimRecord } from "../core/attempt-records.js";
-import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
-import { resolveLimits } from "../core/limits.js";
 import { limitStop } from "../sandbox/process-limits.js";
-import { runAgentPhase } from "./agent-phase.js";
 import { dependencyMounts } from "./dependencies.js";
 import { failRun, finishRun, type RunContext } from "./run-context.js";
 
@@ -18,7 +15,10 @@ export async function runBuilderPhase(
 ): Promise<Envelope | null> {
   const { journal, reporter: rep, builder } = ctx;
   const task = ctx.loaded.task;
+  const resolved = ctx.loaded.resolved;
   if (builder.agent) {
+    // The built-in agent's turn loop (agent/, the AI SDK) is loaded only by a run that chose it.
+    const { runAgentPhase } = await import("./agent-phase.js");
     const outcome = await runAgentPhase(ctx, n, fix);
     // Interrupted: the driver's next step records it (TOOL_FAILURE "interrupted (SIGINT)").
     if (outcome.kind === "interrupted") return null;
@@ -62,8 +62,8 @@ export async function runBuilderPhase(
     masked: ctx.masked,
     ...(ctx.dependencies.length ? { dependencies: dependencyMounts(ctx.dependencies, ctx.workspace) } : {}),
     network: ctx.network,
-    timeoutMs: parseDuration(task.builder.timeout) ?? 600_000,
-    limits: resolveLimits(task.limits),
+    timeoutMs: resolved.builder.timeoutMs,
+    limits: resolved.limits,
     ...(rep.builderOutput ? { onOutput: rep.builderOutput } : {}),
     ...(rep.note ? { onNote: rep.note } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -82,7 +82,7 @@ export async function runBuilderPhase(
   const claim = claimRecord(n, r.claim ?? r.output);
   // Killed at a process limit: the blocking finding goes into the builder's own append, so no crash
   // can separate the two (a resume would otherwise gate work that broke a limit).
-  const stopped = r.infrastructure ? null : limitStop(r.exitCode, r.signal, resolveLimits(task.limits));
+  const stopped = r.infrastructure ? null : limitStop(r.exitCode, r.signal, resolved.limits);
   const findings = stopped
     ? [{ attempt: n, code: "limit_exceeded", severity: "blocking" as const, detail: stopped }]
     : [];

@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChangePlan } from "../core/gate-change-plan.js";
-import { resolveLimits } from "../core/limits.js";
 import type { Observation } from "../core/observation.js";
 import { fsPath } from "../core/path-bytes.js";
 import type { GateIdentity } from "../core/task-lock.js";
@@ -16,8 +15,8 @@ import { dependencyMounts } from "./dependencies.js";
 import { oracleTreeOf } from "./oracle-tree.js";
 import type { RunContext } from "./run-context.js";
 
-/** What a gate environment is built from: the attempt's observations and gate-change plan. */
-export type GateState = { pristine: Observation; after: Observation; plan: ChangePlan };
+/** What a gate environment is built from: the attempt's observations and gate-change plan, with its digest. */
+export type GateState = { pristine: Observation; after: Observation; plan: ChangePlan; planDigest: string };
 
 /**
  * Runs one gate in a fresh environment built for this run only. A gate with a declared `canary` is run
@@ -28,6 +27,23 @@ export type GateState = { pristine: Observation; after: Observation; plan: Chang
  * canary's files go, so neither the path nor the file count nor the listing differs.
  */
 export async function runGateFresh(
+  ctx: RunContext,
+  gate: Gate,
+  n: number,
+  name: string,
+  state: GateState,
+  floor?: TestFloor,
+  identity?: GateIdentity | null,
+): Promise<GateResult> {
+  const result = await runGate(ctx, gate, n, name, state, floor, identity);
+  // What the environment was built from, recorded with the gate's result; an as-built baseline's
+  // environment is not built from the plan, so it records none.
+  return ctx.gateEnvironment.name === "pristine"
+    ? { ...result, change_plan_digest: state.planDigest }
+    : result;
+}
+
+async function runGate(
   ctx: RunContext,
   gate: Gate,
   n: number,
@@ -142,7 +158,7 @@ async function runIn(
       attempt: n,
       taskId: ctx.loaded.task.id,
       sandbox: ctx.sandbox,
-      processLimits: resolveLimits(ctx.loaded.task.limits),
+      processLimits: ctx.loaded.resolved.limits,
       readOnly: linked,
       ...(ctx.dependencies.length ? { dependencies: dependencyMounts(ctx.dependencies, envDir) } : {}),
       oracleTree: oracleTreeOf(ctx), // differential gates only; built on first use

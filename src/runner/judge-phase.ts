@@ -1,4 +1,3 @@
-import { parseDuration } from "../core/duration.js";
 import type { Envelope } from "../core/envelope.js";
 import type { EventData } from "../core/events.js";
 import { judgeRules } from "../core/task.js";
@@ -10,7 +9,9 @@ import { failRun, type RunContext } from "./run-context.js";
 /** Consults the judge on attempt `n`, whose gates all passed: a fresh session that can only veto. */
 export async function judgePhase(ctx: RunContext, n: number, inputs: GateState): Promise<Envelope | null> {
   const task = ctx.loaded.task;
-  if (!ctx.judge || !task.judge)
+  // Resolved when the task loaded: set whenever the task has a judge.
+  const timeoutMs = ctx.loaded.resolved.judgeTimeoutMs;
+  if (!ctx.judge || !task.judge || timeoutMs === null)
     return failRun(ctx, "the task configures a judge but the run has no judge model");
   const gateLogs = ofAttempt(ctx, "gate_run_finished", n).map((g) => ({
     id: g.gate_id,
@@ -26,7 +27,7 @@ export async function judgePhase(ctx: RunContext, n: number, inputs: GateState):
       finalMessage: ofAttempt(ctx, "claim_recorded", n).at(-1)?.text ?? "",
       rules: judgeRules(task),
     },
-    parseDuration(task.judge.timeout) ?? 120_000,
+    timeoutMs,
     ctx.signal,
   );
   // An interrupted judge did not decide: nothing is recorded and the driver records the interrupt.

@@ -2,11 +2,14 @@ import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
+import { type ResolvedTask, resolveTask } from "../core/resolve-task.js";
 import { isSubprocessGate, parseTask, type Task } from "../core/task.js";
 
 /** A parsed task with its paths resolved against the task file's folder. */
 export interface LoadedTask {
   task: Task;
+  /** The task's settings in milliseconds and bytes, resolved once here: every phase reads these. */
+  resolved: ResolvedTask;
   file: string;
   dir: string;
   workspace: string;
@@ -34,6 +37,7 @@ export function loadTask(path: string): LoadedTask {
     );
   }
   const task = parseTask(text, path);
+  const resolved = resolveTask(task, path);
   const dir = dirname(file);
   const workspace = resolve(dir, task.workspace);
   mustBeDir(workspace, `${path}: workspace`);
@@ -92,7 +96,7 @@ export function loadTask(path: string): LoadedTask {
     hidden.push(oracle);
   }
   const digest = createHash("sha256").update(text).digest("hex");
-  return { task, file, dir, workspace, oracle, hidden, digest };
+  return { task, resolved, file, dir, workspace, oracle, hidden, digest };
 }
 
 function mustBeDir(p: string, where: string): void {

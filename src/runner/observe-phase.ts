@@ -6,9 +6,9 @@ import { InfrastructureError } from "../core/errors.js";
 import type { EventData } from "../core/events.js";
 import { planGateChanges } from "../core/gate-change-plan.js";
 import { describeUncovered, uncoveredProtected } from "../core/glob-coverage.js";
-import { LimitExceededError, resolveLimits } from "../core/limits.js";
+import { LimitExceededError } from "../core/limits.js";
 import { diffObservations, type Observation } from "../core/observation.js";
-import { protectedGlobs } from "../core/task.js";
+import { gateChangeRules } from "../core/task.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import { clearPrivilegedBits } from "../workspace/private-modes.js";
 import { ofAttempt } from "./judge-phase.js";
@@ -30,7 +30,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     const t0 = performance.now();
     after = await new WorkspaceObserver(ctx.workspace, {
       cacheFile: join(ctx.runDir, "observer-cache.json"),
-      limits: resolveLimits(task.limits),
+      limits: ctx.loaded.resolved.limits,
     }).observe();
     await keepObservation(ctx, after, ctx.workspace);
     // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
@@ -38,10 +38,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     const duration = Math.round(performance.now() - t0);
     const pristine = await ctx.observations.get(pristineId(journal.current));
     const diff = diffObservations(pristine, after);
-    const plan = planGateChanges(pristine, after, {
-      deliverables: task.deliverables,
-      protected: protectedGlobs(task),
-    });
+    const plan = planGateChanges(pristine, after, gateChangeRules(task));
     findings = plan.findings.map((f) =>
       findingRecord({ attempt: n, code: f.code, severity: f.severity, path: f.path, detail: f.detail }),
     );

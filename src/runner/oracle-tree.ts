@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runBuilderArgv } from "../builders/command-builder.js";
-import { parseDuration } from "../core/duration.js";
 import type { OracleTree } from "../gates/gate.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { removeTree } from "../workspace/remove-tree.js";
@@ -40,7 +39,8 @@ async function buildOracleTree(ctx: RunContext): Promise<OracleTree> {
   await mkdir(promptDir, { recursive: true });
   const promptFile = join(promptDir, "prompt.md");
   await writeFile(promptFile, ctx.loaded.task.prompt);
-  const timeoutMs = parseDuration(ctx.loaded.task.builder.timeout) ?? 600_000;
+  // Sandboxed as the oracle builder is, so bounded by the same builder.timeout.
+  const timeoutMs = ctx.loaded.resolved.builder.timeoutMs;
   const r = await runBuilderArgv([oracle], {
     runId: ctx.journal.runId,
     attempt: 0,

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { createModel } from "../agent/models/provider.js";
 import { attemptEvents, inDoubtCalls, lastMutatingResult } from "../core/agent-projections.js";
 import type { Envelope } from "../core/envelope.js";
 import { InputError, RunNotFoundError } from "../core/errors.js";
@@ -29,8 +28,14 @@ export interface ResumeOptions {
   runId: string;
   store: EventStore;
   storeDir: string;
-  /** Rebuilds the builder from what run_started recorded; `responses` is how many model responses the log holds. */
-  builder(descriptor: EventData<"run_started">["builder"], responses: number): BuilderChoice;
+  /**
+   * Rebuilds the builder from what run_started recorded; `responses` is how many model responses the log
+   * holds. It may load the builder's family (the built-in agent, Codex) on demand, hence the promise.
+   */
+  builder(
+    descriptor: EventData<"run_started">["builder"],
+    responses: number,
+  ): BuilderChoice | Promise<BuilderChoice>;
   allowEnv?: readonly string[];
   mounts?: readonly string[];
   reporter?: RunReporter;
@@ -76,7 +81,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
       started.data.task_path,
     );
   const responses = events.filter((e) => e.type === "model_responded").length;
-  const builder = o.builder(started.data.builder, responses);
+  const builder = await o.builder(started.data.builder, responses);
   const secrets = runSecrets(process.env, o.allowEnv ?? []);
   const recordedPolicy = started.data.gate_environment ?? "pristine";
   if ((o.gateEnvironment?.name ?? "pristine") !== recordedPolicy)
@@ -138,7 +143,10 @@ async function continueRun(
         : {}),
       ...(o.reporter ? { reporter: o.reporter } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
-      ...(started.data.judge ? { judge: createModel(started.data.judge) } : {}),
+      // The model providers (the AI SDK) are loaded only to resume a run that has a judge.
+      ...(started.data.judge
+        ? { judge: (await import("../agent/models/provider.js")).createModel(started.data.judge) }
+        : {}),
       ...(o.gateEnvironment ? { gateEnvironment: o.gateEnvironment } : {}),
       ...(started.data.test_floors ? { testFloors: started.data.test_floors } : {}),
       ...(started.data.identity ? { identity: started.data.identity } : {}),

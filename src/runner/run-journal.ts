@@ -12,6 +12,7 @@ import {
 } from "../core/run-decider.js";
 import { decideLease, evolveLease, isLeaseEvent, type Lease, type LeaseCommand } from "../core/run-lease.js";
 import type { EventStore } from "../store/event-store.js";
+import { StreamJournal } from "./stream/stream-journal.js";
 
 /**
  * Called after each append of a run's events is durable, with how many of the run's events the log
@@ -20,19 +21,30 @@ import type { EventStore } from "../store/event-store.js";
  */
 export type AfterAppend = (runEvents: number) => void;
 
+/** A run's state and its lease, folded together from the one stream. */
+interface RunStream {
+  run: RunState;
+  lease: Lease | null;
+}
+
+const runStreamFold = {
+  initialState: (): RunStream => ({ run: initialState(), lease: null }),
+  evolve: (s: RunStream, e: LoopgateEvent): RunStream => ({
+    run: evolve(s.run, e),
+    lease: evolveLease(s.lease, e),
+  }),
+};
+
 /**
- * The write side of one run: every command goes through the decider, and its events are appended
- * (with the expected revision) before the runner acts on them. Appends are serialised, so the lease's
- * heartbeat timer can never race a command for the same revision. Every string of every event is
+ * The write side of one run (a StreamJournal): every command goes through the decider, and its events are
+ * appended (with the expected revision) before the runner acts on them. Appends are serialised, so the
+ * lease's heartbeat timer can never race a command for the same revision; a lost race is an error here,
+ * never decided again (a run has one writer, its lease holder). Every string of every event is
  * redacted here first (see core/redact.ts): the one door to the log, so no output excerpt, claim,
  * gate log or reason can carry a known secret past it, and the envelope is projected from these events.
  */
 export class RunJournal {
-  private state: RunState = initialState();
-  private leaseState: Lease | null = null;
-  private revision = -1;
-  private queue: Promise<unknown> = Promise.resolve();
-  readonly events: LoopgateEvent[] = [];
+  private readonly journal: StreamJournal<RunStream>;
   private readonly redact: ((s: string) => string) | null;
 
   constructor(
@@ -44,6 +56,7 @@ export class RunJournal {
     private readonly afterAppend?: AfterAppend,
   ) {
     this.redact = secrets.length ? secretRedactor(secrets) : null;
+    this.journal = new StreamJournal({ store, stream: RunJournal.stream(runId), fold: runStreamFold });
   }
 
   /** A journal that continues a stored run: its events are folded, new ones append after them. */
@@ -57,8 +70,7 @@ export class RunJournal {
     afterAppend?: AfterAppend,
   ): RunJournal {
     const j = new RunJournal(store, runId, clock, newId, secrets, afterAppend);
-    for (const e of events) j.fold(e);
-    j.revision = events.length - 1;
+    j.journal.load(events, events.length - 1);
     return j;
   }
 
@@ -67,13 +79,18 @@ export class RunJournal {
     return `run-${runId}`;
   }
 
+  /** The run's events as this journal knows them (the same array, growing with every append). */
+  get events(): LoopgateEvent[] {
+    return this.journal.events;
+  }
+
   get current(): RunState {
-    return this.state;
+    return this.journal.state.run;
   }
 
   /** The run's lease as this journal last saw it. */
   get lease(): Lease | null {
-    return this.leaseState;
+    return this.journal.state.lease;
   }
 
   /**
@@ -83,22 +100,23 @@ export class RunJournal {
    * reason of loopgate's own, then the verdict, both appended, and a RunStoppedError for the driver.
    */
   record(command: RunCommand, origin: Origin = "runtime", lease?: LeaseCommand): Promise<LoopgateEvent[]> {
-    return this.serially(async () => {
-      const bodies = decide(command, this.state);
-      const withLease = lease ? [...bodies, ...decideLease(lease, this.leaseState)] : bodies;
+    return this.journal.serially(async () => {
+      const state = this.current;
+      const bodies = decide(command, state);
+      const withLease = lease ? [...bodies, ...decideLease(lease, this.lease)] : bodies;
       let events: LoopgateEvent[];
       try {
         events = await this.append(withLease, origin);
       } catch (e) {
-        if (!(e instanceof CorruptEventError) || !this.state.started || this.state.finished) throw e;
+        if (!(e instanceof CorruptEventError) || !state.started || state.finished) throw e;
         const types = [...new Set(bodies.map((b) => b.type))].join(", ");
         const reason = boundText(
           `loopgate could not record ${types}: ${e.message}; the run stops here (a loopgate bug: please report it)`,
           1000,
         );
-        if (!this.state.infrastructure)
-          await this.append(decide({ type: "fail_infrastructure", reason }, this.state), "runtime");
-        await this.append(decide({ type: "finish_run" }, this.state), "runtime");
+        if (!this.current.infrastructure)
+          await this.append(decide({ type: "fail_infrastructure", reason }, this.current), "runtime");
+        await this.append(decide({ type: "finish_run" }, this.current), "runtime");
         throw new RunStoppedError(reason, { cause: e });
       }
       this.afterAppend?.(this.events.filter((e) => !isLeaseEvent(e)).length);
@@ -108,33 +126,20 @@ export class RunJournal {
 
   /** Takes or renews the run's lease (see core/run-lease.ts); throws LeaseHeldError or LeaseLostError. */
   recordLease(command: LeaseCommand): Promise<LoopgateEvent[]> {
-    return this.serially(() => this.append(decideLease(command, this.leaseState), "runtime"));
+    return this.journal.serially(() => this.append(decideLease(command, this.lease), "runtime"));
   }
 
-  private async append(decided: readonly (EventBody | { type: EventType; data: unknown })[], origin: Origin) {
+  /** Redacts, stamps and appends decided bodies in one write (inside the journal's serial turn). */
+  private append(decided: readonly (EventBody | { type: EventType; data: unknown })[], origin: Origin) {
     const redact = this.redact;
     const bodies = redact ? decided.map((b) => ({ ...b, data: redactDeep(b.data, redact) })) : decided;
-    const at = this.clock().toISOString();
-    const events = bodies.map(
-      (b) => ({ ...b, id: this.newId(), meta: { at, origin: stampOrigin(b.type, origin) } }) as LoopgateEvent,
-    );
-    const expected = this.revision < 0 ? "no_stream" : this.revision;
-    const result = await this.store.append(RunJournal.stream(this.runId), events, expected);
-    this.revision = result.lastRevision;
-    for (const e of events) this.fold(e);
-    return events;
-  }
-
-  private fold(e: LoopgateEvent): void {
-    this.state = evolve(this.state, e);
-    this.leaseState = evolveLease(this.leaseState, e);
-    this.events.push(e);
-  }
-
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.journal.appendNow(() => {
+      const at = this.clock().toISOString();
+      return bodies.map(
+        (b) =>
+          ({ ...b, id: this.newId(), meta: { at, origin: stampOrigin(b.type, origin) } }) as LoopgateEvent,
+      );
+    });
   }
 }
 

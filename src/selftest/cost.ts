@@ -11,7 +11,7 @@ import type { BuilderChoice } from "../runner/builder-choice.js";
 import { loadTask } from "../runner/load-task.js";
 import { RunJournal } from "../runner/run-journal.js";
 import { runTask } from "../runner/run-task.js";
-import { SqliteEventStore } from "../store/sqlite-event-store.js";
+import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";
 import { check, must, type SelftestContext, withTemp } from "./check.js";
 import { runExample } from "./end-to-end.js";
 import { type DimensionResult, dimensionFromChecks } from "./verdict.js";

@@ -8,7 +8,7 @@ import { planGateChanges } from "../core/gate-change-plan.js";
 import type { SubprocessGateSpec } from "../core/task.js";
 import { subprocessGate } from "../gates/subprocess-gate.js";
 import { sandboxSelfTest } from "../sandbox/bubblewrap.js";
-import { SqliteEventStore } from "../store/sqlite-event-store.js";
+import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";
 import { copyTree } from "../workspace/copy-tree.js";
 import { buildGateEnvironment } from "../workspace/gate-environment.js";
 import { WorkspaceObserver } from "../workspace/observer.js";

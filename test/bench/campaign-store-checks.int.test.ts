@@ -8,8 +8,8 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logProblems } from "../../bench/campaign/log-checks.js";
 import { postgresIntegrity, sqliteIntegrity } from "../../bench/campaign/store-checks.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { attemptStarted, batch, newStream } from "../store/event-fixtures.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../support/postgres.js";
 

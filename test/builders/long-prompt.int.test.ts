@@ -1,4 +1,4 @@
-// Issue 9, case 10: a prompt over the argument limit passed as {prompt} used to crash the run with
+// A prompt over the argument limit passed as {prompt} used to crash the run with
 // `spawn E2BIG` and leave it RUNNING. It now reaches the builder through the prompt file, said in a note.
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -10,7 +10,7 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../runner/task-fixture.js";
 
 let storeDir: string;
@@ -27,7 +27,7 @@ afterAll(async () => {
 // Just over 200 KiB of prompt.
 const prompt = `${"Make lib/answer.txt say 42. ".repeat(7320)}END`;
 
-describe("a prompt longer than one argument may be (issue 9, case 10)", () => {
+describe("a prompt longer than one argument may be", () => {
   it("a 200 KiB {prompt} reaches the builder as the prompt file's path, with a note, and the run ends", async () => {
     expect(Buffer.byteLength(prompt)).toBeGreaterThan(200 * 1024);
     const t = await makeTask({

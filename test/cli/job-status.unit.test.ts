@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jobExitCode, jobStatusWord } from "../../src/cli/job-status.js";
-import type { JobSummary } from "../../src/store/run-queue-view.js";
+import type { JobSummary } from "../../src/store/postgres/run-queue-view.js";
 
 const job = (state: JobSummary["state"], status?: string): JobSummary => ({
   job_id: "job-1",

@@ -1,4 +1,4 @@
-// Issue 9, case 1: every event built from builder-, gate- or model-controlled material fits its schema,
+// Every event built from builder-, gate- or model-controlled material fits its schema,
 // whatever that material is (huge, all newlines, NUL, lone surrogates, control characters).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -11,7 +11,7 @@ import {
   stampOrigin,
 } from "../../src/core/events.js";
 
-// The event types as they were spelled before they were declared by area (issue 11): none may be lost.
+// The event types as they were spelled before they were declared by area: none may be lost.
 const BEFORE = {
   run: [
     "run_started",

@@ -21,7 +21,7 @@ import {
   touched,
 } from "../support/run-events.js";
 
-const run: Decider<RunState, EventBody, RunCommand> = { initialState, evolve, decide };
+const run: Decider<RunState, RunCommand, EventBody> = { initialState, evolve, decide };
 
 const limitFinding = (
   n: number,

@@ -3,7 +3,7 @@
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_SCHEMA_VERSION } from "../../src/store/pg-schema.js";
+import { PG_SCHEMA_VERSION } from "../../src/store/postgres/pg-schema.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { integrityProblems, PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { integrityProblems, PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 

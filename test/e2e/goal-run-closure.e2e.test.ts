@@ -1,4 +1,4 @@
-// The goal example driven to terminal closure by `loopgate goal run` (issue 13, "Done when"): the fixes one
+// The goal example driven to terminal closure by `loopgate goal run`: the fixes one
 // governed turn each, acceptance proved in a turn of its own, the stop at the user gate (exit 1, who must
 // act), the approval, a person's own step, the closure intent, and exit 0 with every frontier item proved.
 // Asserted from the store and the goal workspace's git log: the turn facts in order per turn, one commit per

@@ -1,4 +1,4 @@
-// Issue 13's "Done when", end to end through the CLI with no key: the goal example (a private copy, so
+// Governed goal runs, end to end through the CLI with no key: the goal example (a private copy, so
 // the test can edit what its monitor reads) driven by `loopgate goal run` one governed turn at a time.
 // The builder is a command (the reference fix; for the unknown-column todo it also drops the CR handling,
 // a regression the todo's own gates cannot see), the planner a scripted model (--planner-model).
@@ -134,7 +134,7 @@ async function state(f: Fixture) {
 const head = (f: Fixture) =>
   execFileSync("git", ["rev-parse", "HEAD"], { cwd: ws(f.store), encoding: "utf8" }).trim();
 
-describe("goal run: the Done-when of issue 13 on the goal example", () => {
+describe("goal run: governed turns on the goal example", () => {
   it("fixes, a failed acceptance, the gate, a monitor's change, one replan, acceptance, terminal closure", async () => {
     const f = fixture();
     const created = await loopgate(["goal", "new", f.goalFile, "--store", f.store, "--json"]);

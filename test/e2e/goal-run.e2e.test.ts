@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { loopgate, removeTemps, show, tempDir } from "./cli.js";
 import { GOAL, head, lg, newGoal, status } from "./goal-support.js";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { openStore } from "../../src/cli/context.js";
 import { appendGoal, goalStream } from "../../src/runner/goal/goal-store.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { type CliResult, loopgate, parseStdout, ROOT, show, tempDir } from "./cli.js";
 
 export const GOAL_DIR = join(ROOT, "examples", "goal-csvcol");

@@ -1,4 +1,4 @@
-// A Postgres goal's task files live in the store (issue 14): `goal new` snapshots every task the goal
+// A Postgres goal's task files live in the store: `goal new` snapshots every task the goal
 // names (todos' and acceptance items') into the database before the goal stream records it, so a worker
 // on another machine, without the folder the goal was created from, runs the goal's turns and its
 // acceptance from the snapshot written out under its own --work-dir. Checked by the goal's own facts
@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { goalTaskFile, goalTaskKey } from "../../src/runner/goal/goal-tasks.js";
-import { prunePostgres } from "../../src/store/pg-prune.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { prunePostgres } from "../../src/store/postgres/pg-prune.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, ROOT, removeTemps, show, tempDir } from "./cli.js";
 

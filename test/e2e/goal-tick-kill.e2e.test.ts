@@ -10,7 +10,7 @@ import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { type CliResult, removeTemps, show, tempDir } from "./cli.js";
 import { GOAL, lg, newGoal } from "./goal-support.js";
 
-// The kill-point e2e of issue 13: `goal tick` SIGKILLed after every durable append of the turn (goal
+// The kill-point e2e of governed turns: `goal tick` SIGKILLed after every durable append of the turn (goal
 // stream and, inside the run, the run's log), then ticked again, ends in the state of an uninterrupted
 // tick: one writeback commit with the turn's trailer, one completion, one spend, one ACK.
 afterAll(removeTemps);

@@ -1,4 +1,4 @@
-// Goals on Postgres (issue 14): a goal created in a PostgreSQL store, its turns queued by `goal submit`
+// Goals on Postgres: a goal created in a PostgreSQL store, its turns queued by `goal submit`
 // and advanced by worker processes that share nothing but the database (each its own --work-dir).
 // Checked by rules read off the goal's own facts: each todo completed once, each turn settled once (one
 // accepted writeback, one spend, one ACK), turns never interleaved across workers, and the goal's git
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedEvent } from "../../src/core/events.js";
 import { goalRepo } from "../../src/runner/goal/goal-repo.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import {
   type CliResult,

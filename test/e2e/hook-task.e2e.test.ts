@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLoopgateMcp } from "../../src/mcp/loopgate-mcp.js";
 import { loadTask } from "../../src/runner/load-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { addTask } from "./claude-support.js";
 import { BIN, removeTemps, tempDir } from "./cli.js";
 

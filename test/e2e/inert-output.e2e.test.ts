@@ -1,10 +1,10 @@
-// Issue 9, cases 1 and 7, as a user meets them: a file name made of terminal escapes cannot draw on the
+// Hostile strings as a user meets them: a file name made of terminal escapes cannot draw on the
 // screen, `loopgate runs | head -1` ends quietly, and `status` of an unfinished run does not exit 0.
 import { spawnSync } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { BIN, loopgate, removeTemps, show, tempDir, writeTask } from "./cli.js";
 
 afterAll(removeTemps);
@@ -56,7 +56,7 @@ async function storeWith(runs: { id: string; reason?: string }[]): Promise<strin
   return dir;
 }
 
-describe("status of a run that has not finished (issue 9, case 1)", () => {
+describe("status of a run that has not finished", () => {
   it("exits 3, not 0, and says how to continue it", async () => {
     const store = await storeWith([{ id: "20261201-000000-abcdef" }]);
     const r = await loopgate(["status", "20261201-000000-abcdef", "--store", store]);
@@ -72,7 +72,7 @@ describe("status of a run that has not finished (issue 9, case 1)", () => {
   });
 });
 
-describe("human output is inert (issue 9, case 7)", () => {
+describe("human output is inert", () => {
   it("a file name of terminal escapes and a fake SUCCESS banner is printed escaped", async () => {
     const task = writeTask(
       `id: inert\nprompt: p\nworkspace: ./repo\ngates:\n  - id: g\n    run: ["true"]\nbudget: { attempts: 1 }\n`,

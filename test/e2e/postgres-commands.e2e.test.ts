@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionStream } from "../../src/builders/claude/hook-input.js";
 import { mcpPlanStream } from "../../src/mcp/evidence.js";
 import { loadTask } from "../../src/runner/load-task.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { addTask } from "./claude-support.js";
 import { BIN, exampleDir, exampleTask, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";

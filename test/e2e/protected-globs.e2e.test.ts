@@ -1,4 +1,4 @@
-// Task files that cannot protect what they name (issue 8, class 7): a protected glob that matches
+// Task files that cannot protect what they name: a protected glob that matches
 // nothing is an error in `task check` and a warning at `run`; one that does not compile is a load error.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

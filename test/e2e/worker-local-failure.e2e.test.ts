@@ -6,7 +6,7 @@ import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir, writeTask } from "./cli.js";
 

@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir, withoutCanaryNames } from "./cli.js";
 

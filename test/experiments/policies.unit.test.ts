@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/envelope.js";
 import type { LoopgateEvent } from "../../src/core/events.js";
+import { resolveTask } from "../../src/core/resolve-task.js";
 import { parseTask } from "../../src/core/task.js";
 import { claimsSuccess, finalLine, judgeRun, setupPolicy } from "../../src/experiments/policies.js";
 import type { LoadedTask } from "../../src/runner/load-task.js";
@@ -163,6 +164,7 @@ gates:
   );
   const loaded: LoadedTask = {
     task,
+    resolved: resolveTask(task, "task.yaml"),
     file: "/t/task.yaml",
     dir: "/t",
     workspace: "/t/repo",

@@ -10,7 +10,7 @@ import type { BuilderChoice } from "../../src/runner/builder-choice.js";
 import { loadMissionCase } from "../../src/runner/mission-source/mission-case.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
 // The seed's example fixture, run for real: the sum of input.json must land in answer.json.
 const SUM = {

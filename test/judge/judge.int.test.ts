@@ -9,7 +9,7 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../runner/task-fixture.js";
 
 // A scripted judge at the model boundary; everything else is real. The judge can only veto.

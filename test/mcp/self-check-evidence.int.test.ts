@@ -11,7 +11,7 @@ import { sessionStream } from "../../src/builders/claude/hook-input.js";
 import type { EventData } from "../../src/core/events.js";
 import { createLoopgateMcp } from "../../src/mcp/loopgate-mcp.js";
 import { loadTask } from "../../src/runner/load-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { addTask } from "../e2e/claude-support.js";
 import { removeTemps, tempDir } from "../e2e/cli.js";
 

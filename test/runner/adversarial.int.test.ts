@@ -6,7 +6,7 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import type { Envelope } from "../../src/core/envelope.js";
 import { type LoadedTask, loadTask } from "../../src/runner/load-task.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
 // Every adversary tries one way to get SUCCESS without the real fix. None may; each envelope must say why.
 const tasks = ["js-slugify", "py-durations", "sh-csvcol"];

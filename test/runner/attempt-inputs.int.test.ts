@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { noopBuilder } from "../../src/builders/command-builder.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { ObservationStore } from "../../src/workspace/observation-store.js";
 import { makeTask } from "./task-fixture.js";
 

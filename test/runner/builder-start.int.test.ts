@@ -13,7 +13,7 @@ import { mountGuards, planBuilderMounts } from "../../src/runner/builder-mounts.
 import { type LoadedTask, loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 const SECRET = "HELDOUT-MARKER-51b3";

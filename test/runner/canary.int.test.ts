@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../src/builders/command-builder.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 // A gate with a canary runs twice: once as declared, once with held-out tests that must fail. Code that

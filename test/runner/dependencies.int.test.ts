@@ -21,7 +21,7 @@ import {
 import { loadTask } from "../../src/runner/load-task.js";
 import { pruneRuns } from "../../src/runner/prune-runs.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";
 import { makeTask } from "./task-fixture.js";
 

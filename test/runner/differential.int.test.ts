@@ -9,7 +9,7 @@ import { oracleTreeOf } from "../../src/runner/oracle-tree.js";
 import type { RunContext } from "../../src/runner/run-context.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 // A differential gate end to end, through runTask and real bubblewrap. The oracle's answer is assembled at

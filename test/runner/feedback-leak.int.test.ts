@@ -6,9 +6,9 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
-// Issue 8, class 6: code under test ends the held-out gate with a held-out file's first byte as its
+// A feedback leak: code under test ends the held-out gate with a held-out file's first byte as its
 // exit code; the gate's feedback is `summary`, so that number must never reach {required_fix}.
 const BUILDER = resolve("bench/forgery/builders/exit-code-leak.sh");
 const HELD_OUT_FIRST_BYTE = String(

@@ -1,4 +1,4 @@
-// Issue 9, cases 1 and 6: nothing a builder or a gate produces can break an append. Each run below
+// Hostile strings: nothing a builder or a gate produces can break an append. Each run below
 // used to wedge (an event over its schema's limit: "internal error", no envelope, RUNNING forever) or
 // end in TOOL_FAILURE for the builder's own doing; each must now end with an envelope and a bounded log.
 import { spawnSync } from "node:child_process";
@@ -12,7 +12,7 @@ import { LoopgateEvent } from "../../src/core/events.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { RunJournal, RunStoppedError } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 let storeDir: string;
@@ -59,7 +59,7 @@ async function run(yaml: string, builderScript: string | null) {
   return { env, events };
 }
 
-describe("strings from a builder or a gate never break an append (issue 9, case 1)", () => {
+describe("strings from a builder or a gate never break an append", () => {
   it("FIFOs at paths thousands of characters long: ESCALATED with bounded findings", async () => {
     // Twelve FIFOs, each under a folder chain about 2,800 characters long.
     const script = `${word("d", 250)}
@@ -117,7 +117,7 @@ echo 42 > lib/answer.txt`;
   });
 });
 
-describe("the builder's failures are the builder's (issue 9, case 6)", () => {
+describe("the builder's failures are the builder's", () => {
   it("a symlink whose target is 3,000 characters long ends ESCALATED with the finding, not TOOL_FAILURE", async () => {
     const script = `${word("t", 3000)}
 ln -s "/$n" lib/escape
@@ -134,7 +134,7 @@ echo 42 > lib/answer.txt`;
   });
 });
 
-describe("an append the log refuses stops the run with a verdict (issue 9, case 1)", () => {
+describe("an append the log refuses stops the run with a verdict", () => {
   it("records TOOL_FAILURE with loopgate's own short reason, then run_finished, and throws RunStoppedError", async () => {
     let id = 0;
     const journal = new RunJournal(

@@ -10,7 +10,7 @@ import { loadTask } from "../../src/runner/load-task.js";
 import { resumeRun } from "../../src/runner/resume-run.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 const taskYaml = `id: mounts

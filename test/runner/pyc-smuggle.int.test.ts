@@ -8,10 +8,10 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import { subprocessGate } from "../../src/gates/subprocess-gate.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
 
-// Bytecode smuggling (issue 8, class 3): the builder changes no source file and plants a .pyc, compiled
+// Bytecode smuggling (a derived artifact): the builder changes no source file and plants a .pyc, compiled
 // from a working parse_duration(), whose header records the pristine parser.py's mtime and size.
 const BUILDER = resolve("bench/forgery/builders/pyc-smuggle.sh");
 const PYC = "durations/__pycache__/parser.cpython-311.pyc";

@@ -7,7 +7,7 @@ import { commandBuilder, noopBuilder } from "../../src/builders/command-builder.
 import { loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 // File names that are not UTF-8 (a Latin-1 "café": 0xE9 alone) travel like any name: from the task's

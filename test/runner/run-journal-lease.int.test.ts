@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EventData } from "../../src/core/events.js";
 import { LeaseHeldError, leaseOf } from "../../src/core/run-lease.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
 const started: EventData<"run_started"> = {
   task_id: "t",

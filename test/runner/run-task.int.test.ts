@@ -8,7 +8,7 @@ import { projectEnvelope } from "../../src/core/envelope.js";
 import { loadTask } from "../../src/runner/load-task.js";
 import { RunJournal } from "../../src/runner/run-journal.js";
 import { runTask } from "../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
 // A tiny shell task: lib/answer.sh must print 42; the held-out check also wants 42 with a marker

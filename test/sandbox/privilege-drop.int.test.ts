@@ -10,7 +10,7 @@ import { runTask } from "../../src/runner/run-task.js";
 import { runSandboxed, type SandboxMode, type SandboxSpec } from "../../src/sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../src/sandbox/environment.js";
 import { accountName, DEFAULT_SANDBOX_ID } from "../../src/sandbox/sandbox-user.js";
-import { SqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { removeTree } from "../../src/workspace/remove-tree.js";
 import { makeTask } from "../runner/task-fixture.js";
 

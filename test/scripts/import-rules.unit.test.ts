@@ -6,6 +6,7 @@ import {
   folderOf,
   type ImportGraph,
   layerViolation,
+  storeDoorViolation,
 } from "../../scripts/import-rules.js";
 
 const graph = (edges: Record<string, string[]>): ImportGraph => {
@@ -36,9 +37,9 @@ describe("the layer rule", () => {
     expect(v?.message).toContain("src/core/task.ts → src/runner/load-task.ts");
     expect(v?.message).toMatch(/core\/ \(level 0\) imports runner\/ \(level 5\)/);
     expect(layerViolation("src/selftest/documentation.ts", "src/cli/help.ts")?.kind).toBe("upward");
-    expect(layerViolation("src/store/sqlite-event-store.ts", "src/workspace/blob-store.ts")?.kind).toBe(
-      "upward",
-    );
+    expect(
+      layerViolation("src/store/sqlite/sqlite-event-store.ts", "src/workspace/blob-store.ts")?.kind,
+    ).toBe("upward");
   });
 
   it("two folders on one level may not import each other", () => {
@@ -111,6 +112,43 @@ describe("the whole check", () => {
     expect(kinds(g, allowed)).toEqual([]);
     const stale = [...allowed, { from: "src/core/gone.ts", to: "src/core/a.ts", owner: "x" }];
     expect(kinds(g, stale)).toEqual(["stale_allowance"]);
+  });
+});
+
+describe("the store's door", () => {
+  it("cli/ may import store/ only through open-store.ts and the EventStore interface", () => {
+    expect(storeDoorViolation("src/cli/context.ts", "src/store/open-store.ts")).toBeNull();
+    expect(storeDoorViolation("src/cli/commands/goal.ts", "src/store/event-store.ts")).toBeNull();
+    const room = storeDoorViolation("src/cli/commands/gc.ts", "src/store/postgres/pg-prune.ts");
+    expect(room?.kind).toBe("store_door");
+    expect(room?.message).toContain("src/cli/commands/gc.ts → src/store/postgres/pg-prune.ts");
+    expect(room?.message).toContain("src/store/open-store.ts");
+    // A small shared file is still behind the door: the rule names files, not what they weigh.
+    expect(storeDoorViolation("src/cli/commands-table.ts", "src/store/queue-policy.ts")?.kind).toBe(
+      "store_door",
+    );
+    expect(storeDoorViolation("src/cli/x.ts", "src/store/sqlite/sqlite-event-store.ts")?.kind).toBe(
+      "store_door",
+    );
+  });
+
+  it("applies to cli/ only: store/ itself and the layers below cli/ reach its rooms directly", () => {
+    expect(storeDoorViolation("src/store/open-store.ts", "src/store/postgres/postgres-room.ts")).toBeNull();
+    expect(
+      storeDoorViolation("src/runner/host/worker.ts", "src/store/postgres/queue-listener.ts"),
+    ).toBeNull();
+    expect(storeDoorViolation("src/selftest/cost.ts", "src/store/sqlite/sqlite-event-store.ts")).toBeNull();
+  });
+
+  it("fails the whole check, and an allowance takes the edge out like any other", () => {
+    const g = graph({
+      "src/cli/main.ts": ["src/store/open-store.ts", "src/store/postgres/run-queue.ts"],
+      "src/store/open-store.ts": ["src/store/postgres/run-queue.ts"],
+    });
+    expect(kinds(g)).toEqual(["store_door"]);
+    expect(
+      kinds(g, [{ from: "src/cli/main.ts", to: "src/store/postgres/run-queue.ts", owner: "x" }]),
+    ).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { FolderContentStore } from "../../src/store/folder-content-store.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../support/postgres.js";
 import { contentStoreContract } from "./content-store-contract.js";
 

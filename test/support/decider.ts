@@ -4,17 +4,14 @@
  *   given(runDecider, [started, attempt(1)]).when({ kind: "record_gate", ... }).thenEvents([gateFinished])
  *   given(runDecider, [finishedRun]).when({ kind: "start_attempt" }).thenError(/run is finished/)
  *
- * A decider is `{ initialState, evolve, decide }` (DESIGN: decide(command, state) → events,
+ * A decider is `{ initialState, evolve, decide }` (docs/architecture.md: decide(command, state) → events,
  * evolve(state, event) → state). (Not `then`: an object with `then` is a thenable.) `thenEvents` compares the decided events with deep equality, so
  * the expected list is written out by the test, never computed by the code under test.
  */
 import { expect } from "vitest";
+import type { Decider } from "../../src/core/kernel/decider.js";
 
-export interface Decider<State, Event, Command> {
-  initialState(): State;
-  evolve(state: State, event: Event): State;
-  decide(command: Command, state: State): Event[];
-}
+export type { Decider };
 
 export interface WhenStep<State, Event> {
   /** The decided events equal `expected` exactly (order included). */
@@ -27,23 +24,23 @@ export interface WhenStep<State, Event> {
   state(): State;
 }
 
-export interface GivenStep<State, Event, Command> {
+export interface GivenStep<State, Command, Event> {
   when(command: Command): WhenStep<State, Event>;
   /** The state the given events fold to. */
   state(): State;
 }
 
 export function fold<State, Event>(
-  decider: Pick<Decider<State, Event, unknown>, "initialState" | "evolve">,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
   events: readonly Event[],
 ): State {
   return events.reduce((state, event) => decider.evolve(state, event), decider.initialState());
 }
 
-export function given<State, Event, Command>(
-  decider: Decider<State, Event, Command>,
+export function given<State, Command, Event>(
+  decider: Decider<State, Command, Event>,
   events: readonly Event[],
-): GivenStep<State, Event, Command> {
+): GivenStep<State, Command, Event> {
   const before = fold(decider, events);
   return {
     state: () => before,

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContentCorruptError } from "../../src/store/content-store.js";
 import { FolderContentStore } from "../../src/store/folder-content-store.js";
-import { PostgresEventStore } from "../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { BlobStore } from "../../src/workspace/blob-store.js";
 import { copyObservation } from "../../src/workspace/content-sync.js";
 import { ObservationStore } from "../../src/workspace/observation-store.js";

@@ -4,15 +4,13 @@ import { findBwrap, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH } from "../../sandbox/environment.js";
 import { privilegeSummary, sandboxUser } from "../../sandbox/sandbox-user.js";
 import { seccompProgram, seccompSummary } from "../../sandbox/seccomp.js";
-import { PG_SCHEMA_VERSION } from "../../store/pg-schema.js";
 import {
-  integrityProblems,
-  PostgresEventStore,
-  PostgresStoreNotFoundError,
-} from "../../store/postgres-event-store.js";
-import { sqliteIntegrityProblems } from "../../store/sqlite-integrity.js";
-import { StoreError } from "../../store/store-errors.js";
-import { inspectStoreFolder } from "../../store/store-folder.js";
+  inspectStoreFolder,
+  type PostgresEventStore,
+  postgresRoom,
+  StoreError,
+  sqliteRoom,
+} from "../../store/open-store.js";
 import { openStore, storeFrom } from "../context.js";
 import { type DoctorFacts, type DoctorReport, doctorChecks, doctorReport, formatDoctor } from "../doctor.js";
 import type { CommandIO } from "../io.js";
@@ -48,6 +46,7 @@ async function probeFolderLog(dir: string, storeFlagged: boolean): Promise<Docto
     // What `runs` would refuse (a corrupted header, a log missing beside run folders, a newer schema).
     return { path: log, problems: [e instanceof Error ? e.message : String(e)] };
   }
+  const { sqliteIntegrityProblems } = await sqliteRoom();
   return { path: log, problems: sqliteIntegrityProblems(log) };
 }
 
@@ -59,6 +58,8 @@ async function probeFolder(dir: string): Promise<DoctorFacts["store"]> {
 
 /** Opens a Postgres store read-only (nothing is created or migrated) and reads its version and integrity. */
 async function probePostgres(url: string, label: string): Promise<NonNullable<DoctorFacts["postgres"]>> {
+  const { integrityProblems, PG_SCHEMA_VERSION, PostgresEventStore, PostgresStoreNotFoundError } =
+    await postgresRoom();
   const facts = { label, expected: PG_SCHEMA_VERSION, error: null, problems: null };
   let store: PostgresEventStore;
   try {

@@ -2,8 +2,12 @@ import { formatDuration } from "../../core/duration.js";
 import { InputError } from "../../core/errors.js";
 import { ageProblem, type GcPolicy, MAX_AGE_MS, parseAge, planGc } from "../../core/gc-plan.js";
 import { listGcRuns, type PruneResult, pruneRuns } from "../../runner/prune-runs.js";
-import { type PgPruneReport, prunePostgres } from "../../store/pg-prune.js";
-import { PostgresEventStore } from "../../store/postgres-event-store.js";
+import {
+  asPostgresStore,
+  type PgPruneReport,
+  type PostgresEventStore,
+  postgresRoom,
+} from "../../store/open-store.js";
 import { openStore, storeFrom } from "../context.js";
 import type { CommandIO } from "../io.js";
 
@@ -44,8 +48,8 @@ export async function gcCommand(
     const policy = { olderThanMs, keep };
     const dryRun = Boolean(flags["dry-run"]);
     const r = await pruneRuns({ store, storeDir: dir, policy, now: now(), dryRun });
-    const database =
-      store instanceof PostgresEventStore ? await pruneDatabase(store, policy, now(), dryRun) : undefined;
+    const pgStore = asPostgresStore(store);
+    const database = pgStore ? await pruneDatabase(pgStore, policy, now(), dryRun) : undefined;
     if (flags.json) {
       io.out(`${JSON.stringify(database ? { ...r, database } : r, null, 2)}\n`);
       return 0;
@@ -90,6 +94,7 @@ async function pruneDatabase(
     .map((d) => byId.get(d.runId))
     .filter((r) => r !== undefined)
     .map((r) => ({ stream: r.stream, lastRevision: r.lastRevision }));
+  const { prunePostgres } = await postgresRoom();
   return prunePostgres(store, { candidates, dryRun, jobCutoffMs: policy.olderThanMs });
 }
 

@@ -1,4 +1,5 @@
 import type { RunMode } from "../../core/goal/turn/index.js";
+import { RECHECK_SECONDS } from "../../core/goal/turn/next-wake.js";
 import {
   type LoopEvent,
   type LoopResult,
@@ -73,9 +74,6 @@ export function closingWords(goalId: string, storeArg: string, r: LoopResult): s
   }
 }
 
-/** How often `loopgate scheduler` looks again at a goal waiting on a person or stopped. */
-export const SCHEDULER_RECHECK_SECONDS = 60;
-
 /**
  * Runs `loopgate scheduler` and prints it: each goal's lines prefixed with its id (text), or one JSON
  * line per turn and a summary (`--json`). Returns its exit code.
@@ -98,7 +96,7 @@ export async function driveScheduler(
     io.out(`scheduling the active goals of ${opts.storeLabel}${opts.once ? " (one pass)" : ""}\n`);
   const r = await runScheduler(
     { goals: deps.goals, tick: deps.tick, probe: deps.probe, sleep: deps.sleep, clock: deps.clock },
-    { once: opts.once, recheckSeconds: SCHEDULER_RECHECK_SECONDS, signal: deps.signal, onEvent },
+    { once: opts.once, recheckSeconds: RECHECK_SECONDS, signal: deps.signal, onEvent },
   );
   if (opts.json)
     io.out(`${JSON.stringify({ summary: true, exit_code: r.code, ticks: r.ticks, failures: r.failures })}\n`);

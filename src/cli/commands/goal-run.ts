@@ -3,14 +3,15 @@ import type { RunMode } from "../../core/goal/turn/index.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
 import { realSleep } from "../../runner/goal/schedule/goal-loop.js";
 import { storeGoals, storeProbe } from "../../runner/goal/schedule/schedule-probe.js";
+import { goalTickFor } from "../../runner/host/goal-run-host.js";
+import { plannerFor } from "../../runner/host/planner.js";
 import { storeLine } from "../hints.js";
 import { handleInterrupts } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { storeHintArg } from "../store-location.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 import { driveGoalRun, driveScheduler } from "./goal-run-drive.js";
-import { plannerFor } from "./goal-tick.js";
-import { goalTickFor } from "./goal-turn-host.js";
+import { goalHostDeps } from "./goal-turn-host.js";
 import type { RunFlags } from "./run-common.js";
 
 /** The flags of `goal run` and `loopgate scheduler` (with the builder flags of `todo run`). */
@@ -55,7 +56,7 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
           },
           { json: flags.json === true, mode },
           {
-            tick: goalTickFor(io, store, dir, flags),
+            tick: goalTickFor(goalHostDeps(io, store, dir, flags), plannerFor(flags)),
             probe: storeProbe(store, dir),
             sleep: realSleep,
             clock: () => new Date(),
@@ -88,7 +89,7 @@ export async function schedulerCommand(io: CommandIO, flags: GoalRunFlags): Prom
         { json: flags.json === true, once: flags.once === true, storeLabel: dir },
         {
           goals: storeGoals(store, dir),
-          tick: goalTickFor(io, store, dir, flags),
+          tick: goalTickFor(goalHostDeps(io, store, dir, flags), plannerFor(flags)),
           probe: storeProbe(store, dir),
           sleep: realSleep,
           clock: () => new Date(),

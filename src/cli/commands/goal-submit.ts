@@ -1,6 +1,6 @@
 import { InputError } from "../../core/errors.js";
 import { openGoal } from "../../runner/goal/goal-service.js";
-import type { JobOptions } from "../../store/run-queue.js";
+import type { JobOptions } from "../../store/open-store.js";
 import { storeFrom } from "../context.js";
 import { hintCommand, hintsFor } from "../hints.js";
 import type { CommandIO } from "../io.js";

@@ -3,13 +3,16 @@ import { openGoal } from "../../runner/goal/goal-service.js";
 import { tick } from "../../runner/goal/turn/tick.js";
 import type { RunHost } from "../../runner/goal/turn/tick-context.js";
 import type { TickOutcome, TickProgress } from "../../runner/goal/turn/tick-outcome.js";
+import { goalRunHost } from "../../runner/host/goal-run-host.js";
+import { plannerFor } from "../../runner/host/planner.js";
+import { goalFaults } from "../../runner/host/run-flags.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import type { CommandIO } from "../io.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 import { chosen } from "./goal-todo-run.js";
-import { goalFaultInjection, goalRunHost, plannerFor } from "./goal-turn-host.js";
+import { goalHostDeps, hostFaults } from "./goal-turn-host.js";
 
-export { type PlannerFlags, plannerFor } from "./goal-turn-host.js";
+export { type PlannerFlags, plannerFor } from "../../runner/host/planner.js";
 
 import { recordedBuilder } from "./resume.js";
 import { executeRun, faultInjection, type RunFlags } from "./run-common.js";
@@ -65,8 +68,8 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
       // On a shared store the runs go through the store given (a folder's `goal tick` keeps executeRun's output).
       const runHost: RunHost =
         where.kind === "postgres"
-          ? goalRunHost(io, store, dir, flags)
-          : (run) =>
+          ? goalRunHost(goalHostDeps(io, store, dir, flags))
+          : async (run) =>
               run.resume
                 ? resumeRun({
                     ...faultInjection(),
@@ -80,7 +83,9 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
                 : executeRun(
                     io,
                     run.loaded,
-                    run.gatesOnly ? noopBuilder() : chosen(run.loaded, runFlags, view.agent, view.sourcePath),
+                    run.gatesOnly
+                      ? noopBuilder()
+                      : await chosen(run.loaded, runFlags, view.agent, view.sourcePath),
                     runFlags,
                     {
                       goal: run.goal,
@@ -95,7 +100,7 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
           runHost,
           // A planner turn answers with --planner-model, else --model, else the goal's own model.
           ...(planner ? { planner } : {}),
-          ...goalFaultInjection(),
+          ...goalFaults(hostFaults()),
         },
         {
           goalId,

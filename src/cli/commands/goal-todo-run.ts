@@ -1,5 +1,4 @@
 import { dirname } from "node:path";
-import { agentBuilder } from "../../agent/agent-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { DomainError, InputError } from "../../core/errors.js";
 import type { BuilderChoice } from "../../runner/builder-choice.js";
@@ -67,7 +66,7 @@ export async function todoRunCommand(
     });
     const onGoal = { ...loaded, workspace: tree };
     const runFlags: RunFlags = { ...flags, store: storeArg };
-    const builder = chosen(onGoal, runFlags, view.agent, view.sourcePath);
+    const builder = await chosen(onGoal, runFlags, view.agent, view.sourcePath);
     const env = await executeRun(io, onGoal, builder, runFlags, {
       goal: { id: goalId, revision: view.revision },
     });
@@ -86,16 +85,22 @@ export async function todoRunCommand(
   });
 }
 
-/** The builder: the one the flags name, else the goal's own (`todo run` and `goal tick` alike). */
-export function chosen(
+/**
+ * The builder: the one the flags name, else the goal's own (`todo run` and `goal tick` alike). The built-in
+ * agent is loaded only when it is the one chosen.
+ */
+export async function chosen(
   loaded: Parameters<typeof chooseBuilder>[0],
   flags: RunFlags,
   agent: { kind: string; model?: string; command?: string },
   sourcePath: string | null,
-): BuilderChoice {
+): Promise<BuilderChoice> {
   if (flags.model !== undefined || flags.builder !== undefined || flags.oracle || flags.noop)
     return chooseBuilder(loaded, flags);
-  if (agent.kind === "agent" && agent.model) return agentBuilder(agent.model, {});
+  if (agent.kind === "agent" && agent.model) {
+    const { agentBuilder } = await import("../../agent/agent-builder.js");
+    return agentBuilder(agent.model, {});
+  }
   if (agent.command === "@oracle") {
     if (!loaded.oracle) throw new InputError("the task declares no oracle", `${loaded.file}: oracle`);
     return oracleBuilder(loaded.oracle);

@@ -1,7 +1,7 @@
 import { projectEnvelope } from "../../core/envelope.js";
 import { foldRun, verdict } from "../../core/run-decider.js";
 import { RunJournal } from "../../runner/run-journal.js";
-import { type JobSummary, jobLine } from "../../store/run-queue-view.js";
+import type { JobSummary } from "../../store/open-store.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
@@ -15,7 +15,7 @@ import {
   listHookSessions,
 } from "../hook-sessions.js";
 import type { CommandIO } from "../io.js";
-import { jobExitCode, jobStatusWord } from "../job-status.js";
+import { jobExitCode, jobLine, jobStatusWord } from "../job-status.js";
 import { queuedJob, queueState } from "../queue-state.js";
 import { ownerReport } from "../run-owner.js";
 

@@ -1,7 +1,5 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { agentBuilder } from "../../agent/agent-builder.js";
-import { codexFromDescriptor } from "../../builders/codex/codex-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { projectEnvelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
@@ -12,7 +10,7 @@ import type { LoadedTask } from "../../runner/load-task.js";
 import { resumeRun } from "../../runner/resume-run.js";
 import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
 import type { EventStore } from "../../store/event-store.js";
-import { PostgresEventStore } from "../../store/postgres-event-store.js";
+import { asPostgresStore } from "../../store/open-store.js";
 import { openStore, readRun, storeFrom } from "../context.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { hintCommand, hintsFor } from "../hints.js";
@@ -32,11 +30,12 @@ async function snapshotTask(
   dir: string,
   recorded: string,
 ): Promise<LoadedTask | undefined> {
-  if (!(store instanceof PostgresEventStore) || existsSync(recorded)) return undefined;
-  const job = await store.queue().find({ runId });
+  const pgStore = asPostgresStore(store);
+  if (!pgStore || existsSync(recorded)) return undefined;
+  const job = await pgStore.queue().find({ runId });
   const snapshot = job?.options[TASK_SNAPSHOT_OPTION];
   if (!job || typeof snapshot !== "string") return undefined;
-  return materializeTask(store.content(), snapshot, dir, job.taskDigest);
+  return materializeTask(pgStore.content(), snapshot, dir, job.taskDigest);
 }
 
 /** `loopgate resume RUN`: continues an interrupted run from its log. */
@@ -115,17 +114,21 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
   }
 }
 
-/** Rebuilds a run's builder from what its run_started recorded (the model cannot be stored), as resume does. */
+/**
+ * Rebuilds a run's builder from what its run_started recorded (the model cannot be stored), as resume does.
+ * The built-in agent and the Codex adapter are loaded only for a run that recorded them.
+ */
 export function recordedBuilder(
   flags: RunFlags,
   maxTurns: number | undefined = flags["max-turns"],
   maxCostUsd: number | undefined = flags["max-cost"],
   /** The task's oracle on this machine, for a run checked by a copy of its task (a snapshot written out here). */
   oracle?: string | null,
-): (d: EventData<"run_started">["builder"], responses: number) => BuilderChoice {
-  return (d, responses) => {
+): (d: EventData<"run_started">["builder"], responses: number) => Promise<BuilderChoice> {
+  return async (d, responses) => {
     switch (d.kind) {
-      case "agent":
+      case "agent": {
+        const { agentBuilder } = await import("../../agent/agent-builder.js");
         return agentBuilder(d.command ?? "", {
           position: responses,
           ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
@@ -136,8 +139,11 @@ export function recordedBuilder(
           ...(d.step_checks === false ? { stepChecks: false } : {}),
           ...(d.step_escalation !== undefined ? { stepEscalation: d.step_escalation } : {}),
         });
-      case "command":
+      }
+      case "command": {
+        const { codexFromDescriptor } = await import("../../builders/codex/codex-builder.js");
         return codexFromDescriptor(d.command) ?? commandBuilder(d.command ?? "");
+      }
       case "oracle":
         return oracleBuilder(oracle ?? d.command ?? "");
       case "noop":

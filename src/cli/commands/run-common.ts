@@ -1,15 +1,13 @@
 // What `run`, `verify` and `task check` share: their flags, the builder choice, the settings, one run.
 import { isAbsolute, relative, resolve } from "node:path";
-import { agentBuilder, normalizeModelSpec } from "../../agent/agent-builder.js";
 import type { ModelAdapter } from "../../agent/model.js";
-import { createModel } from "../../agent/models/provider.js";
-import { agentAdapter } from "../../builders/codex/agent-flag.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import type { Envelope } from "../../core/envelope.js";
 import { InputError } from "../../core/errors.js";
 import { type BuilderChoice, isAgentChoice } from "../../runner/builder-choice.js";
 import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import type { LoadedTask } from "../../runner/load-task.js";
 import { runTask } from "../../runner/run-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
@@ -21,43 +19,22 @@ import { interruptRun } from "../interrupt.js";
 import type { CommandIO } from "../io.js";
 import { progressReporter } from "../progress.js";
 
-/** Flags shared by `run`, `verify` and `task check`. */
-export interface RunFlags {
-  builder?: string;
-  oracle?: boolean;
-  noop?: boolean;
-  json?: boolean;
-  store?: string;
-  workspace?: string;
-  "builder-env"?: string[];
-  "builder-mount"?: string[];
-  network?: boolean;
-  "max-attempts"?: number;
-  "unsafe-no-sandbox"?: boolean;
-  model?: string;
-  /** An external agent run through loopgate's adapter: `codex[:MODEL]`. */
-  agent?: string;
-  record?: string;
-  "base-url"?: string;
-  "max-turns"?: number;
-  "max-cost"?: number;
-  case?: string;
-  "judge-model"?: string;
-  "no-step-checks"?: boolean;
-  "step-escalation"?: string;
-  strict?: boolean;
-  junit?: string;
-  markdown?: string;
-  /** Stream the builder's and the gates' output live, prefixed (`--follow` is the same). */
-  verbose?: boolean;
-  follow?: boolean;
-}
+/** Flags shared by `run`, `verify` and `task check` (a host reads them too: runner/host/run-flags.ts). */
+export type { RunFlags } from "../../runner/host/run-flags.js";
 
 /** Whether the user asked for the builder's and gates' output live (`--verbose` or `--follow`). */
 export const followOutput = (flags: RunFlags) => Boolean(flags.verbose || flags.follow);
 
-/** Picks the builder from exactly one of --builder, --oracle, --noop. */
-export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process.cwd()): BuilderChoice {
+/**
+ * Picks the builder from exactly one of --builder, --oracle, --noop, --model, --agent. The built-in agent
+ * (agent/, with the AI SDK) and the Codex adapter are loaded here, only when chosen: `run --oracle` loads
+ * neither.
+ */
+export async function chooseBuilder(
+  loaded: LoadedTask,
+  flags: RunFlags,
+  cwd = process.cwd(),
+): Promise<BuilderChoice> {
   const chosen = [
     flags.builder !== undefined,
     Boolean(flags.oracle),
@@ -70,8 +47,10 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process
       "choose exactly one builder: --model PROVIDER:MODEL, --agent codex[:MODEL], --builder CMD, --oracle or --noop",
       "loopgate run",
     );
-  if (flags.agent !== undefined)
+  if (flags.agent !== undefined) {
+    const { agentAdapter } = await import("../../builders/codex/agent-flag.js");
     return agentAdapter(flags.agent, flags, stopDeadlineSeconds(loaded.task.gates));
+  }
   if (flags.model === undefined)
     for (const f of [
       "record",
@@ -86,6 +65,7 @@ export function chooseBuilder(loaded: LoadedTask, flags: RunFlags, cwd = process
   if (flags.model !== undefined) {
     const maxTurns = flags["max-turns"];
     const maxCostUsd = flags["max-cost"];
+    const { agentBuilder } = await import("../../agent/agent-builder.js");
     return agentBuilder(flags.model, {
       ...(flags.record !== undefined ? { record: flags.record } : {}),
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
@@ -193,7 +173,7 @@ export async function executeRun(
       ...((extra.strictLock ?? flags.strict) && extra.identityMode !== "record" ? { strictLock: true } : {}),
       ...(extra.goal ? { goal: extra.goal } : {}),
       ...(extra.runId ? { runId: extra.runId } : {}),
-      ...judgeModelFor(loaded, flags),
+      ...(await judgeModelFor(loaded, flags)),
     });
   } finally {
     // A builder that outlives its attempts (an agent waiting on its Stop hook) never outlives the run.
@@ -235,13 +215,15 @@ export function verdictText(env: Envelope, where: StoreLocation, notResumable?: 
  * The judge's model: --judge-model, else the task's judge.model (a scripted/replay file there is
  * relative to the task file). Only when the task configures a judge.
  */
-export function judgeModelFor(loaded: LoadedTask, flags: RunFlags): { judge?: ModelAdapter } {
+export async function judgeModelFor(loaded: LoadedTask, flags: RunFlags): Promise<{ judge?: ModelAdapter }> {
   if (!loaded.task.judge) {
     if (flags["judge-model"] !== undefined)
       throw new InputError("the task configures no judge", "--judge-model");
     return {};
   }
   const fromTask = loaded.task.judge.model;
+  // The model providers (the AI SDK) are loaded only for a task with a judge.
+  const { normalizeModelSpec } = await import("../../agent/agent-builder.js");
   const spec =
     flags["judge-model"] !== undefined
       ? normalizeModelSpec(flags["judge-model"])
@@ -250,6 +232,7 @@ export function judgeModelFor(loaded: LoadedTask, flags: RunFlags): { judge?: Mo
           (_m, kind: string, p: string) => `${kind}:${resolve(loaded.dir, p)}`,
         );
   if (!spec) return {};
+  const { createModel } = await import("../../agent/models/provider.js");
   return { judge: createModel(spec) };
 }
 

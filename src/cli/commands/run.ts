@@ -15,7 +15,7 @@ export async function runCommand(
 ): Promise<number> {
   const reports = reportTargets(flags);
   const loaded = flags.case !== undefined ? loadCase(io, taskPath, flags) : loadTask(taskPath ?? "");
-  const builder = chooseBuilder(loaded, flags);
+  const builder = await chooseBuilder(loaded, flags);
   const env = await executeRun(io, loaded, builder, flags);
   printEnvelope(io, env, flags);
   for (const file of await writeReports(env, reports)) io.err(`loopgate: wrote ${file}\n`);

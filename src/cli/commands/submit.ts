@@ -1,11 +1,13 @@
 import { InputError } from "../../core/errors.js";
 import { loadTask } from "../../runner/load-task.js";
 import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
-import type { StoreLocation } from "../../store/open-store.js";
-import { PostgresEventStore } from "../../store/postgres-event-store.js";
-import type { JobOptions } from "../../store/run-queue.js";
-import { jobView, workerStale } from "../../store/run-queue-view.js";
-import { StoreError } from "../../store/store-errors.js";
+import {
+  type JobOptions,
+  type PostgresEventStore,
+  postgresRoom,
+  StoreError,
+  type StoreLocation,
+} from "../../store/open-store.js";
 import { storeFrom } from "../context.js";
 import { oneLine } from "../excerpt.js";
 import { hintCommand, hintsFor } from "../hints.js";
@@ -51,6 +53,7 @@ export async function postgresStoreFrom(
       }`,
       command,
     );
+  const { PostgresEventStore } = await postgresRoom();
   return { where, store: await PostgresEventStore.open(where.url) };
 }
 
@@ -58,9 +61,9 @@ export async function postgresStoreFrom(
 export async function submitCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {
   const loaded = loadTask(taskPath);
   // The same checks as `loopgate run`, here, so a bad job is refused at once rather than by a worker.
-  chooseBuilder(loaded, flags);
+  await chooseBuilder(loaded, flags);
   runSettings(loaded, flags);
-  judgeModelFor(loaded, flags);
+  await judgeModelFor(loaded, flags);
   const options: JobOptions = { cwd: process.cwd() };
   for (const name of CARRIED) {
     const v = flags[name];
@@ -104,6 +107,7 @@ export async function workersCommand(
   flags: { store?: string; json?: boolean },
 ): Promise<number> {
   const { where, store } = await postgresStoreFrom(flags.store, "loopgate workers");
+  const { jobView, workerStale } = await postgresRoom();
   try {
     const queue = store.queue();
     const [found, jobs, now] = await Promise.all([

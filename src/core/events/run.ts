@@ -123,6 +123,14 @@ export const runEvents = {
       /** A differential gate's generator seed, drawn at gate time. */
       seed: z.number().int().nonnegative().optional(),
       tamper: GateTamper.optional(),
+      /**
+       * The gate-change plan the gate's environment was built from (core/gate-change-digest.ts); a goal
+       * writes back only that. Absent in runs recorded before it was, and under a benchmark's as-built policy.
+       */
+      change_plan_digest: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
     }),
   },
   attempt_finished: { origin: ["runtime"], schema: z.object({ attempt, passed: z.boolean() }) },

@@ -1,4 +1,5 @@
 import { boundText } from "../bounded.js";
+import type { Decider } from "../kernel/decider.js";
 import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
 import { scopeWaits } from "./gates.js";
 import {
@@ -351,7 +352,7 @@ function setStatus(command: Extract<GoalCommand, { type: "set_todo_status" }>, s
 }
 
 /** The goal decider: one stream per goal; `decide` refuses every forbidden transition, naming the rule. */
-export const goalDecider = {
+export const goalDecider: Decider<GoalState, GoalCommand, GoalEventBody> = {
   initialState,
   evolve,
   decide: decideGoal,

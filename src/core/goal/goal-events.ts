@@ -82,7 +82,7 @@ export const AcceptanceItem = z.object({
 });
 export type AcceptanceItem = z.infer<typeof AcceptanceItem>;
 
-/** A continuous monitor's poll (carried for the governed turns of issue 13). */
+/** A continuous monitor's poll (carried for the governed turns). */
 export const MonitorSpec = z.object({
   argv: z.array(z.string().max(GOAL_LIMITS.path)).min(1).max(64),
   cadence_seconds: z.number().int().positive(),

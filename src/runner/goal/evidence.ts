@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { projectEnvelope } from "../../core/envelope.js";
+import { type Envelope, projectEnvelope } from "../../core/envelope.js";
 import { LoopgateError, RunNotFoundError } from "../../core/errors.js";
+import type { LoopgateEvent } from "../../core/events.js";
 import type { EventStore } from "../../store/event-store.js";
 import { RunJournal } from "../run-journal.js";
 
@@ -32,7 +33,16 @@ export async function receiptOfRun(
   storeDir: string,
   runId: string,
 ): Promise<{ receipt: RunReceipt; taskPath: string }> {
-  const events = await store.readStream(RunJournal.stream(runId));
+  return receiptOfLog(runId, await store.readStream(RunJournal.stream(runId)), storeDir);
+}
+
+/** `receiptOfRun` of a run's log already read (its envelope too, when projected already). */
+export function receiptOfLog(
+  runId: string,
+  events: readonly LoopgateEvent[],
+  storeDir: string,
+  projected?: Envelope | null,
+): { receipt: RunReceipt; taskPath: string } {
   if (events.length === 0) throw new RunNotFoundError(runId, storeDir);
   const started = events[0];
   if (started?.type !== "run_started")
@@ -42,7 +52,7 @@ export async function receiptOfRun(
     throw new EvidenceError(
       `run ${runId} did not run on a goal workspace, so it proves nothing about a goal; run the todo's task with the todo run command (it records the goal workspace's revision)`,
     );
-  const envelope = projectEnvelope(runId, events);
+  const envelope = projected === undefined ? projectEnvelope(runId, events) : projected;
   if (!envelope)
     throw new EvidenceError(`run ${runId} has not finished; only a finished run's verdict is evidence`);
   const envelope_digest = createHash("sha256").update(JSON.stringify(envelope)).digest("hex");

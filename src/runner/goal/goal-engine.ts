@@ -1,6 +1,7 @@
-import type { RecordedEvent } from "../../core/events.js";
+import type { LoopgateEvent, RecordedEvent } from "../../core/events.js";
 import {
   decide as decideGoal,
+  evolveGoal,
   foldGoal,
   type GoalCommand,
   type GoalEventBody,
@@ -40,8 +41,13 @@ export type GoalIntent =
   | { kind: "command"; command: GoalCommand };
 
 /** The goal events of a log, folded into the decider's state. */
-export function goalState(events: readonly RecordedEvent[]): GoalState {
+export function goalState(events: readonly LoopgateEvent[]): GoalState {
   return foldGoal(events.filter((e) => isGoalEventType(e.type)) as unknown as GoalEventBody[]);
+}
+
+/** One event of a goal's stream folded into its state (events of other kinds leave it as it is). */
+export function evolveGoalStream(state: GoalState, event: LoopgateEvent): GoalState {
+  return isGoalEventType(event.type) ? evolveGoal(state, event as unknown as GoalEventBody) : state;
 }
 
 /** The decider's command for an intent. */
@@ -104,7 +110,17 @@ export function goalView(
   streamRevision: number,
   facts: GoalFacts,
 ): GoalView {
-  const view = deriveGoal(goalState(events), streamRevision, facts);
+  return goalViewOf(goalState(events), events, streamRevision, facts);
+}
+
+/** `goalView` of a log already folded (`state` is `goalState(events)`). */
+export function goalViewOf(
+  state: GoalState,
+  events: readonly LoopgateEvent[],
+  streamRevision: number,
+  facts: GoalFacts,
+): GoalView {
+  const view = deriveGoal(state, streamRevision, facts);
   const created = events.find((e) => e.type === "goal_created");
   const source = created?.type === "goal_created" ? (created.data.source?.path ?? null) : null;
   return { ...view, sourcePath: source };

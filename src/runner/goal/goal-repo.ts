@@ -11,6 +11,7 @@ import {
   createGoalWorkspace,
   git,
   goalWorkspace,
+  noteGitProcess,
   revisionTree,
   type WorkspaceHealth,
   workspaceHealth,
@@ -157,6 +158,7 @@ function uploadFault(at: "before" | "after"): void {
 
 /** git with bytes in and out (packs). */
 function gitBytes(cwd: string, args: string[], input?: Buffer): Promise<Buffer> {
+  noteGitProcess(args);
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",

@@ -1,9 +1,9 @@
 import { DomainError } from "../../core/errors.js";
-import type { HealthIssue } from "../../core/goal/index.js";
+import type { GoalState, HealthIssue } from "../../core/goal/index.js";
 import type { EventStore } from "../../store/event-store.js";
-import { PostgresEventStore } from "../../store/postgres-event-store.js";
-import { goalOfJob } from "../../store/run-queue.js";
-import { decideIntent, type GoalIntent, goalView, originOf } from "./goal-engine.js";
+import { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
+import { goalOfJob } from "../../store/postgres/run-queue.js";
+import { decideIntent, type GoalIntent, goalState, goalViewOf, originOf } from "./goal-engine.js";
 import { goalRepo } from "./goal-repo.js";
 import { appendGoal, type GoalLog, NeedsRebaseError, readGoal } from "./goal-store.js";
 import { checkGoalTask, GoalTaskError } from "./goal-tasks.js";
@@ -23,7 +23,7 @@ export interface ReadGoal {
 export async function goalHealth(
   store: EventStore,
   storeDir: string,
-  view: GoalView,
+  view: HealthSubject,
 ): Promise<{ problems: HealthIssue[]; head: string | null }> {
   const problems: HealthIssue[] = [];
   for (const t of view.todos) {
@@ -48,6 +48,26 @@ export async function goalHealth(
   return { problems, head: ws.revision };
 }
 
+/** What the health check looks at: the goal's open todos' task files and its workspace at its revision. */
+export interface HealthSubject {
+  goalId: string;
+  revision: string;
+  todos: readonly Pick<GoalView["todos"][number], "id" | "status" | "task">[];
+}
+
+/** The health of a goal already folded (a tick's journal): nothing is read from the stream again. */
+export function goalStateHealth(
+  store: EventStore,
+  storeDir: string,
+  state: GoalState,
+): Promise<{ problems: HealthIssue[]; head: string | null }> {
+  const todos = state.order.flatMap((id) => {
+    const t = state.todos[id];
+    return t ? [{ id: t.id, status: t.status, task: t.task }] : [];
+  });
+  return goalHealth(store, storeDir, { goalId: state.goalId, revision: state.revision, todos });
+}
+
 /** Reads a goal, its health and its view. */
 export async function openGoal(
   store: EventStore,
@@ -56,10 +76,11 @@ export async function openGoal(
   now = new Date(),
 ): Promise<ReadGoal> {
   const log = await readGoal(store, storeDir, goalId);
-  const first = goalView(log.events, log.revision, { now, health: [], workspaceRevision: null });
-  const h = await goalHealth(store, storeDir, first);
+  // Folded once: the health needs the todos and the revision, the view the same state with the facts.
+  const state = goalState(log.events);
+  const h = await goalStateHealth(store, storeDir, state);
   const facts: GoalFacts = { now, health: h.problems, workspaceRevision: h.head };
-  return { log, facts, view: goalView(log.events, log.revision, facts) };
+  return { log, facts, view: goalViewOf(state, log.events, log.revision, facts) };
 }
 
 /**

@@ -57,6 +57,45 @@ export interface EventBodyOf {
   data: unknown;
 }
 
+/** The stored events of decided bodies: each gets an id, the time and its origin. */
+export function goalEvents(
+  bodies: readonly EventBodyOf[],
+  origin: (type: string) => "operator" | "runtime",
+  clock: () => Date = () => new Date(),
+): LoopgateEvent[] {
+  const at = clock().toISOString();
+  return bodies.map(
+    (b) =>
+      ({
+        id: randomUUID(),
+        type: b.type,
+        data: b.data,
+        meta: { at, origin: origin(b.type) },
+      }) as LoopgateEvent,
+  );
+}
+
+/**
+ * Writes a goal's stored events at `expected`: on a shared store the task files they name are snapshotted
+ * into the store first (see goal-tasks.ts); a stale expectation is a NeedsRebaseError with the current
+ * revision, never a merge. Returns the stream's last revision.
+ */
+export async function writeGoalEvents(
+  store: EventStore,
+  goalId: string,
+  events: readonly LoopgateEvent[],
+  expected: number | "no_stream",
+): Promise<number> {
+  // The task files the events name go into a shared store first, so no host meets a task it cannot get.
+  await snapshotGoalTasks(store, goalId, events);
+  try {
+    return (await store.append(goalStream(goalId), events, expected)).lastRevision;
+  } catch (e) {
+    if (e instanceof ConcurrencyError) throw new NeedsRebaseError(goalId, expected, e.actual);
+    throw e;
+  }
+}
+
 /**
  * Appends decided events to the goal stream at `expected` (the revision the decision was made on);
  * a stale expectation is a NeedsRebaseError with the current revision, never a merge. On a shared store,
@@ -70,22 +109,5 @@ export async function appendGoal(
   origin: (type: string) => "operator" | "runtime",
   clock: () => Date = () => new Date(),
 ): Promise<number> {
-  const at = clock().toISOString();
-  const events = bodies.map(
-    (b) =>
-      ({
-        id: randomUUID(),
-        type: b.type,
-        data: b.data,
-        meta: { at, origin: origin(b.type) },
-      }) as LoopgateEvent,
-  );
-  // The task files the events name go into a shared store first, so no host meets a task it cannot get.
-  await snapshotGoalTasks(store, goalId, bodies);
-  try {
-    return (await store.append(goalStream(goalId), events, expected)).lastRevision;
-  } catch (e) {
-    if (e instanceof ConcurrencyError) throw new NeedsRebaseError(goalId, expected, e.actual);
-    throw e;
-  }
+  return writeGoalEvents(store, goalId, goalEvents(bodies, origin, clock), expected);
 }

@@ -21,8 +21,23 @@ const GIT_ENV = {
   LC_ALL: "C",
 };
 
+/** Called with the arguments of every git process the goal code starts (the turn bench counts them). */
+export type GitProcessHook = (args: readonly string[]) => void;
+let gitHook: GitProcessHook | null = null;
+
+/** Sets (or clears, with null) the hook told of every git process; for measurement, never for behaviour. */
+export function onGitProcess(hook: GitProcessHook | null): void {
+  gitHook = hook;
+}
+
+/** Tells the hook of one git process about to start. */
+export function noteGitProcess(args: readonly string[]): void {
+  gitHook?.(args);
+}
+
 /** git in a goal workspace, with loopgate's own identity and no user config. */
 export async function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  noteGitProcess(args);
   const r = await run("git", args, { cwd, env: { ...GIT_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 });
   return r.stdout;
 }
@@ -89,6 +104,9 @@ export async function workspaceHealth(workspace: string): Promise<WorkspaceHealt
       revision: null,
       problems: [{ code: "workspace_missing", detail: `the goal workspace ${workspace} is missing` }],
     };
+  // One git process on the usual path: the HEAD commit and whether anything is uncommitted, together.
+  const clean = await cleanHead(workspace);
+  if (clean) return { revision: clean, problems: [] };
   let revision: string;
   try {
     revision = await currentRevision(workspace);
@@ -109,6 +127,26 @@ export async function workspaceHealth(workspace: string): Promise<WorkspaceHealt
     };
   }
   return { revision, problems: [] };
+}
+
+/**
+ * The HEAD commit of a workspace with nothing uncommitted (untracked files included), from one
+ * `git status`; null when it is dirty, has no commit or cannot be read (the caller then looks closer).
+ */
+async function cleanHead(workspace: string): Promise<string | null> {
+  let out: string;
+  try {
+    out = await git(workspace, ["status", "--porcelain=v2", "--branch", "--untracked-files=all"]);
+  } catch {
+    return null;
+  }
+  const lines = out.split("\n").filter(Boolean);
+  if (lines.some((l) => !l.startsWith("# "))) return null;
+  const oid = lines
+    .find((l) => l.startsWith("# branch.oid "))
+    ?.slice("# branch.oid ".length)
+    .trim();
+  return oid && /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
 }
 
 /**

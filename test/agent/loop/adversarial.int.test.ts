@@ -13,7 +13,7 @@ import type { EventData, EventType, LoopgateEvent } from "../../../src/core/even
 import { type LoadedTask, loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 
 // Adversarial scripted agents against the built-in loop: none may complete the goal or reach SUCCESS

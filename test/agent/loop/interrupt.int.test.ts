@@ -7,7 +7,7 @@ import type { ModelAdapter, ModelRequest, ModelResponse } from "../../../src/age
 import { loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 
 // The interrupt reaches the model request and the retry backoff: the run is recorded as interrupted

@@ -7,7 +7,7 @@ import type { ModelAdapter, ModelFailure, ModelRequest, ModelResponse } from "..
 import { loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 
 // The model boundary fails as values: rate limits and provider errors become events, retries are

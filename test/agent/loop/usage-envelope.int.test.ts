@@ -8,7 +8,7 @@ import type { ScriptedResponseInput } from "../../../src/agent/models/script-fil
 import { commandBuilder } from "../../../src/builders/command-builder.js";
 import { loadTask } from "../../../src/runner/load-task.js";
 import { runTask } from "../../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 
 // The envelope reports the built-in agent's real usage: the tokens and cost its (scripted) responses carried.

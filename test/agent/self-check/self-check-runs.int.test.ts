@@ -11,7 +11,7 @@ import type { EventData, EventType, LoopgateEvent } from "../../../src/core/even
 import { loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 
 // Scripted models against heavy mode (`self_check: required`): the self-check is checked against

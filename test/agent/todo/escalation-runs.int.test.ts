@@ -12,7 +12,7 @@ import { REVISE_PLAN_NUDGE } from "../../../src/core/step-escalation.js";
 import { loadTask } from "../../../src/runner/load-task.js";
 import { RunJournal } from "../../../src/runner/run-journal.js";
 import { runTask } from "../../../src/runner/run-task.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 
 // Scripted runs with a scripted escalation model: a landed step that trips a trigger is escalated once, and

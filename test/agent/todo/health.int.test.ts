@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatRate, healthCommand } from "../../../src/cli/commands/health.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { main } from "../../../src/cli/main.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 
 let dir: string;
 beforeAll(async () => {

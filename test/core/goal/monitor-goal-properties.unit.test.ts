@@ -10,7 +10,7 @@ import {
 import { monitorPollCommand } from "../../../src/core/goal/turn/index.js";
 import { adv, created, spec } from "./goal-fixtures.js";
 
-// Property (issue 13): a monitor never creates two successors for one generation, whatever the polls
+// Property: a monitor never creates two successors for one generation, whatever the polls
 // (hashes repeating, time not advancing, retries of an operation id with other content, stale or
 // skipped generations, reused successor ids).
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goalRepo, recordKey } from "../../../src/runner/goal/goal-repo.js";
-import { PostgresEventStore } from "../../../src/store/postgres-event-store.js";
+import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 
 let db: FreshDatabase;

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InputError } from "../../../src/core/errors.js";
 import { GoalTaskError, goalTaskFile, snapshotGoalTasks } from "../../../src/runner/goal/goal-tasks.js";
-import { PostgresEventStore } from "../../../src/store/postgres-event-store.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../../support/postgres.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");

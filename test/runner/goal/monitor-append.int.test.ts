@@ -9,7 +9,7 @@ import { goalState } from "../../../src/runner/goal/goal-engine.js";
 import { writeGoal } from "../../../src/runner/goal/goal-service.js";
 import { appendGoal, goalStream, readGoal } from "../../../src/runner/goal/goal-store.js";
 import { observeMonitor } from "../../../src/runner/goal/monitor-poll.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { adv, created, spec } from "../../core/goal/goal-fixtures.js";
 
 // A monitor turn end to end below the CLI: a real poll in bubblewrap, the goal command it becomes, and the

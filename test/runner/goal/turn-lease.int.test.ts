@@ -11,8 +11,8 @@ import {
   releaseTurnLease,
 } from "../../../src/runner/goal/turn/turn-lease-keeper.js";
 import type { EventStore } from "../../../src/store/event-store.js";
-import { PostgresEventStore } from "../../../src/store/postgres-event-store.js";
-import { SqliteEventStore } from "../../../src/store/sqlite-event-store.js";
+import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
+import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { created, spec } from "../../core/goal/goal-fixtures.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 

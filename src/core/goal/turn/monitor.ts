@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { DomainError } from "../../errors.js";
+import type { Decider } from "../../kernel/decider.js";
 import type {
   MonitorFollowup,
   MonitorGoalEvent,
@@ -277,7 +278,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
   ];
 }
 
-export const monitorDecider = {
+export const monitorDecider: Decider<MonitorState, MonitorCommand, MonitorEvent> = {
   initialState: initialMonitorState,
   evolve: evolveMonitor,
   decide: decideMonitor,

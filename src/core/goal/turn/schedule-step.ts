@@ -1,9 +1,11 @@
 import type { ScheduleView } from "./backoff-history.js";
 import {
   type BackoffPolicy,
+  backoffWake,
   DEFAULT_BACKOFF,
-  delaySeconds,
+  laterOf as later,
   maxBackoffStep,
+  plusSeconds as plus,
   type WakeUp,
 } from "./scheduler.js";
 
@@ -30,8 +32,6 @@ export type ScheduledOutcome =
 export const RETRIED_FAILURES: readonly string[] = ["run_failed", "receipt_missing", "needs_rebase"];
 
 const NOT_RUNNABLE = new Set(["paused", "blocked_health"]);
-const plus = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
-const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
 
 /**
  * The wake-up a host applies: the tick's, held back by the backoff of the recorded turns when the
@@ -53,17 +53,10 @@ export function effectiveWake(
   if (state !== "eligible" && state !== "focus_wait") return wake;
   const b = sv.backoff;
   if (!b || b.identity !== sv.identity) return wake;
-  const d = delaySeconds(b.step, policy);
-  if (d === 0) return wake;
-  const until = plus(now, d);
-  const at = wake.at ? later(wake.at, until) : until;
-  return Date.parse(at) <= Date.parse(now)
-    ? wake
-    : {
-        action: "wait_until",
-        at,
-        why: `no change for ${b.step} turn(s) on the same contract; backoff ${d}s`,
-      };
+  const backoff = backoffWake(b.step, now, policy);
+  if (backoff === null || backoff.at === null) return wake;
+  const at = wake.at ? later(wake.at, backoff.at) : backoff.at;
+  return Date.parse(at) <= Date.parse(now) ? wake : { ...backoff, at };
 }
 
 /** True when the backoff of the recorded turns is at its bound for the current contract. */

@@ -87,7 +87,11 @@ export interface WakeUp {
   terminal?: true;
 }
 
-const plus = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
+/** `now` plus `seconds`, as an ISO time. */
+export const plusSeconds = (now: string, seconds: number) =>
+  new Date(Date.parse(now) + seconds * 1000).toISOString();
+/** The later of two ISO times. */
+export const laterOf = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
 const earliest = (xs: readonly (string | null)[]) =>
   xs.filter((x): x is string => x !== null).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
 
@@ -121,14 +125,7 @@ export function nextWakeUp(
     case "eligible":
     case "focus_wait": {
       const step = input.backoff?.identity === contractIdentity(c) ? input.backoff.step : 0;
-      const d = delaySeconds(step, policy);
-      return d === 0
-        ? { action: "run_now", at: now, why: "work is selected" }
-        : {
-            action: "wait_until",
-            at: plus(now, d),
-            why: `no change for ${step} turn(s) on the same contract; backoff ${d}s`,
-          };
+      return backoffWake(step, now, policy) ?? { action: "run_now", at: now, why: "work is selected" };
     }
     case "waiting": {
       const future = input.monitor_due.filter((t) => Date.parse(t) > Date.parse(now));
@@ -140,4 +137,22 @@ export function nextWakeUp(
         : { action: "wait_state_change", at: null, why: "waiting for any state change" };
     }
   }
+}
+
+/**
+ * The wait a backoff step imposes from `now` (null at step 0: no wait). The one wording and arithmetic
+ * of a backoff, whether the contract's wake-up (nextWakeUp) or a host's (effectiveWake) applies it.
+ */
+export function backoffWake(
+  step: number,
+  now: string,
+  policy: BackoffPolicy = DEFAULT_BACKOFF,
+): WakeUp | null {
+  const d = delaySeconds(step, policy);
+  if (d === 0) return null;
+  return {
+    action: "wait_until",
+    at: plusSeconds(now, d),
+    why: `no change for ${step} turn(s) on the same contract; backoff ${d}s`,
+  };
 }

@@ -1,3 +1,4 @@
+import type { Decider } from "../../kernel/decider.js";
 import {
   type EffectPhase,
   effectRef,
@@ -296,7 +297,12 @@ function decideReadback(
   return [{ type: "turn_effect_readback", data: { ...base, found: "committed" } }, done];
 }
 
-export const turnDecider = { initialState: initialTurnState, evolve: evolveTurn, decide: decideTurn };
+/** The turn decider: a goal turn's phases, each a fact of the goal stream. */
+export const turnDecider: Decider<TurnState, TurnCommand, TurnEvent> = {
+  initialState: initialTurnState,
+  evolve: evolveTurn,
+  decide: decideTurn,
+};
 
 /** What the host must do next for this turn. */
 export type TurnNext =

@@ -1,21 +1,19 @@
 import {
   type BackoffPolicy,
-  backoffAtBound,
   DEFAULT_BACKOFF,
-  effectiveWake,
   type RunMode,
   type ScheduleStep,
   type ScheduleView,
-  scheduleStep,
   type WakeUp,
 } from "../../../core/goal/turn/index.js";
+import { nextWake, startWake } from "../../../core/goal/turn/next-wake.js";
 import { setLongTimeout } from "../../../core/long-timer.js";
 import type { Tick, TickOutcome, TickProgress } from "../turn/tick-outcome.js";
 
 /**
  * The `goal run` loop: tick one governed turn at a time until the goal is terminal, stopped, waiting on
- * a person or throttled, sleeping between ticks as the wake-up says. The decisions are core's
- * (`effectiveWake`, `scheduleStep`); this only carries them out. Time and sleep are injected, so tests
+ * a person or throttled, sleeping between ticks as the wake-up says. The decision is core's
+ * (`nextWake`, `startWake`); this only carries them out. Time and sleep are injected, so tests
  * never wait; an abort is honoured between turns (a turn in progress settles first).
  */
 
@@ -73,17 +71,12 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
   };
 
   // A restarted host honours the backoff the recorded turns already earned before its first tick.
-  const first = effectiveWake(
-    { action: "run_now", at: now(), why: "start" },
-    await deps.probe(req.goalId, deps.clock()),
-    now(),
-    policy,
-  );
-  if (first.action === "wait_until" && first.at && Date.parse(first.at) > deps.clock().getTime()) {
+  const first = startWake(await deps.probe(req.goalId, deps.clock()), now(), policy);
+  if (first) {
     if (req.mode !== "run")
-      return { code: 1, stop: "idle", why: `${first.why} (next at ${first.at})`, turns, last };
-    emit({ kind: "sleep", turn: turns, until: first.at, why: first.why });
-    await deps.sleep(first.at, req.signal);
+      return { code: 1, stop: "idle", why: `${first.why} (next at ${first.until})`, turns, last };
+    emit({ kind: "sleep", turn: turns, until: first.until, why: first.why });
+    await deps.sleep(first.until, req.signal);
   }
 
   for (;;) {
@@ -102,11 +95,9 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
     last = outcome;
     const at = deps.clock();
     const sv = await deps.probe(req.goalId, at);
-    const wake = effectiveWake(outcome.wake, sv, at.toISOString(), policy);
-    const step = scheduleStep(outcome, wake, {
+    const { wake, step } = nextWake(outcome, sv, {
       now: at.toISOString(),
-      mode: req.mode,
-      atBound: backoffAtBound(sv, policy),
+      host: { kind: "loop", mode: req.mode },
       policy,
     });
     emit({ kind: "turn", turn: n, outcome, wake, step });

@@ -1,18 +1,17 @@
 import {
   type BackoffPolicy,
   DEFAULT_BACKOFF,
-  effectiveWake,
-  hostWake,
+  plusSeconds,
   RETRIED_FAILURES,
-  type WakeUp,
 } from "../../../core/goal/turn/index.js";
+import { nextWake, RECHECK_SECONDS } from "../../../core/goal/turn/next-wake.js";
 import type { Tick, TickOutcome } from "../turn/tick-outcome.js";
 import type { LoopEvent, ScheduleProbe, Sleeper } from "./goal-loop.js";
 
 /**
  * `loopgate scheduler`: every active goal of a store, in one process, one turn at a time per goal.
- * Each goal has its own next look (core's `hostWake` over the tick's wake-up and the recorded turns'
- * backoff); the earliest due goal is ticked next; the goal list is read again every pass, so goals
+ * Each goal has its own next look (core's `nextWake` for a long-lived host: the tick's wake-up, the
+ * recorded turns' backoff); the earliest due goal is ticked next; the goal list is read again every pass, so goals
  * created, resumed or stopped meanwhile are picked up. A goal waiting on a person is looked at again
  * every `recheckSeconds` (a person's write is what changes it); a terminal one is dropped.
  */
@@ -42,7 +41,8 @@ export interface SchedulerDeps {
 export interface SchedulerRequest {
   /** One pass: tick every due goal once, then return. */
   once: boolean;
-  recheckSeconds: number;
+  /** How often a goal waiting on a person is looked at again (default: core's RECHECK_SECONDS). */
+  recheckSeconds?: number;
   signal: AbortSignal;
   onEvent?: (e: SchedulerEvent) => void;
 }
@@ -54,7 +54,7 @@ export interface SchedulerResult {
   failures: number;
 }
 
-const plus = (d: Date, s: number) => new Date(d.getTime() + s * 1000).toISOString();
+const plus = (d: Date, s: number) => plusSeconds(d.toISOString(), s);
 const needsRepair = (o: TickOutcome) =>
   (o.kind === "failed" && !RETRIED_FAILURES.includes(o.code)) ||
   (o.kind === "stopped" && o.wake.action === "repair_health");
@@ -63,6 +63,7 @@ const needsRepair = (o: TickOutcome) =>
 export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): Promise<SchedulerResult> {
   const policy = deps.policy ?? DEFAULT_BACKOFF;
   const emit = req.onEvent ?? (() => {});
+  const recheckSeconds = req.recheckSeconds ?? RECHECK_SECONDS;
   const due = new Map<string, string>();
   const dropped = new Set<string>();
   let ticks = 0;
@@ -100,7 +101,7 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
         failures++;
         const message = e instanceof Error ? e.message : String(e);
         emit({ kind: "error", goalId: g.goalId, message });
-        const at = plus(deps.clock(), req.recheckSeconds);
+        const at = plus(deps.clock(), recheckSeconds);
         due.set(g.goalId, at);
         emit({ kind: "next", goalId: g.goalId, at, why: "the tick failed; looking again later" });
         continue;
@@ -108,32 +109,23 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
       if (needsRepair(outcome)) failures++;
       const t = deps.clock();
       const sv = await deps.probe(g.goalId, t);
-      const wake: WakeUp = effectiveWake(outcome.wake, sv, t.toISOString(), policy);
-      const next = hostWake(outcome, wake, { now: t.toISOString(), recheck_seconds: req.recheckSeconds });
-      emit({
-        kind: "goal",
-        goalId: g.goalId,
-        event: {
-          kind: "turn",
-          turn: n,
-          outcome,
-          wake,
-          step:
-            next.at === null
-              ? { kind: "exit", code: 0, stop: outcome.kind, why: next.why }
-              : { kind: "sleep", until: next.at, why: next.why },
-        },
+      const { wake, step } = nextWake(outcome, sv, {
+        now: t.toISOString(),
+        host: { kind: "long_lived", recheck_seconds: recheckSeconds },
+        policy,
       });
-      emit({ kind: "next", goalId: g.goalId, at: next.at, why: next.why });
-      if (next.at === null) {
+      emit({ kind: "goal", goalId: g.goalId, event: { kind: "turn", turn: n, outcome, wake, step } });
+      const at = step.kind === "sleep" ? step.until : null;
+      emit({ kind: "next", goalId: g.goalId, at, why: step.why });
+      if (at === null) {
         due.delete(g.goalId);
         dropped.add(g.goalId);
-      } else due.set(g.goalId, next.at);
+      } else due.set(g.goalId, at);
     }
     if (req.once || req.signal.aborted) break;
     const earliest = [...due.values()].sort((a, b) => Date.parse(a) - Date.parse(b))[0];
     // Look for new or resumed goals at least every recheck interval.
-    const recheck = plus(deps.clock(), req.recheckSeconds);
+    const recheck = plus(deps.clock(), recheckSeconds);
     const until = earliest && Date.parse(earliest) < Date.parse(recheck) ? earliest : recheck;
     if (Date.parse(until) > deps.clock().getTime()) {
       emit({ kind: "idle", until });

@@ -1,7 +1,10 @@
 import { join } from "node:path";
 import { InfrastructureError } from "../../../core/errors.js";
+import type { LoopgateEvent } from "../../../core/events.js";
+import { changePlanDigest, changePlanMismatch } from "../../../core/gate-change-digest.js";
 import { planGateChanges } from "../../../core/gate-change-plan.js";
 import type { ObservedEntry } from "../../../core/observation.js";
+import { gateChangeRules } from "../../../core/task.js";
 import type { EventStore } from "../../../store/event-store.js";
 import { FolderContentStore } from "../../../store/folder-content-store.js";
 import { copyObservation } from "../../../workspace/content-sync.js";
@@ -15,6 +18,8 @@ export interface AcceptedChange {
   drop: string[];
   /** Where the run keeps a file's content by its hash. */
   blobPath(hash: string): string;
+  /** Why nothing may be written: the plan recomputed is not the one the run's gates recorded. */
+  refusal?: string;
 }
 
 /**
@@ -27,17 +32,20 @@ export async function acceptedChange(
   runId: string,
   loaded: LoadedTask,
   storeDir: string,
+  /** The run's events when the caller has read them already. */
+  read?: readonly LoopgateEvent[],
 ): Promise<AcceptedChange> {
-  const events = await store.readStream(RunJournal.stream(runId));
+  const events = read ?? (await store.readStream(RunJournal.stream(runId)));
   const started = events[0];
   if (started?.type !== "run_started") throw new InfrastructureError(`run ${runId} has no run_started`);
   let runDir = started.data.run_dir;
   let pristine: string | null = null;
   let after: string | null = null;
+  let afterAttempt = 0;
   for (const e of events)
     if (e.type === "workspace_observed") {
       if (e.data.phase === "pristine") pristine = e.data.observation_id;
-      else after = e.data.observation_id;
+      else [after, afterAttempt] = [e.data.observation_id, e.data.attempt];
     }
   if (!pristine || !after)
     throw new InfrastructureError(`run ${runId} recorded no pristine and after-builder observation`);
@@ -50,10 +58,21 @@ export async function acceptedChange(
     for (const id of [pristine, after]) await copyObservation(id, shared, local);
   }
   const observations = new ObservationStore(join(runDir, "observations"));
-  const plan = planGateChanges(await observations.get(pristine), await observations.get(after), {
-    deliverables: loaded.task.deliverables,
-    protected: loaded.task.protected,
-  });
+  const plan = planGateChanges(
+    await observations.get(pristine),
+    await observations.get(after),
+    gateChangeRules(loaded.task),
+  );
+  // The gates of that attempt recorded the plan they were built from: the writeback must be that plan.
+  const gates = events.flatMap((e) =>
+    e.type === "gate_run_finished" && e.data.attempt === afterAttempt ? [e.data] : [],
+  );
+  const refusal = changePlanMismatch(gates, changePlanDigest(plan));
   const blobs = join(runDir, "blobs");
-  return { carry: plan.carry, drop: plan.drop, blobPath: (h) => join(blobs, h.slice(0, 2), h) };
+  return {
+    carry: plan.carry,
+    drop: plan.drop,
+    blobPath: (h) => join(blobs, h.slice(0, 2), h),
+    ...(refusal ? { refusal } : {}),
+  };
 }

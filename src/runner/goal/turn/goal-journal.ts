@@ -1,9 +1,16 @@
-import type { RecordedEvent } from "../../../core/events.js";
-import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
+import type { LoopgateEvent } from "../../../core/events.js";
+import { type GoalEventBody, type GoalState, initialGoalState } from "../../../core/goal/index.js";
 import { TurnLeaseLostError } from "../../../core/goal/turn/index.js";
 import type { EventStore } from "../../../store/event-store.js";
-import { goalState, originOf } from "../goal-engine.js";
-import { appendGoal, NeedsRebaseError, readGoal } from "../goal-store.js";
+import { StreamJournal } from "../../stream/stream-journal.js";
+import { evolveGoalStream, originOf } from "../goal-engine.js";
+import {
+  GoalNotFoundError,
+  goalEvents,
+  goalStream,
+  NeedsRebaseError,
+  writeGoalEvents,
+} from "../goal-store.js";
 
 /**
  * Called after each durable goal append with how many events (heartbeats not counted) the goal stream
@@ -14,26 +21,37 @@ export type AfterGoalAppend = (before: number, after: number) => void;
 const counted = (es: readonly { type: string }[]) =>
   es.filter((e) => e.type !== "turn_lease_heartbeat").length;
 
+/** A lost race is decided again this many times before the NeedsRebaseError reaches the caller. */
+const REDECIDE = 4;
+
 /**
- * The tick's writer of one goal stream: every append is decided on the stream as last read and written
- * at its revision (EventStore expected revision, so SQLite and Postgres alike). A write that lost to
- * another (a person's `todo add` meanwhile) is read again and decided again, never merged. Appends are
- * serialised so the lease heartbeat and the turn's facts never race each other.
+ * The tick's writer of one goal stream (a StreamJournal): read once, then every append is evolved into the
+ * kept state. Each append is decided on the stream as this journal knows it and written at its revision
+ * (EventStore expected revision, so SQLite and Postgres alike). A write that lost to another (a person's
+ * `todo add` meanwhile) reads what it missed and is decided again, never merged. Appends are serialised
+ * so the lease heartbeat and the turn's facts never race each other.
  */
 export class GoalJournal {
-  private events: RecordedEvent[] = [];
-  private revision = -1;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly journal: StreamJournal<GoalState>;
   /** Set once this process holds the goal's turn lease: every later write requires it still does. */
   private leaseToken: string | null = null;
 
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly storeDir: string,
     readonly goalId: string,
     private readonly clock: () => Date,
     private readonly afterAppend?: AfterGoalAppend,
-  ) {}
+  ) {
+    this.journal = new StreamJournal<GoalState>({
+      store,
+      stream: goalStream(goalId),
+      fold: { initialState: initialGoalState, evolve: evolveGoalStream },
+      write: (events, expected) => writeGoalEvents(store, goalId, events, expected as number | "no_stream"),
+      isStale: (e) => e instanceof NeedsRebaseError,
+      retries: REDECIDE,
+    });
+  }
 
   /**
    * From now on, every append is decided only while the goal's lease is this token's: after a takeover
@@ -44,20 +62,20 @@ export class GoalJournal {
     this.leaseToken = token;
   }
 
-  /** Reads the stream again; returns the folded state. */
+  /** Reads the stream again; returns the folded state. A goal that does not exist is an error naming the store. */
   async refresh(): Promise<GoalState> {
-    const log = await readGoal(this.store, this.storeDir, this.goalId);
-    this.events = log.events;
-    this.revision = log.revision;
-    return goalState(this.events);
+    const state = await this.journal.read();
+    if (this.journal.events.length === 0) throw new GoalNotFoundError(this.goalId, this.storeDir);
+    return state;
   }
 
-  get log(): { events: readonly RecordedEvent[]; revision: number } {
-    return { events: this.events, revision: this.revision };
+  get log(): { events: readonly LoopgateEvent[]; revision: number } {
+    return { events: this.journal.events, revision: this.journal.revision };
   }
 
+  /** The goal as this journal knows it: read once, every own append folded in. */
   get state(): GoalState {
-    return goalState(this.events);
+    return this.journal.state;
   }
 
   /**
@@ -66,39 +84,17 @@ export class GoalJournal {
    * `byOperator`: the events are a person's command (their origin says so), not loopgate's own.
    */
   append(decide: (s: GoalState) => GoalEventBody[], byOperator = false): Promise<GoalState> {
-    const next = this.chain.then(() => this.appendNow(decide, byOperator));
-    this.chain = next.catch(() => {});
-    return next;
-  }
-
-  private async appendNow(
-    decide: (s: GoalState) => GoalEventBody[],
-    byOperator: boolean,
-  ): Promise<GoalState> {
-    for (let tries = 0; ; tries++) {
-      const current = goalState(this.events);
-      if (this.leaseToken !== null && current.lease?.owner.token !== this.leaseToken)
-        throw new TurnLeaseLostError(this.goalId, current.lease);
-      const bodies = decide(current);
-      if (bodies.length === 0) return goalState(this.events);
-      const before = counted(this.events);
-      try {
-        await appendGoal(
-          this.store,
-          this.goalId,
-          bodies,
-          this.revision,
-          (t) => originOf(t, byOperator),
-          this.clock,
-        );
-      } catch (e) {
-        if (!(e instanceof NeedsRebaseError) || tries >= 4) throw e;
-        await this.refresh();
-        continue;
-      }
-      const state = await this.refresh();
-      this.afterAppend?.(before, counted(this.events));
-      return state;
-    }
+    return this.journal.serially(async () => {
+      let before = 0;
+      const appended = await this.journal.appendNow((current) => {
+        // Counted on the stream the decision is made on (after any re-read of another's events).
+        before = counted(this.journal.events);
+        if (this.leaseToken !== null && current.lease?.owner.token !== this.leaseToken)
+          throw new TurnLeaseLostError(this.goalId, current.lease);
+        return goalEvents(decide(current), (t) => originOf(t, byOperator), this.clock);
+      });
+      if (appended.length > 0) this.afterAppend?.(before, counted(this.journal.events));
+      return this.journal.state;
+    });
   }
 }

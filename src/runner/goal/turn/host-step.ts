@@ -1,9 +1,10 @@
 import { DomainError } from "../../../core/errors.js";
 import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
 import type { LoadedTask } from "../../load-task.js";
-import { receiptOfRun } from "../evidence.js";
+import { receiptOfLog } from "../evidence.js";
 import { GoalTaskError, goalTaskFile } from "../goal-tasks.js";
 import { readbackRun } from "./readback.js";
+import { forgetRun, runLog } from "./run-log.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
 
@@ -40,6 +41,7 @@ async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boole
     phase: "host_execute",
     detail: `${resume ? "resuming" : "running"} ${loaded.task.id} as run ${runId}`,
   });
+  forgetRun(ctx, runId);
   await ctx.deps.runHost({
     runId,
     loaded: { ...loaded, workspace: tree },
@@ -113,7 +115,8 @@ export async function recordResult(
   phase: "typed_result" | "validation",
 ): Promise<void> {
   const runId = t.host?.run_ref ?? turnRunId(id);
-  const { receipt } = await receiptOfRun(ctx.deps.store, ctx.deps.storeDir, runId);
+  const log = await runLog(ctx, runId);
+  const { receipt } = receiptOfLog(runId, log.events, ctx.deps.storeDir, log.envelope);
   if (phase === "typed_result") {
     ctx.progress({ phase, detail: `run ${runId}: ${receipt.status}` });
     await ctx.j.append(

@@ -1,4 +1,3 @@
-import { projectEnvelope } from "../../../core/envelope.js";
 import { decide, type GoalEventBody, type GoalState } from "../../../core/goal/index.js";
 import {
   effectRef,
@@ -8,9 +7,9 @@ import {
   type TurnState,
   type Usage,
 } from "../../../core/goal/turn/index.js";
-import { RunJournal } from "../../run-journal.js";
 import { acceptedChange } from "./deliverables.js";
 import { turnTask } from "./host-step.js";
+import { runLog } from "./run-log.js";
 import { repoOf, type TickCtx, turnDecision, turnOf } from "./tick-context.js";
 
 const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");
@@ -58,6 +57,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
           t.host?.run_ref ?? "",
           await turnTask(ctx, t),
           ctx.deps.storeDir,
+          (await runLog(ctx, t.host?.run_ref ?? "")).events,
         ),
         turnKey: spendKey(id),
         subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
@@ -115,7 +115,7 @@ export async function readbackWritebackStep(
 /** The turn's usage from its run's envelope (audit tokens and cost; one turn). */
 async function usageOf(ctx: TickCtx, t: TurnState): Promise<Usage> {
   const runId = t.host?.run_ref ?? "";
-  const env = projectEnvelope(runId, await ctx.deps.store.readStream(RunJournal.stream(runId)));
+  const env = (await runLog(ctx, runId)).envelope;
   return { tokens: env?.audit.tokens ?? 0, cost_usd: env?.audit.cost ?? 0, turns: 1 };
 }
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import type { Envelope } from "../../../core/envelope.js";
 import type { LeaseOwner } from "../../../core/event-parts.js";
+import type { RecordedEvent } from "../../../core/events.js";
 import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
 import {
   decideTurn,
@@ -16,7 +17,6 @@ import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
 import type { EventStore } from "../../../store/event-store.js";
 import type { LoadedTask } from "../../load-task.js";
 import { type GoalRepo, goalRepo } from "../goal-repo.js";
-import { openGoal } from "../goal-service.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
 import type { WritebackPoint } from "./writeback.js";
@@ -60,6 +60,12 @@ export interface TickDeps {
   planner?: { model?: string; builderModel?: string; taskRoot?: string };
 }
 
+/** A turn's run as the store holds it: its events and the envelope they project to (null: unfinished). */
+export interface RunLog {
+  events: readonly RecordedEvent[];
+  envelope: Envelope | null;
+}
+
 /** One tick's working set. */
 export interface TickCtx {
   deps: TickDeps;
@@ -70,6 +76,8 @@ export interface TickCtx {
   progress(p: { phase: string; detail: string; todo?: string | null }): void;
   /** The blocked effects this tick already looked up again (once per tick, then the block is reported). */
   retriedReadbacks: Set<string>;
+  /** Finished runs this tick read, by run id (run-log.ts): each is read and projected once. */
+  runs: Map<string, RunLog>;
 }
 
 /** Where the goal's workspace and kept turn effects live (the folder's repository, or the shared store's). */
@@ -94,8 +102,12 @@ export const turnDecision =
   (s: GoalState): GoalEventBody[] =>
     decideTurn(cmd, turnOf(s, cmd.identity)) as unknown as GoalEventBody[];
 
-/** The folder of the goal file the goal was created from (where its relative paths resolve), or null. */
+/**
+ * The folder of the goal file the goal was created from (where its relative paths resolve), or null:
+ * from the journal's `goal_created`, as the goal's view takes it (nothing is read again).
+ */
 export async function goalFileDir(ctx: TickCtx): Promise<string | null> {
-  const { view } = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, ctx.now());
-  return view.sourcePath ? dirname(view.sourcePath) : null;
+  const created = ctx.j.log.events.find((e) => e.type === "goal_created");
+  const source = created?.type === "goal_created" ? (created.data.source?.path ?? null) : null;
+  return source ? dirname(source) : null;
 }

@@ -8,7 +8,7 @@ import {
   type TurnWork,
   type WakeUp,
 } from "../../../core/goal/turn/index.js";
-import { openGoal } from "../goal-service.js";
+import { goalStateHealth } from "../goal-service.js";
 import { obligationId, openObligation, tickPlanner } from "./replan-step.js";
 import type { TickCtx } from "./tick-context.js";
 import { turnDecision } from "./tick-context.js";
@@ -63,13 +63,18 @@ async function bind(ctx: TickCtx, work: TurnWork, label: string | null): Promise
   return null;
 }
 
-/** The interaction contract now, with the health facts (task files, the goal workspace). */
+/**
+ * The interaction contract now, with the health facts (task files, the goal workspace). The goal is the
+ * journal's (read once per tick, every own append folded in); only the health is looked up, as it is all
+ * the contract takes from outside the stream.
+ */
 export async function contractNow(ctx: TickCtx): Promise<{ contract: InteractionContract; wake: WakeUp }> {
   const now = ctx.now();
-  const read = await openGoal(ctx.deps.store, ctx.deps.storeDir, ctx.req.goalId, now);
-  const contract = interactionContract(ctx.j.state, {
+  const state = ctx.j.state;
+  const health = await goalStateHealth(ctx.deps.store, ctx.deps.storeDir, state);
+  const contract = interactionContract(state, {
     now: now.toISOString(),
-    health: read.facts.health,
+    health: health.problems,
   });
   const wake = nextWakeUp(contractView(contract), {
     now: now.toISOString(),

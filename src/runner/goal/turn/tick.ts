@@ -69,6 +69,7 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
     j,
     now,
     retriedReadbacks: new Set(),
+    runs: new Map(),
     progress: (p) => {
       const t = current ? turnOf(j.state, current) : null;
       req.onProgress?.({

@@ -38,8 +38,10 @@ export const headOf = async (ws: string) =>
  * (needs_rebase): nothing is forced, nothing is committed on the branch.
  */
 export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome> {
+  // Not what the run's gates saw: nothing is written, whatever the branch says.
+  if (req.change.refusal) return { kind: "rejected", reason: req.change.refusal };
   const ws = req.workspace;
-  await clearStaleLocks(ws);
+  const { ref } = await clearLocks(ws);
   const head = await headOf(ws);
   if (head !== req.base) return { kind: "cas_conflict", current_revision: head };
   // git's arguments are strings: a name that is not UTF-8 (path-bytes.ts) would be committed under
@@ -93,7 +95,8 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
         "update-ref",
         "-m",
         `loopgate turn ${req.turnKey}`,
-        await headRef(ws),
+        // The branch HEAD named when the locks were cleared (asked again only when it named none).
+        ref || (await headRef(ws)),
         commit,
         req.base,
       ]);
@@ -104,7 +107,9 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
       return { kind: "rejected", reason: `git could not move the branch: ${String(e).split("\n")[0]}` };
     }
     req.atPoint?.("ref_moved");
-    if (req.workTree !== false) await syncWorkTree(ws, req.base, commit);
+    // The locks were just cleared and the branch just moved to `commit` by this call: the sync need not
+    // look again before it compares the work tree.
+    if (req.workTree !== false) await syncMoved(ws, req.base, commit, []);
     return { kind: "accepted", commit, new_revision: commit };
   } catch (e) {
     return { kind: "rejected", reason: `git could not write the change back: ${String(e).split("\n")[0]}` };
@@ -125,6 +130,11 @@ export type WorkTreeSync =
  * while a turn runs is not supported (docs/guides/goals.md says so).
  */
 export async function clearStaleLocks(ws: string): Promise<string[]> {
+  return (await clearLocks(ws)).cleared;
+}
+
+/** `clearStaleLocks`, with the branch HEAD names ("" when none could be read). */
+async function clearLocks(ws: string): Promise<{ cleared: string[]; ref: string }> {
   const dotGit = join(ws, ".git");
   const ref = await headRef(ws).catch(() => "");
   const locks = ["index.lock", "HEAD.lock", "packed-refs.lock", ...(ref ? [`${ref}.lock`] : [])];
@@ -135,7 +145,7 @@ export async function clearStaleLocks(ws: string): Promise<string[]> {
     rmSync(p, { force: true });
     cleared.push(l);
   }
-  return cleared;
+  return { cleared, ref };
 }
 
 /** A path's entry at a revision (`mode sha`), or null when the revision has none. */
@@ -178,11 +188,15 @@ export async function syncWorkTree(ws: string, from: string, to: string): Promis
   const head = await headOf(ws);
   if (head !== to)
     return { kind: "left", reason: `the branch is at ${head.slice(0, 12)}, not ${to.slice(0, 12)}`, cleared };
-  const dirty = new Set([
-    ...(await zList(ws, ["diff", "--no-renames", "--name-only", "-z"])),
-    ...(await zList(ws, ["diff", "--cached", "--no-renames", "--name-only", "-z", to])),
-    ...(await zList(ws, ["ls-files", "--others", "--exclude-standard", "-z"])),
-  ]);
+  return syncMoved(ws, from, to, cleared);
+}
+
+/** `syncWorkTree` once the locks are cleared and the branch is known to be at `to`. */
+async function syncMoved(ws: string, from: string, to: string, cleared: string[]): Promise<WorkTreeSync> {
+  // Every path the index or the files hold otherwise than `to` (the branch's HEAD here), untracked ones
+  // included: staged, unstaged and untracked changes from one `git status` ("XY PATH", NUL-separated).
+  const status = await zList(ws, ["status", "--porcelain", "-z", "--no-renames", "--untracked-files=all"]);
+  const dirty = new Set(status.map((entry) => entry.slice(3)));
   if (dirty.size === 0) return { kind: "already", cleared };
   const moved = new Set(await zList(ws, ["diff", "--no-renames", "--name-only", "-z", from, to]));
   for (const p of dirty) {

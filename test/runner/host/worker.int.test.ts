@@ -1,0 +1,158 @@
+// The Worker library object over a real queue, with scripted job kinds: its states as it claims, drains
+// on the first stop request and hands back on the second, and the queue's record of each job.
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { JobContext } from "../../../src/runner/host/job-context.js";
+import { LocalStartError } from "../../../src/runner/host/job-start.js";
+import type { RunKit } from "../../../src/runner/host/run-flags.js";
+import { createWorker, type WorkerEvent, type WorkerOptions } from "../../../src/runner/host/worker.js";
+import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
+import { QUEUE_POLICY, WAKE_POLICY } from "../../../src/store/queue-policy.js";
+import { type FreshDatabase, freshDatabase } from "../../support/postgres.js";
+
+let db: FreshDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** The scripted jobs never build a run: a kit that is called fails the test. */
+const kit: RunKit = new Proxy({} as RunKit, {
+  get: (_t, name) => () => {
+    throw new Error(`the scripted job called the run kit (${String(name)})`);
+  },
+});
+
+async function until(what: string, ok: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`not within 10 s: ${what}`);
+    await sleep(20);
+  }
+}
+
+function options(
+  store: PostgresEventStore,
+  id: string,
+  run: (ctx: JobContext) => Promise<{ status: string }>,
+  events: WorkerEvent[],
+  over: Partial<WorkerOptions> = {},
+): WorkerOptions {
+  return {
+    store,
+    url: db.url,
+    label: "the test database",
+    concurrency: 1,
+    id,
+    once: false,
+    untilIdle: false,
+    leaseMs: 30_000,
+    workDir: undefined,
+    policy: QUEUE_POLICY,
+    wakePolicy: WAKE_POLICY,
+    kit,
+    faults: {},
+    onEvent: (e) => events.push(e),
+    jobs: { run, goalTurn: async () => ({ status: "unexpected goal turn" }) },
+    ...over,
+  };
+}
+
+const job = { taskPath: "/nowhere/task.yaml", taskDigest: "d", options: {} };
+
+it("until idle: the job is finished with the status its kind returned, and the worker is stopped", async () => {
+  const store = await PostgresEventStore.open(db.url);
+  try {
+    const { jobId } = await store.queue().submit(job);
+    const events: WorkerEvent[] = [];
+    const worker = createWorker(
+      options(store, "w-idle", async () => ({ status: "SUCCESS" }), events, { untilIdle: true }),
+    );
+    expect(worker.state).toBe("running");
+    expect(await worker.run()).toEqual({ state: "stopped" });
+    expect(worker.state).toBe("stopped");
+    const row = await store.queue().find({ jobId });
+    expect(row?.state).toBe("finished");
+    expect(row?.status).toBe("SUCCESS");
+    expect(events).toContainEqual({ kind: "finished", jobId, status: "SUCCESS" });
+    await expect(worker.run()).rejects.toThrow("was run already");
+  } finally {
+    await store.close();
+  }
+});
+
+it("stop once: draining, the held job finishes; stop twice: it is interrupted and handed back", async () => {
+  const store = await PostgresEventStore.open(db.url);
+  try {
+    // A job that runs until it is interrupted, then returns as an interrupted one does.
+    const held = (ctx: JobContext) =>
+      new Promise<{ status: string }>((resolve) => {
+        const end = setTimeout(() => resolve({ status: "SUCCESS" }), 1500);
+        ctx.signal.addEventListener("abort", () => {
+          clearTimeout(end);
+          resolve({ status: "TOOL_FAILURE" });
+        });
+      });
+    const first = await store.queue().submit(job);
+    const events: WorkerEvent[] = [];
+    const w1 = createWorker(options(store, "w-drain", held, events));
+    const done1 = w1.run();
+    await until("the worker claims", () => events.some((e) => e.kind === "claimed"));
+    w1.stop();
+    expect(w1.state).toBe("draining");
+    expect(await done1).toEqual({ state: "stopped" });
+    expect((await store.queue().find({ jobId: first.jobId }))?.state).toBe("finished");
+
+    const second = await store.queue().submit(job);
+    const events2: WorkerEvent[] = [];
+    const w2 = createWorker(options(store, "w-handback", held, events2));
+    const done2 = w2.run();
+    await until("the worker claims", () => events2.some((e) => e.kind === "claimed"));
+    w2.stop();
+    w2.stop();
+    expect(await done2).toEqual({ state: "stopped" });
+    expect(events2.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(["draining", "handing_back", "handed_back"]),
+    );
+    const row = await store.queue().find({ jobId: second.jobId });
+    expect(row?.state).toBe("queued");
+    expect(row?.claimedBy).toBeNull();
+  } finally {
+    await store.close();
+  }
+});
+
+it("a job this machine cannot start, with --once, is handed back and the worker fails naming why", async () => {
+  const store = await PostgresEventStore.open(db.url);
+  try {
+    await store.queue().submit(job);
+    const events: WorkerEvent[] = [];
+    const worker = createWorker(
+      options(
+        store,
+        "w-local",
+        async () => {
+          throw new LocalStartError("no sandbox here");
+        },
+        events,
+        { once: true },
+      ),
+    );
+    const r = await worker.run();
+    expect(r).toMatchObject({ state: "failed", reason: "cannot_work" });
+    expect(r.state === "failed" && r.message).toContain("no sandbox here");
+    expect(worker.state).toBe("failed");
+    // The one job it claimed (the oldest queued: the previous test handed one back).
+    const claimed = events.filter((e) => e.kind === "claimed");
+    expect(claimed).toHaveLength(1);
+    const jobId = claimed[0]?.kind === "claimed" ? claimed[0].jobId : "";
+    expect(events).toContainEqual({ kind: "local_failure", jobId, inRow: 1, reason: "no sandbox here" });
+    const row = await store.queue().find({ jobId });
+    expect(row?.state).toBe("queued");
+    expect(row?.handedBack?.reason).toBe("no sandbox here");
+  } finally {
+    await store.close();
+  }
+});
