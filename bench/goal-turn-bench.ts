@@ -6,14 +6,14 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { oracleBuilder } from "../src/builders/command-builder.js";
-import { goalNewCommand } from "../src/cli/commands/goal.js";
-import { openStore } from "../src/cli/context.js";
+import { goalNewCommand } from "../src/cli/commands/goal/goal.js";
+import { openStore } from "../src/cli/output/context.js";
 import { openGoal } from "../src/runner/goal/goal-service.js";
-import { onGitProcess } from "../src/runner/goal/goal-workspace.js";
+import { onGitProcess } from "../src/runner/goal/repo/goal-workspace.js";
 import { tick } from "../src/runner/goal/turn/tick.js";
 import type { TickOutcome } from "../src/runner/goal/turn/tick-outcome.js";
-import { runTask } from "../src/runner/run-task.js";
-import type { EventStore } from "../src/store/event-store.js";
+import { runTask } from "../src/runner/run/run-task.js";
+import type { EventStore } from "../src/store/kernel/event-store.js";
 import type { BenchResult } from "./bench-result.js";
 
 /** What one todo turn did, counted. */
@@ -57,7 +57,7 @@ function counting(store: EventStore, counts: TurnCounts): EventStore {
 
 /**
  * Runs one todo turn of the bundled csvcol goal in a temp folder and returns its counts. The run host does
- * what the CLI's does (goal-turn-host.ts): it opens the goal (for the goal's builder; one read of the goal
+ * what the CLI's does (runner/host/goal-run-host.ts): it opens the goal (for the goal's builder; one read of the goal
  * stream and its health) and runs the todo's task on the revision's tree, here with the task's oracle.
  */
 export async function measureGoalTurn(): Promise<TurnCounts> {

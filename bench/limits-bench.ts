@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { DEFAULT_LIMITS, LimitExceededError, type ObservationLimits } from "../src/core/limits.js";
+import { DEFAULT_LIMITS, LimitExceededError, type ObservationLimits } from "../src/core/task/limits.js";
 import { BlobStore } from "../src/workspace/blob-store.js";
 import { ObservationStore } from "../src/workspace/observation-store.js";
 import { WorkspaceObserver } from "../src/workspace/observer.js";

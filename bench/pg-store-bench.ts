@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import type { LoopgateEvent } from "../src/core/events.js";
+import type { LoopgateEvent } from "../src/core/events/loopgate-event.js";
 import { PostgresEventStore } from "../src/store/postgres/postgres-event-store.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 

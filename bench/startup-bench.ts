@@ -18,14 +18,22 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
 
+/** The environment without $LOOPGATE_STORE: every command here names its store with --store. */
+function withoutStoreVariable(): NodeJS.ProcessEnv {
+  const { LOOPGATE_STORE: _, ...env } = process.env;
+  return env;
+}
+
 /** One start: its own CPU in ms, read from fd 3. */
 function start(mode: string, argv: readonly string[], cwd: string): number {
   const r = spawnSync(process.execPath, [CHILD, mode, ...argv], {
     cwd,
     stdio: ["ignore", "ignore", "pipe", "pipe"],
     encoding: "utf8",
-    env: { ...process.env, LOOPGATE_STORE: "" },
+    env: withoutStoreVariable(),
   });
+  // A refusal costs less than the work: time only starts that did the command's work.
+  if (r.status !== 0) throw new Error(`${mode} ${argv.join(" ")}: exit ${r.status}\n${r.stderr}`);
   const out = (r.output[3] ?? "").trim().split("\n").pop() ?? "";
   const ms = Number(out);
   if (!Number.isFinite(ms) || out === "")

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import type { LoopgateEvent } from "../src/core/events.js";
+import type { LoopgateEvent } from "../src/core/events/loopgate-event.js";
 import { SqliteEventStore } from "../src/store/sqlite/sqlite-event-store.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 

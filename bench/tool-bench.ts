@@ -9,7 +9,7 @@ import { createReadFileTool } from "../src/agent/tools/read-file.js";
 import { defaultTools, executeToolCall } from "../src/agent/tools/registry.js";
 import type { AgentTool, ToolContext } from "../src/agent/tools/tool.js";
 import { createWriteFileTool } from "../src/agent/tools/write-file.js";
-import type { LoopgateEvent } from "../src/core/events.js";
+import type { LoopgateEvent } from "../src/core/events/loopgate-event.js";
 import type { SandboxMode } from "../src/sandbox/bubblewrap.js";
 import { runProcess } from "../src/sandbox/process.js";
 import { SqliteEventStore } from "../src/store/sqlite/sqlite-event-store.js";

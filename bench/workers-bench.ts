@@ -12,8 +12,8 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { chooseBuilder, type RunFlags, runSettings } from "../src/cli/commands/run-common.js";
-import { loadTask } from "../src/runner/load-task.js";
-import { runTask } from "../src/runner/run-task.js";
+import { runTask } from "../src/runner/run/run-task.js";
+import { loadTask } from "../src/runner/task-source/load-task.js";
 import { PostgresEventStore } from "../src/store/postgres/postgres-event-store.js";
 import type { BenchResult } from "./bench-result.js";
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync }
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { planGateChanges } from "../src/core/gate-change-plan.js";
+import { planGateChanges } from "../src/core/observation/gate-change-plan.js";
 import { copyTree } from "../src/workspace/copy-tree.js";
 import { buildGateEnvironment } from "../src/workspace/gate-environment.js";
 import { WorkspaceObserver } from "../src/workspace/observer.js";

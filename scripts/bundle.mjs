@@ -49,7 +49,7 @@ export async function bundleCli(root) {
     // use them, and kept exactly as installed): required from node_modules at run time.
     external: ["better-sqlite3", "pg", "ai", "@ai-sdk/*", "@modelcontextprotocol/*", "@babel/*"],
     // Every module's import.meta.url becomes the bundle's own URL; code that looks for files of the package
-    // finds its root by walking up (src/core/package-root.ts), so it works from here too.
+    // finds its root by walking up (src/core/kernel/package-root.ts), so it works from here too.
     define: { "import.meta.url": "__loopgate_bundle_url" },
     banner: { js: 'const __loopgate_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
     logLevel: "warning",

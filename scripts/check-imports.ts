@@ -1,6 +1,7 @@
 /**
- * `npm run check` runs this: it fails on any import cycle in src/ and any import up (or across) the
- * layer list of docs/architecture.md. The rules are in import-rules.ts; known remaining violations, each with the
+ * `npm run check` runs this: it fails on any import cycle in src/, any import up (or across) the
+ * layer list of docs/architecture.md, any import up the rooms inside a layer, any `export *`, and any
+ * test folder that mirrors no source folder. The rules are in import-rules.ts; known remaining violations, each with the
  * one who removes it, in import-allowlist.ts. Imports are read with the TypeScript compiler's own
  * pre-processor (static, dynamic and type-only imports and re-exports), resolved like NodeNext does.
  */
@@ -10,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { allowedImports } from "./import-allowlist.js";
 import { checkImports, type ImportGraph } from "./import-rules.js";
+import { checkRooms, unmirroredTests } from "./room-rules.js";
 
 /** The relative imports of one source text, as written (`./events.js`, `../core/task.js`). */
 export function importSpecifiers(text: string): string[] {
@@ -40,6 +42,27 @@ function resolveImport(root: string, fromFile: string, specifier: string): strin
   return hit ? relative(root, hit) : null;
 }
 
+/** The files of `src/` that hold an `export *`. */
+export function exportStarFiles(root: string): string[] {
+  return sourceFiles(join(root, "src"))
+    .filter((path) => /^\s*export\s*\*/m.test(readFileSync(path, "utf8")))
+    .map((path) => relative(root, path));
+}
+
+/** The folders (relative to the repository) that hold test files. */
+export function testFolders(root: string): string[] {
+  const dirs = new Set<string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.test\.ts$/.test(name)) dirs.add(relative(root, dir));
+    }
+  };
+  walk(join(root, "test"));
+  return [...dirs].sort();
+}
+
 /** The import graph of `src/` under a repository root. Unresolvable relative imports are errors too. */
 export function buildGraph(root: string): { graph: ImportGraph; unresolved: string[] } {
   const graph = new Map<string, string[]>();
@@ -61,15 +84,24 @@ export function buildGraph(root: string): { graph: ImportGraph; unresolved: stri
 function main(): number {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const { graph, unresolved } = buildGraph(root);
-  const problems = [...unresolved, ...checkImports(graph, allowedImports).map((v) => v.message)];
+  const problems = [
+    ...unresolved,
+    ...checkImports(graph, allowedImports).map((v) => v.message),
+    ...checkRooms(graph, exportStarFiles(root)).map((v) => v.message),
+    ...unmirroredTests(testFolders(root), (dir) => existsSync(join(root, dir))).map((v) => v.message),
+  ];
   if (problems.length === 0) {
     const allowed = allowedImports.length
       ? ` (${allowedImports.length} known, allowed in import-allowlist.ts)`
       : "";
-    console.log(`imports: ${graph.size} files in src/, no cycle, nothing imports up the layers${allowed}`);
+    console.log(
+      `imports: ${graph.size} files in src/, no cycle, nothing imports up the layers or up the rooms inside them, every test folder mirrors a source folder${allowed}`,
+    );
     return 0;
   }
-  console.error(`imports: ${problems.length} problem(s) in src/ (rules: scripts/import-rules.ts)`);
+  console.error(
+    `imports: ${problems.length} problem(s) in src/ (rules: scripts/import-rules.ts, scripts/room-rules.ts)`,
+  );
   for (const p of problems) console.error(`  ${p}`);
   return 1;
 }

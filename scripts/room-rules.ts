@@ -19,7 +19,41 @@ import type { ImportGraph } from "./import-rules.js";
 export const ROOT = ".";
 
 /** Each layer's rooms, lowest first. Every folder that holds files must be listed. */
-export const ROOMS: Readonly<Record<string, readonly string[]>> = {};
+export const ROOMS: Readonly<Record<string, readonly string[]>> = {
+  core: [
+    "kernel",
+    "task",
+    "self-check",
+    "events/goal",
+    "events",
+    "observation",
+    "run",
+    "agent",
+    "goal/turn",
+    "goal",
+    "goal/schedule",
+  ],
+  store: ["kernel", "sqlite", "postgres", ROOT],
+  agent: ["models", "models/model-server", "tools", "self-check", "todo", ROOT],
+  builders: [ROOT, "stop-gate", "claude", "codex"],
+  gates: ["tamper/twins", "tamper", ROOT],
+  runner: [
+    "task-source",
+    "task-source/mission",
+    "stream",
+    "run/context",
+    "run/phases",
+    "run",
+    "goal/repo",
+    "goal",
+    "goal/turn",
+    "goal/schedule",
+    "host",
+    "init",
+    "from-commit",
+  ],
+  cli: ["output", "flags", "report", "commands", "commands/task", "commands/hook", "commands/goal", ROOT],
+};
 
 export interface RoomViolation {
   kind: "room_order" | "unknown_room" | "run_imports_goal" | "export_star" | "test_not_mirrored";

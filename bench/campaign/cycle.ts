@@ -3,7 +3,7 @@
 // with the uninterrupted run's.
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import type { RecordedEvent } from "../../src/core/events.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { comparable, envelopeOf, runIdOf } from "./envelope.js";
 import { blindReruns, logProblems, lostAcknowledged, openMutatingCalls, shortOfCount } from "./log-checks.js";
 import { type Finished, loopgate, type Proc, sleep } from "./proc.js";

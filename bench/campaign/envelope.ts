@@ -2,8 +2,9 @@
 // (test/e2e/resume.e2e.test.ts, worker.e2e.test.ts): the envelope less its run id, timings, event
 // count, raw gate logs, and the names of loopgate's canary tests (fresh random words in every run, so also
 // in the note that names them).
-import { type Envelope, projectEnvelope } from "../../src/core/envelope.js";
-import type { RecordedEvent } from "../../src/core/events.js";
+
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
+import { type Envelope, projectEnvelope } from "../../src/core/run/envelope.js";
 
 export function comparable(env: Envelope): unknown {
   const { run_id: _id, audit, gates, ...rest } = env;

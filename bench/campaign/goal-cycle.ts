@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import type { RecordedEvent } from "../../src/core/events.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { goalState } from "../../src/runner/goal/goal-engine.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { poller } from "./cycle.js";

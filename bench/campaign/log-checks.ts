@@ -1,6 +1,6 @@
 // The contract invariants the campaign checks over a whole event log after every kill. Pure functions over
 // what the store returned, so a test can hand them a corrupted log and see each one fail.
-import type { RecordedEvent } from "../../src/core/events.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 
 /** The shape the checks read: any recorded event (the store's, or a test's hand-made one). */
 export type LoggedEvent = Pick<RecordedEvent, "stream" | "revision" | "position" | "id"> & {

@@ -1,7 +1,7 @@
 // The campaign's view of a store: read the whole log, and ask the store itself whether it is sound.
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import type { RecordedEvent } from "../../src/core/events.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { integrityProblems, PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 

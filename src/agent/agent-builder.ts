@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import type { ModelAdapter } from "./model.js";
+import type { ModelAdapter } from "./models/model.js";
 import { createModel } from "./models/provider.js";
 
 /** Makes file-based model specs absolute, so a resumed run finds the same file from any folder. */

@@ -1,5 +1,5 @@
-import type { AgentBudget } from "../core/agent-budget.js";
-import { budgetStops, retryBackoff } from "../core/agent-budget.js";
+import type { AgentBudget } from "../core/agent/agent-budget.js";
+import { budgetStops, retryBackoff } from "../core/agent/agent-budget.js";
 import {
   type AgentAction,
   type AgentOutcome,
@@ -7,23 +7,23 @@ import {
   evolveAgent,
   foldAgent,
   nextAgentAction,
-} from "../core/agent-decider.js";
-import { projectMessages } from "../core/agent-messages.js";
-import { boundText } from "../core/bounded.js";
-import { InfrastructureError } from "../core/errors.js";
-import type { LoopgateEvent, Origin } from "../core/events.js";
-import { describePredicate, evaluateGoal } from "../core/goal-gate.js";
-import type { AgentEventBody } from "../core/run-decider.js";
-import type { GoalPredicate } from "../core/task.js";
-import type { ModelAdapter, ToolCall } from "./model.js";
+} from "../core/agent/agent-decider.js";
+import { projectMessages } from "../core/agent/agent-messages.js";
+import { describePredicate, evaluateGoal } from "../core/agent/goal-gate.js";
+import { type LoopgateEvent, type Origin, runStreamOf } from "../core/events/loopgate-event.js";
+import { boundText } from "../core/kernel/bounded.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import type { AgentEventBody } from "../core/run/run-decider.js";
+import type { GoalPredicate } from "../core/task/task.js";
+import type { ModelAdapter, ToolCall } from "./models/model.js";
 import type { SelfCheckHook } from "./self-check/self-check.js";
 import { appraisal, escalation, runStepCheck, type StepCheckPolicy } from "./todo/step-work.js";
 import { executeToolCall, isMutating, toolSpecs } from "./tools/registry.js";
 import { ensureAgentSandbox } from "./tools/self-test.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
 
-export type { AgentBudget } from "../core/agent-budget.js";
-export type { AgentOutcome } from "../core/agent-decider.js";
+export type { AgentBudget } from "../core/agent/agent-budget.js";
+export type { AgentOutcome } from "../core/agent/agent-decider.js";
 
 /** Everything one attempt of the agent needs; effects are injected so tests and resume drive the same loop. */
 export interface AgentDeps {
@@ -66,7 +66,7 @@ export interface AgentDeps {
 
 /**
  * Runs (or, after a crash, continues) the turn loop of one attempt until the goal gate lets it stop. The
- * decisions are core/agent-decider.ts `nextAgentAction`; this loop carries each out and records its facts,
+ * decisions are core/agent/agent-decider.ts `nextAgentAction`; this loop carries each out and records its facts,
  * evolving the state on every append (the log is folded once, at the start).
  */
 export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
@@ -95,7 +95,7 @@ export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {
   const rec = async (event: AgentEventBody, origin: Origin = "runtime", more?: readonly AgentEventBody[]) => {
     const before = d.events().length;
     await d.record(event, origin, more);
-    for (const e of d.events().slice(before)) state = evolveAgent(state, e);
+    for (const e of runStreamOf(d.events().slice(before))) state = evolveAgent(state, e);
   };
   const limits = { stopWhen: budgetStops(d.budget, d.runStartedAt, d.signal) };
   const ctx: Ctx = { d, tools, rec, attemptLog, state: () => state };

@@ -1,5 +1,5 @@
-import type { AgentRuntimeEventBody } from "../core/events.js";
-import type { ProcessLimits } from "../core/limits.js";
+import type { AgentRuntimeEventBody } from "../core/events/loopgate-event.js";
+import type { ProcessLimits } from "../core/task/limits.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 
 /** Everything one builder pass gets. The builder sees the run workspace and nothing of the task's held-out side. */
@@ -58,7 +58,7 @@ export interface BuilderResult {
 
 /**
  * Anything that changes the run workspace in one pass as a command: an external agent, the oracle, or
- * nothing. (loopgate's built-in agent is not a command: runner/builder-choice.ts chooses between the two.)
+ * nothing. (loopgate's built-in agent is not a command: runner/run/context/builder-choice.ts chooses between the two.)
  */
 export interface Builder {
   descriptor: {

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, resolve } from "node:path";
-import { InputError } from "../core/errors.js";
+import { InputError } from "../core/kernel/errors.js";
 
 /** The placeholders a builder command may hold; anything else in braces is a typo. */
 export const BUILDER_PLACEHOLDERS = ["prompt", "prompt_file", "required_fix", "workspace"] as const;

@@ -1,4 +1,4 @@
-import { InputError } from "../core/errors.js";
+import { InputError } from "../core/kernel/errors.js";
 
 /**
  * Splits a builder command line into argv the way a POSIX shell would split words (single quotes,

@@ -1,10 +1,10 @@
 import { QUEUE_POLICY } from "../store/open-store.js";
-import { AGENT_FLAGS, need, SANDBOX_FLAGS } from "./command-flags.js";
-import type { CommandSpec } from "./command-spec.js";
-import { GOAL_COMMANDS } from "./commands/goal-table.js";
-import { TASK_COMMANDS } from "./commands/task-table.js";
+import { GOAL_COMMANDS } from "./commands/goal/goal-table.js";
+import { TASK_COMMANDS } from "./commands/task/task-table.js";
+import { AGENT_FLAGS, need, SANDBOX_FLAGS } from "./flags/command-flags.js";
+import type { CommandSpec } from "./flags/command-spec.js";
 
-export type { CommandSpec } from "./command-spec.js";
+export type { CommandSpec } from "./flags/command-spec.js";
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -94,7 +94,7 @@ it as unverified); --managed prints them for Claude Code's managed settings, whi
     flags: ["store", "project", "user", "dry-run", "managed", "json"],
     maxArgs: 2,
     exit: "Exit codes: stop and task-completed 0 (allowed) or 2 (blocked, reason on stderr); post-tool 0 or 1; install 0 or 2.",
-    run: async (io, args, flags) => (await import("./commands/hook.js")).hookCommand(io, args, flags),
+    run: async (io, args, flags) => (await import("./commands/hook/hook.js")).hookCommand(io, args, flags),
   },
   {
     name: "mcp",
@@ -296,7 +296,7 @@ provider if configured, documentation): exit 0 READY, 1 READY_WITH_CAVEATS, 2 NO
     exit: "Exit codes: 0 READY, 1 READY_WITH_CAVEATS, 2 NOT_READY or bad input.",
     run: async (io, _args, flags) => {
       // The documentation dimension holds the README and docs/ to this table's help, passed down (selftest/ is below cli/).
-      const help = (await import("./help.js")).helpText(COMMANDS);
+      const help = (await import("./flags/help.js")).helpText(COMMANDS);
       return (await import("./commands/selftest.js")).selftestCommand(io, flags, help);
     },
   },
@@ -340,7 +340,7 @@ Prints the URL (--json: {url, pid, …}); runs until SIGINT/SIGTERM.`,
     maxArgs: 2,
     exit: "Exit codes: 0 printed, 2 unknown command.",
     run: async (io, args) => {
-      const { commandHelp, helpText } = await import("./help.js");
+      const { commandHelp, helpText } = await import("./flags/help.js");
       io.out(args[0] === undefined ? helpText(COMMANDS) : commandHelp(COMMANDS, args[0]));
       return 0;
     },

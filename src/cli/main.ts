@@ -1,15 +1,15 @@
 import { readFileSync } from "node:fs";
-import { LoopgateError } from "../core/errors.js";
-import { packagePath } from "../core/package-root.js";
-import { parseArgv } from "./args.js";
+import { LoopgateError } from "../core/kernel/errors.js";
+import { packagePath } from "../core/kernel/package-root.js";
 import { COMMANDS, findCommand } from "./commands-table.js";
-import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./exit-codes.js";
-import { parseCommandFlags } from "./flag-values.js";
-import { GLOBAL_FLAGS } from "./flags.js";
-import { commandHelp, helpText } from "./help.js";
-import { pasteable } from "./hints.js";
-import { type CommandIO, processIO } from "./io.js";
-import { didYouMean } from "./suggest.js";
+import { parseArgv } from "./flags/args.js";
+import { parseCommandFlags } from "./flags/flag-values.js";
+import { GLOBAL_FLAGS } from "./flags/flags.js";
+import { commandHelp, helpText } from "./flags/help.js";
+import { didYouMean } from "./flags/suggest.js";
+import { EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_SUCCESS } from "./output/exit-codes.js";
+import { pasteable } from "./output/hints.js";
+import { type CommandIO, processIO } from "./output/io.js";
 
 /** package.json's version. */
 function version(): string {

@@ -1,4 +1,4 @@
-import type { GateEnvironmentPolicy } from "../runner/gate-environment-policy.js";
+import type { GateEnvironmentPolicy } from "../runner/run/context/gate-environment-policy.js";
 
 /**
  * The baseline other harnesses use, for the forgery benchmark only: the builder's final tree as it

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { LineCounter } from "yaml";
 import { z } from "zod";
-import { parseDuration } from "../core/duration.js";
-import { formatPath, InputError } from "../core/errors.js";
-import { lineOf, parseYamlSource } from "../core/yaml-source.js";
+import { parseDuration } from "../core/kernel/duration.js";
+import { formatPath, InputError } from "../core/kernel/errors.js";
+import { lineOf, parseYamlSource } from "../core/kernel/yaml-source.js";
 
 /**
  * How an arm decides "done" (see policies.ts): `loopgate` (the full policy), `overlay` (held-out gates on

@@ -3,10 +3,10 @@ import { isAbsolute, resolve } from "node:path";
 import { agentBuilder } from "../agent/agent-builder.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../builders/command-builder.js";
 import { splitCommandLine } from "../builders/command-line.js";
-import { InputError } from "../core/errors.js";
-import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
-import type { BuilderChoice } from "../runner/builder-choice.js";
-import { type LoadedTask, loadTask } from "../runner/load-task.js";
+import { InputError } from "../core/kernel/errors.js";
+import { isDifferentialGate, isSubprocessGate } from "../core/task/task.js";
+import type { BuilderChoice } from "../runner/run/context/builder-choice.js";
+import { type LoadedTask, loadTask } from "../runner/task-source/load-task.js";
 import { scriptedAgentBuilder } from "./agent-builders.js";
 import type { Arm, BuilderSpec, LoadedManifest, Policy, TaskEntry } from "./manifest.js";
 

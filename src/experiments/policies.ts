@@ -1,8 +1,11 @@
-import type { Envelope } from "../core/envelope.js";
-import type { LoopgateEvent } from "../core/events.js";
-import { isDifferentialGate, isSubprocessGate } from "../core/task.js";
-import { type GateEnvironmentPolicy, pristineGateEnvironment } from "../runner/gate-environment-policy.js";
-import type { LoadedTask } from "../runner/load-task.js";
+import type { LoopgateEvent } from "../core/events/loopgate-event.js";
+import type { Envelope } from "../core/run/envelope.js";
+import { isDifferentialGate, isSubprocessGate } from "../core/task/task.js";
+import {
+  type GateEnvironmentPolicy,
+  pristineGateEnvironment,
+} from "../runner/run/context/gate-environment-policy.js";
+import type { LoadedTask } from "../runner/task-source/load-task.js";
 import { asBuiltGateEnvironment } from "./as-built-policy.js";
 import type { Policy } from "./manifest.js";
 

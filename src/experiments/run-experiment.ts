@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Envelope } from "../core/envelope.js";
-import type { LoopgateEvent } from "../core/events.js";
-import { RunJournal } from "../runner/run-journal.js";
-import { runTask } from "../runner/run-task.js";
+import type { LoopgateEvent } from "../core/events/loopgate-event.js";
+import type { Envelope } from "../core/run/envelope.js";
+import { runTask } from "../runner/run/run-task.js";
+import { RunJournal } from "../runner/stream/run-journal.js";
 import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";
 import type { Arm } from "./manifest.js";
 import { type ExperimentSummary, type Pair, pairRuns, type RunRecord, summarize } from "./pairing.js";

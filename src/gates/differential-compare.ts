@@ -1,4 +1,4 @@
-import type { CompareMode } from "../core/differential-spec.js";
+import type { CompareMode } from "../core/task/differential-spec.js";
 import { canonicalJson } from "./canonical-json.js";
 
 /** A normalised output: text to compare (and show), or why it cannot be normalised (not JSON). */

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
-import { caseName } from "../core/differential-spec.js";
-import { parseDuration } from "../core/duration.js";
-import type { DifferentialGateSpec } from "../core/task.js";
+import { parseDuration } from "../core/kernel/duration.js";
+import { caseName } from "../core/task/differential-spec.js";
+import type { DifferentialGateSpec } from "../core/task/task.js";
 import { resolveProgram } from "../sandbox/environment.js";
 import { sameOutput, showOutput } from "./differential-compare.js";
 import {

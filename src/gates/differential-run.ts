@@ -1,9 +1,9 @@
 import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { DifferentialCase } from "../core/differential-spec.js";
-import type { ProcessLimits } from "../core/limits.js";
-import { renderTemplate } from "../core/template.js";
+import { renderTemplate } from "../core/kernel/template.js";
+import { DifferentialCase } from "../core/task/differential-spec.js";
+import type { ProcessLimits } from "../core/task/limits.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
 import { removeTree } from "../workspace/remove-tree.js";

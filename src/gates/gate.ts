@@ -1,7 +1,7 @@
-import type { EventData } from "../core/events.js";
-import type { ProcessLimits } from "../core/limits.js";
-import type { Feedback } from "../core/required-fix.js";
-import type { GateIdentity } from "../core/task-lock.js";
+import type { EventData } from "../core/events/loopgate-event.js";
+import type { Feedback } from "../core/run/required-fix.js";
+import type { ProcessLimits } from "../core/task/limits.js";
+import type { GateIdentity } from "../core/task/task-lock.js";
 import type { SandboxMode } from "../sandbox/bubblewrap.js";
 import type { TestFloor } from "./tamper/test-report.js";
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { isDifferentialGate, isSubprocessGate, type Task } from "../core/task.js";
+import { isDifferentialGate, isSubprocessGate, type Task } from "../core/task/task.js";
 import { differentialGate } from "./differential-gate.js";
 import type { Gate } from "./gate.js";
 import { staticGate } from "./static-gate.js";

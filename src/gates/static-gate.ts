@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat, realpath } from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
-import type { StaticGateSpec } from "../core/task.js";
+import type { StaticGateSpec } from "../core/task/task.js";
 import { resolveInside } from "../workspace/safe-path.js";
 import { readRegularFile, STATIC_GATE_BYTES } from "../workspace/safe-read.js";
 import type { Gate, GateContext, GateResult } from "./gate.js";

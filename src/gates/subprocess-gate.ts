@@ -1,10 +1,10 @@
 import { constants } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
-import { boundText, LIMITS } from "../core/bounded.js";
-import { parseDuration } from "../core/duration.js";
-import { type GateTamper, MAX_CANARY_NAMES, MAX_RECORDED_TESTS } from "../core/gate-tamper.js";
-import type { SubprocessGateSpec } from "../core/task.js";
-import { renderTemplate } from "../core/template.js";
+import { boundText, LIMITS } from "../core/kernel/bounded.js";
+import { parseDuration } from "../core/kernel/duration.js";
+import { renderTemplate } from "../core/kernel/template.js";
+import { type GateTamper, MAX_CANARY_NAMES, MAX_RECORDED_TESTS } from "../core/task/gate-tamper.js";
+import type { SubprocessGateSpec } from "../core/task/task.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "../sandbox/environment.js";
 import { BoundedOutput } from "../sandbox/process.js";

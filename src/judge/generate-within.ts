@@ -1,5 +1,5 @@
-import { type LongTimer, setLongTimeout } from "../core/long-timer.js";
-import type { ModelAdapter, ModelRequest, ModelResponse } from "../core/model.js";
+import type { ModelAdapter, ModelRequest, ModelResponse } from "../core/agent/model.js";
+import { type LongTimer, setLongTimeout } from "../core/kernel/long-timer.js";
 
 /**
  * One model request with a hard deadline, for quarantined single calls (the judge, step escalation).

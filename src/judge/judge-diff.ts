@@ -2,8 +2,8 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, symlinkSy
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChangePlan } from "../core/gate-change-plan.js";
-import { fsPath, hasRawBytes } from "../core/path-bytes.js";
+import { fsPath, hasRawBytes } from "../core/kernel/path-bytes.js";
+import type { ChangePlan } from "../core/observation/gate-change-plan.js";
 import { runProcess } from "../sandbox/process.js";
 
 const LIMIT = 40_000;

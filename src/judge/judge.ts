@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { EventData } from "../core/events.js";
-import type { ModelAdapter, ModelResponse } from "../core/model.js";
-import type { ResolvedRule } from "../core/task.js";
+import type { ModelAdapter, ModelResponse } from "../core/agent/model.js";
+import type { EventData } from "../core/events/loopgate-event.js";
+import type { ResolvedRule } from "../core/task/task.js";
 import { generateWithin } from "./generate-within.js";
 
 /** The only shape of verdict the judge may give; anything else is inconclusive. */

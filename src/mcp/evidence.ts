@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { sessionStream } from "../builders/claude/hook-input.js";
+import { sessionStream } from "../builders/stop-gate/hook-input.js";
 import { normalizePath, type ObservedFile, type RecordedCall } from "../core/self-check/audit.js";
 import type { SelfCheckSubmission } from "../core/self-check/schemas.js";
-import type { EventStore } from "../store/event-store.js";
+import type { EventStore } from "../store/kernel/event-store.js";
 import { readRegularFile } from "../workspace/safe-read.js";
 
 /** The largest artifact an agent's self-check may name as evidence (hashed in memory). */

@@ -5,17 +5,17 @@ import { sourceGuardContext } from "../agent/self-check/self-check.js";
 import { applyTodoWrite, currentPlan, renderPlan } from "../agent/todo/plan.js";
 import { createTodoTool } from "../agent/todo/todo-tool.js";
 import { noopBuilder } from "../builders/command-builder.js";
-import { boundText } from "../core/bounded.js";
-import type { EventData, LoopgateEvent } from "../core/events.js";
-import { buildRequiredFix, type Feedback } from "../core/required-fix.js";
+import type { EventData, LoopgateEvent } from "../core/events/loopgate-event.js";
+import { boundText } from "../core/kernel/bounded.js";
+import { buildRequiredFix, type Feedback } from "../core/run/required-fix.js";
 import { type RecordedCall, verifyEvidence } from "../core/self-check/audit.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "../core/self-check/schemas.js";
 import { guardPublicStrings } from "../core/self-check/source-guard.js";
-import type { LoadedTask } from "../runner/load-task.js";
-import { runTask } from "../runner/run-task.js";
+import { runTask } from "../runner/run/run-task.js";
+import type { LoadedTask } from "../runner/task-source/load-task.js";
 import { runSandboxed, type SandboxMode } from "../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../sandbox/environment.js";
-import type { EventStore } from "../store/event-store.js";
+import type { EventStore } from "../store/kernel/event-store.js";
 import { mcpPlanStream, observeCited, recordedCalls } from "./evidence.js";
 
 /** The built-in agent's plan tool, for its description and argument schema (MCP runs its own write path). */

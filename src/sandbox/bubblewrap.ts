@@ -2,8 +2,8 @@ import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InfrastructureError } from "../core/errors.js";
-import type { ProcessLimits } from "../core/limits.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import type { ProcessLimits } from "../core/task/limits.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "./environment.js";
 import { type StagedSource, stagedBubblewrap } from "./privilege-drop.js";
 import { type ProcessResult, type RunProcessOptions, runProcess } from "./process.js";
@@ -135,7 +135,7 @@ function mountOrder(spec: SandboxSpec, source: (s: StagedSource) => string): str
 /**
  * Folders of a dependency folder where runners keep caches (vite and vitest: node_modules/.vite; babel,
  * eslint and others: node_modules/.cache): each is covered by a private tmpfs, so writes there succeed and
- * vanish with the sandbox. runner/dependencies.ts makes them (empty) in every shared copy, as mount points.
+ * vanish with the sandbox. runner/run/context/dependencies.ts makes them (empty) in every shared copy, as mount points.
  */
 export const DEPENDENCY_CACHES: readonly string[] = [".vite", ".vitest", ".cache"];
 

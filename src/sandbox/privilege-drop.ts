@@ -9,7 +9,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { InfrastructureError } from "../core/errors.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
 import { resolveProgram } from "./environment.js";
 import type { SandboxUser } from "./sandbox-user.js";
 

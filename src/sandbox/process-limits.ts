@@ -1,5 +1,5 @@
-import { InfrastructureError } from "../core/errors.js";
-import { DEFAULT_LIMITS, type ProcessLimits } from "../core/limits.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import { DEFAULT_LIMITS, type ProcessLimits } from "../core/task/limits.js";
 import { resolveProgram } from "./environment.js";
 
 /** The rlimits every builder and gate process gets unless its task says otherwise. */

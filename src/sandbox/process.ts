@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { setLongTimeout } from "../core/long-timer.js";
+import { setLongTimeout } from "../core/kernel/long-timer.js";
 
 /** What a finished subprocess left behind. A process that could not start has `spawnError` set. */
 export interface ProcessResult {

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
-import { InfrastructureError } from "../core/errors.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
 import type { SandboxUser } from "./sandbox-user.js";
 
 const run = promisify(execFile);

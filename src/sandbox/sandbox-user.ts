@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { InfrastructureError } from "../core/errors.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
 
 /** The unprivileged account sandboxed code runs as when loopgate itself runs as root. */
 export interface SandboxUser {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { packageRoot } from "../core/package-root.js";
+import { packageRoot } from "../core/kernel/package-root.js";
 import type { Check } from "./verdict.js";
 
 /** What every dimension may read: where loopgate is installed and which README to measure. */

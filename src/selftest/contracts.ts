@@ -2,10 +2,17 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { Envelope, projectEnvelope } from "../core/envelope.js";
-import { LoopgateEvent } from "../core/events.js";
-import { decide, type EventBody, evolve, initialState, type RunCommand } from "../core/run-decider.js";
-import { parseTask } from "../core/task.js";
+import { LoopgateEvent } from "../core/events/loopgate-event.js";
+import { Envelope, projectEnvelope } from "../core/run/envelope.js";
+import {
+  decide,
+  type EventBody,
+  evolve,
+  foldRun,
+  initialState,
+  type RunCommand,
+} from "../core/run/run-decider.js";
+import { parseTask } from "../core/task/task.js";
 import { check, must, type SelftestContext } from "./check.js";
 import { checkDeciderProperty } from "./decider-property.js";
 import { type DimensionResult, dimensionFromChecks } from "./verdict.js";
@@ -121,7 +128,7 @@ export async function contractsDimension(ctx: SelftestContext): Promise<Dimensio
       },
     ),
     await check("run decider: a green gate from attempt 1 is never reused on attempt 2", () => {
-      let state = (successfulRun().slice(0, -1) as EventBody[]).reduce(evolve, initialState());
+      let state = foldRun(successfulRun().slice(0, -1) as EventBody[]);
       const gate = (passed: boolean): RunCommand => ({
         type: "record_gate",
         data: { ...gateData, attempt: 2, passed, exit_code: passed ? 0 : 1 },

@@ -1,7 +1,8 @@
 // A seeded property check of the run decider, shipped with loopgate (so no fast-check): over many
 // generated command sequences, SUCCESS never comes without every gate passing on the final attempt.
-import { DomainError } from "../core/errors.js";
-import type { EventData } from "../core/events.js";
+
+import type { EventData } from "../core/events/loopgate-event.js";
+import { DomainError } from "../core/kernel/errors.js";
 import {
   decide,
   type EventBody,
@@ -10,7 +11,7 @@ import {
   initialState,
   type RunCommand,
   verdict,
-} from "../core/run-decider.js";
+} from "../core/run/run-decider.js";
 
 /** mulberry32: a small, fast, seeded PRNG; `next()` is uniform in [0, 1). */
 export function seededRandom(seed: number): () => number {

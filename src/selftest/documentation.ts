@@ -3,7 +3,7 @@
 // call nothing documented later work, and link only to files that exist inside the repository.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { TaskSchema } from "../core/task.js";
+import { TaskSchema } from "../core/task/task.js";
 import { check, must, type SelftestContext } from "./check.js";
 import { type DocPage, linkProblems, loadDocSet, page, unlinkedPages } from "./doc-pages.js";
 import { commandExamples, exampleProblems } from "./readme-examples.js";

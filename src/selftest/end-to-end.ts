@@ -3,12 +3,12 @@
 import { join } from "node:path";
 import { agentBuilder } from "../agent/agent-builder.js";
 import { commandBuilder } from "../builders/command-builder.js";
-import { type Envelope, projectEnvelope } from "../core/envelope.js";
-import type { RecordedEvent } from "../core/events.js";
-import type { BuilderChoice } from "../runner/builder-choice.js";
-import { loadTask } from "../runner/load-task.js";
-import { RunJournal } from "../runner/run-journal.js";
-import { runTask } from "../runner/run-task.js";
+import type { RecordedEvent } from "../core/events/loopgate-event.js";
+import { type Envelope, projectEnvelope } from "../core/run/envelope.js";
+import type { BuilderChoice } from "../runner/run/context/builder-choice.js";
+import { runTask } from "../runner/run/run-task.js";
+import { RunJournal } from "../runner/stream/run-journal.js";
+import { loadTask } from "../runner/task-source/load-task.js";
 import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";
 import { check, must, type SelftestContext, withTemp } from "./check.js";
 import { type DimensionResult, dimensionFromChecks } from "./verdict.js";

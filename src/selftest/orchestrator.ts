@@ -3,9 +3,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { ConcurrencyError } from "../core/errors.js";
-import { planGateChanges } from "../core/gate-change-plan.js";
-import type { SubprocessGateSpec } from "../core/task.js";
+import { ConcurrencyError } from "../core/kernel/errors.js";
+import { planGateChanges } from "../core/observation/gate-change-plan.js";
+import type { SubprocessGateSpec } from "../core/task/task.js";
 import { subprocessGate } from "../gates/subprocess-gate.js";
 import { sandboxSelfTest } from "../sandbox/bubblewrap.js";
 import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";

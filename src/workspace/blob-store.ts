@@ -3,9 +3,9 @@ import { closeSync, constants, existsSync, openSync } from "node:fs";
 import { chmod, copyFile, lstat, mkdir, rename, rm, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { InfrastructureError } from "../core/errors.js";
-import { comparePaths, type Observation } from "../core/observation.js";
-import { fsPath, pathText } from "../core/path-bytes.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import { fsPath, pathText } from "../core/kernel/path-bytes.js";
+import { comparePaths, type Observation } from "../core/observation/observation.js";
 import { keptMode } from "./copy-tree.js";
 import { WorkspaceObserver } from "./observer.js";
 

@@ -1,5 +1,5 @@
-import { type ObservedEntry, observationId } from "../core/observation.js";
-import { ContentCorruptError, type ContentStore } from "../store/content-store.js";
+import { type ObservedEntry, observationId } from "../core/observation/observation.js";
+import { ContentCorruptError, type ContentStore } from "../store/kernel/content-store.js";
 
 /**
  * Copies observation `id` and every file blob it names from one ContentStore to another, sending only

@@ -12,8 +12,8 @@ import {
   utimesSync,
 } from "node:fs";
 import path from "node:path";
-import { InfrastructureError } from "../core/errors.js";
-import { childPath, encodePathBytes } from "../core/path-bytes.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import { childPath, encodePathBytes } from "../core/kernel/path-bytes.js";
 
 /** A directory whose mode and times are applied once its contents are in place (times in seconds). */
 interface DirTimes {

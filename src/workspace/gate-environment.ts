@@ -20,11 +20,11 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
-import { InfrastructureError } from "../core/errors.js";
-import type { ChangePlan } from "../core/gate-change-plan.js";
-import type { Observation, ObservedEntry } from "../core/observation.js";
-import { comparePaths } from "../core/observation.js";
-import { encodePathBytes, fsPath } from "../core/path-bytes.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import { encodePathBytes, fsPath } from "../core/kernel/path-bytes.js";
+import type { ChangePlan } from "../core/observation/gate-change-plan.js";
+import type { Observation, ObservedEntry } from "../core/observation/observation.js";
+import { comparePaths } from "../core/observation/observation.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 import { mkdirInside } from "./safe-path.js";
 

@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from "node:fs";
-import { encodePathBytes, fsPath } from "../core/path-bytes.js";
+import { encodePathBytes, fsPath } from "../core/kernel/path-bytes.js";
 
 /**
  * Regular files under a task's own folder (held-out, canary), relative to it, `/`-separated, sorted; a

@@ -1,9 +1,9 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { formatPath, LoopgateError } from "../core/errors.js";
-import { type Observation, observationId } from "../core/observation.js";
-import { isEncodedPath } from "../core/path-bytes.js";
+import { formatPath, LoopgateError } from "../core/kernel/errors.js";
+import { isEncodedPath } from "../core/kernel/path-bytes.js";
+import { type Observation, observationId } from "../core/observation/observation.js";
 
 /** An observation the store cannot produce: never written, unreadable, or not what its id promises. */
 export class ObservationStoreError extends LoopgateError {

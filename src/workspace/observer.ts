@@ -14,10 +14,10 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { InfrastructureError, InputError } from "../core/errors.js";
-import { LimitExceededError, type ObservationLimits } from "../core/limits.js";
-import { createObservation, type Observation, type ObservedEntry } from "../core/observation.js";
-import { childPath, encodePathBytes, pathText } from "../core/path-bytes.js";
+import { InfrastructureError, InputError } from "../core/kernel/errors.js";
+import { childPath, encodePathBytes, pathText } from "../core/kernel/path-bytes.js";
+import { createObservation, type Observation, type ObservedEntry } from "../core/observation/observation.js";
+import { LimitExceededError, type ObservationLimits } from "../core/task/limits.js";
 
 /**
  * What one stat-cache entry remembers about a file: if all of it still matches, the content does

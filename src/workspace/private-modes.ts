@@ -11,9 +11,9 @@ import {
   readdirSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { InfrastructureError } from "../core/errors.js";
-import type { Observation } from "../core/observation.js";
-import { fsPath } from "../core/path-bytes.js";
+import { InfrastructureError } from "../core/kernel/errors.js";
+import { fsPath } from "../core/kernel/path-bytes.js";
+import type { Observation } from "../core/observation/observation.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 
 /**

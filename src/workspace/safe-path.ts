@@ -1,8 +1,8 @@
 import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { InfrastructureError, LoopgateError } from "../core/errors.js";
-import { fsPath } from "../core/path-bytes.js";
+import { InfrastructureError, LoopgateError } from "../core/kernel/errors.js";
+import { fsPath } from "../core/kernel/path-bytes.js";
 
 /** A path that would resolve outside the root it must stay in (`..`, absolute, NUL, or a symlink on the way). */
 export class PathEscapeError extends LoopgateError {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { diagnoseStart } from "../../src/builders/command-builder.js";
 import { checkPlaceholders, joinCommandLine, scriptIndex } from "../../src/builders/command-files.js";
 import { splitCommandLine } from "../../src/builders/command-line.js";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/kernel/errors.js";
 
 const result = (exitCode: number | null, output: string, timedOut = false) => ({
   exitCode,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { splitCommandLine, substituteBuilderArgs } from "../../src/builders/command-line.js";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/kernel/errors.js";
 
 describe("splitCommandLine", () => {
   it.each([

@@ -1,5 +1,5 @@
-// Hand-made envelopes for the report renderers' tests (the shape of src/core/envelope.ts).
-import type { Envelope } from "../../src/core/envelope.js";
+// Hand-made envelopes for the report renderers' tests (the shape of src/core/run/envelope.ts).
+import type { Envelope } from "../../src/core/run/envelope.js";
 
 type Gate = Envelope["gates"][number];
 

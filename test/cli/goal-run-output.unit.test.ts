@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { driveGoalRun } from "../../src/cli/commands/goal-run-drive.js";
-import { cliName } from "../../src/cli/invocation.js";
-import type { CommandIO } from "../../src/cli/io.js";
-import { type ContractView, contractIdentity, type WakeUp } from "../../src/core/goal/turn/index.js";
+import { driveGoalRun } from "../../src/cli/commands/goal/goal-run-drive.js";
+import { cliName } from "../../src/cli/output/invocation.js";
+import type { CommandIO } from "../../src/cli/output/io.js";
+import { type ContractView, contractIdentity, type WakeUp } from "../../src/core/goal/schedule/scheduler.js";
 import type { TickOutcome, TickRequest } from "../../src/runner/goal/turn/tick-outcome.js";
 
 // What `goal run` prints, over a scripted tick: live progress, a line per turn, why it stopped, who acts.

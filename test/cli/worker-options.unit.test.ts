@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { workerLine, workerOptionsFrom } from "../../src/cli/commands/worker.js";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/kernel/errors.js";
 
 // `loopgate worker`'s flags, parsed once into the worker's options (runner/host/worker.ts).
 describe("workerOptionsFrom", () => {

@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ModelServer } from "../../src/agent/models/model-server/server.js";
-import { installSettings } from "../../src/cli/commands/hook.js";
+import { installSettings } from "../../src/cli/commands/hook/hook.js";
 import { agentBinary } from "../support/agent-binaries.js";
 import { addTask, FIX, modelServer } from "./claude-support.js";
 import { BIN, removeTemps, tempDir } from "./cli.js";

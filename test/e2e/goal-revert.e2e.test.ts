@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/cli/context.js";
-import type { RecordedEvent } from "../../src/core/events.js";
-import { revertAcceptedChange } from "../../src/runner/goal/compensation.js";
+import { openStore } from "../../src/cli/output/context.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
+import { revertAcceptedChange } from "../../src/runner/goal/turn/compensation.js";
 import { loopgate, parseStdout, removeTemps, show } from "./cli.js";
 import { GOAL, GOAL_DIR, head, holdLease, lg, newGoal, refused, status } from "./goal-support.js";
 

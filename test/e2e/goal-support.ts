@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { openStore } from "../../src/cli/context.js";
+import { openStore } from "../../src/cli/output/context.js";
 import { appendGoal, goalStream } from "../../src/runner/goal/goal-store.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { type CliResult, loopgate, parseStdout, ROOT, show, tempDir } from "./cli.js";

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/cli/context.js";
-import type { RecordedEvent } from "../../src/core/events.js";
+import { openStore } from "../../src/cli/output/context.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { goalState } from "../../src/runner/goal/goal-engine.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { loopgate, parseStdout, ROOT, removeTemps, show } from "./cli.js";

@@ -9,9 +9,9 @@ import { execFileSync } from "node:child_process";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RecordedEvent } from "../../src/core/events.js";
-import { goalRepo } from "../../src/runner/goal/goal-repo.js";
+import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
+import { goalRepo } from "../../src/runner/goal/repo/goal-repo.js";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import {

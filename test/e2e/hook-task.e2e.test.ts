@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLoopgateMcp } from "../../src/mcp/loopgate-mcp.js";
-import { loadTask } from "../../src/runner/load-task.js";
+import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { addTask } from "./claude-support.js";
 import { BIN, removeTemps, tempDir } from "./cli.js";

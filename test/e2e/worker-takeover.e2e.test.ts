@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LoopgateEvent } from "../../src/core/events.js";
+import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir, withoutCanaryNames } from "./cli.js";

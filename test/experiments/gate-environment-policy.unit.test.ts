@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ChangePlan } from "../../src/core/gate-change-plan.js";
-import type { Observation } from "../../src/core/observation.js";
+import type { ChangePlan } from "../../src/core/observation/gate-change-plan.js";
+import type { Observation } from "../../src/core/observation/observation.js";
 import { asBuiltGateEnvironment } from "../../src/experiments/as-built-policy.js";
 import {
   type GateEnvironmentInput,
   pristineGateEnvironment,
-} from "../../src/runner/gate-environment-policy.js";
+} from "../../src/runner/run/context/gate-environment-policy.js";
 
 const pristine: Observation = { id: "p", entries: [] };
 const after: Observation = { id: "a", entries: [] };

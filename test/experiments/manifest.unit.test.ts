@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/kernel/errors.js";
 import { manifestFromObject, parseManifest } from "../../src/experiments/manifest.js";
 
 const valid = `name: oracle-vs-noop

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/envelope.js";
-import type { LoopgateEvent } from "../../src/core/events.js";
-import { resolveTask } from "../../src/core/resolve-task.js";
-import { parseTask } from "../../src/core/task.js";
+import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
+import type { Envelope } from "../../src/core/run/envelope.js";
+import { resolveTask } from "../../src/core/task/resolve-task.js";
+import { parseTask } from "../../src/core/task/task.js";
 import { claimsSuccess, finalLine, judgeRun, setupPolicy } from "../../src/experiments/policies.js";
-import type { LoadedTask } from "../../src/runner/load-task.js";
+import type { LoadedTask } from "../../src/runner/task-source/load-task.js";
 
 const meta = { at: "2026-11-29T22:00:00.000Z", origin: "runtime" as const };
 const ev = (type: string, data: Record<string, unknown>) => ({ id: type, type, data, meta }) as LoopgateEvent;

@@ -2,8 +2,8 @@
 // pairs), never a graded failure of the arm: under every policy, and in the summary's counts.
 import { describe, expect, it } from "vitest";
 import { providerDown } from "../../src/builders/claude/provider-error.js";
-import type { Envelope } from "../../src/core/envelope.js";
-import type { LoopgateEvent } from "../../src/core/events.js";
+import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
+import type { Envelope } from "../../src/core/run/envelope.js";
 import { POLICIES } from "../../src/experiments/manifest.js";
 import { pairedOutcome, pairRuns, type RunRecord, summarize } from "../../src/experiments/pairing.js";
 import { judgeRun } from "../../src/experiments/policies.js";

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DifferentialGateSpec, isDifferentialGate, parseTask } from "../../src/core/task.js";
+import { type DifferentialGateSpec, isDifferentialGate, parseTask } from "../../src/core/task/task.js";
 import { differentialGate } from "../../src/gates/differential-gate.js";
 import type { GateContext } from "../../src/gates/gate.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTask } from "../../src/core/task.js";
+import { parseTask } from "../../src/core/task/task.js";
 import { buildGateRegistry } from "../../src/gates/registry.js";
 
 const yaml = `

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { StaticGateSpec } from "../../src/core/task.js";
+import type { StaticGateSpec } from "../../src/core/task/task.js";
 import type { GateContext } from "../../src/gates/gate.js";
 import { staticGate } from "../../src/gates/static-gate.js";
 

@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SubprocessGateSpec } from "../../src/core/task.js";
+import type { SubprocessGateSpec } from "../../src/core/task/task.js";
 import type { GateContext } from "../../src/gates/gate.js";
 import { subprocessGate } from "../../src/gates/subprocess-gate.js";
 import type { SandboxMode } from "../../src/sandbox/bubblewrap.js";

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { planGateChanges } from "../../src/core/gate-change-plan.js";
+import { planGateChanges } from "../../src/core/observation/gate-change-plan.js";
 import { deliverablesDiff } from "../../src/judge/judge-diff.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelAdapter, ModelRequest, ModelResponse } from "../../src/agent/model.js";
+import type { ModelAdapter, ModelRequest, ModelResponse } from "../../src/agent/models/model.js";
 import { judgeRequiredFix, runJudge } from "../../src/judge/judge.js";
 
 const rules = [

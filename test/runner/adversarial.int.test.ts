@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../src/builders/command-builder.js";
-import type { Envelope } from "../../src/core/envelope.js";
-import { type LoadedTask, loadTask } from "../../src/runner/load-task.js";
-import { runTask } from "../../src/runner/run-task.js";
+import type { Envelope } from "../../src/core/run/envelope.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { type LoadedTask, loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
 // Every adversary tries one way to get SUCCESS without the real fix. None may; each envelope must say why.

@@ -7,12 +7,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Builder } from "../../src/builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../src/builders/command-builder.js";
-import type { Envelope } from "../../src/core/envelope.js";
-import { InputError } from "../../src/core/errors.js";
-import { mountGuards, planBuilderMounts } from "../../src/runner/builder-mounts.js";
-import { type LoadedTask, loadTask } from "../../src/runner/load-task.js";
-import { RunJournal } from "../../src/runner/run-journal.js";
-import { runTask } from "../../src/runner/run-task.js";
+import { InputError } from "../../src/core/kernel/errors.js";
+import type { Envelope } from "../../src/core/run/envelope.js";
+import { mountGuards, planBuilderMounts } from "../../src/runner/run/context/builder-mounts.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { RunJournal } from "../../src/runner/stream/run-journal.js";
+import { type LoadedTask, loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../src/builders/command-builder.js";
-import { loadTask } from "../../src/runner/load-task.js";
-import { runTask } from "../../src/runner/run-task.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder, oracleBuilder } from "../../src/builders/command-builder.js";
-import { loadTask } from "../../src/runner/load-task.js";
-import { oracleTreeOf } from "../../src/runner/oracle-tree.js";
-import type { RunContext } from "../../src/runner/run-context.js";
-import { RunJournal } from "../../src/runner/run-journal.js";
-import { runTask } from "../../src/runner/run-task.js";
+import { oracleTreeOf } from "../../src/runner/run/context/oracle-tree.js";
+import type { RunContext } from "../../src/runner/run/context/run-context.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { RunJournal } from "../../src/runner/stream/run-journal.js";
+import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../src/builders/command-builder.js";
-import { loadTask } from "../../src/runner/load-task.js";
-import { RunJournal } from "../../src/runner/run-journal.js";
-import { runTask } from "../../src/runner/run-task.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { RunJournal } from "../../src/runner/stream/run-journal.js";
+import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 
 // A feedback leak: code under test ends the held-out gate with a held-out file's first byte as its

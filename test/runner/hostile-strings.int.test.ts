@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder, noopBuilder } from "../../src/builders/command-builder.js";
-import { projectEnvelope } from "../../src/core/envelope.js";
-import { LoopgateEvent } from "../../src/core/events.js";
-import { loadTask } from "../../src/runner/load-task.js";
-import { RunJournal, RunStoppedError } from "../../src/runner/run-journal.js";
-import { runTask } from "../../src/runner/run-task.js";
+import { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
+import { projectEnvelope } from "../../src/core/run/envelope.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { RunJournal, RunStoppedError } from "../../src/runner/stream/run-journal.js";
+import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../src/builders/command-builder.js";
-import { InputError } from "../../src/core/errors.js";
-import { mountGuards, planBuilderMounts } from "../../src/runner/builder-mounts.js";
-import { loadTask } from "../../src/runner/load-task.js";
-import { resumeRun } from "../../src/runner/resume-run.js";
-import { RunJournal } from "../../src/runner/run-journal.js";
-import { runTask } from "../../src/runner/run-task.js";
+import { InputError } from "../../src/core/kernel/errors.js";
+import { mountGuards, planBuilderMounts } from "../../src/runner/run/context/builder-mounts.js";
+import { resumeRun } from "../../src/runner/run/resume-run.js";
+import { runTask } from "../../src/runner/run/run-task.js";
+import { RunJournal } from "../../src/runner/stream/run-journal.js";
+import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 

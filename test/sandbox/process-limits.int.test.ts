@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, type ProcessLimits } from "../../src/core/limits.js";
+import { DEFAULT_LIMITS, type ProcessLimits } from "../../src/core/task/limits.js";
 import { runSandboxed, type SandboxSpec } from "../../src/sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../src/sandbox/environment.js";
 

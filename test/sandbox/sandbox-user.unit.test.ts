@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type DoctorFacts, doctorChecks } from "../../src/cli/doctor.js";
+import { type DoctorFacts, doctorChecks } from "../../src/cli/output/doctor-report.js";
 import { privilegeSummary, sandboxUser } from "../../src/sandbox/sandbox-user.js";
 
 describe("sandboxUser", () => {

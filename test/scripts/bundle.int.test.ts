@@ -20,8 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { noDynamicImportOfExternals } from "../../scripts/bundle.mjs";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const { LOOPGATE_STORE: _, ...env } = process.env;
 const node = (args: string[], cwd = ROOT) =>
-  spawnSync(process.execPath, args, { cwd, encoding: "utf8", env: { ...process.env, LOOPGATE_STORE: "" } });
+  spawnSync(process.execPath, args, { cwd, encoding: "utf8", env });
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 let pkg: string;

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildGraph } from "../../scripts/check-imports.js";
+import { buildGraph, exportStarFiles, testFolders } from "../../scripts/check-imports.js";
 import { checkImports } from "../../scripts/import-rules.js";
+import { unmirroredTests } from "../../scripts/room-rules.js";
 
 const root = mkdtempSync(join(tmpdir(), "loopgate-imports-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -44,6 +45,23 @@ describe("check-imports on a real tree", () => {
     expect(unresolved).toEqual([
       "src/cli/main.ts: cannot resolve ./missing.js",
       "src/cli/main.ts → scripts/y.ts: src/ imports a file outside src/",
+    ]);
+  });
+
+  it("finds the files that hold an export *, and the test folders that mirror no source folder", () => {
+    const dir = tree({
+      "src/core/goal/index.ts": 'export * from "./a.js";\n',
+      "src/core/goal/a.ts": 'export { b } from "./b.js";\nexport const a = 1;\n',
+      "src/core/goal/b.ts": "export const b = 2;\n",
+      "test/core/goal/a.unit.test.ts": "",
+      "test/fixtures-case/x.int.test.ts": "",
+      "test/support/helper.ts": "",
+    });
+    expect(exportStarFiles(dir)).toEqual(["src/core/goal/index.ts"]);
+    expect(testFolders(dir)).toEqual(["test/core/goal", "test/fixtures-case"]);
+    const unmirrored = unmirroredTests(testFolders(dir), (d) => existsSync(join(dir, d)));
+    expect(unmirrored.map((v) => v.message)).toEqual([
+      "test/fixtures-case/: mirrors no source folder (src/fixtures-case/ does not exist); put its tests beside the code they test",
     ]);
   });
 });

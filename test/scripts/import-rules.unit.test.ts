@@ -25,30 +25,30 @@ describe("the layer rule", () => {
   });
 
   it("down the list and inside a folder are allowed", () => {
-    expect(layerViolation("src/cli/main.ts", "src/runner/run-task.ts")).toBeNull();
-    expect(layerViolation("src/runner/run-task.ts", "src/core/events.ts")).toBeNull();
-    expect(layerViolation("src/selftest/check.ts", "src/runner/run-task.ts")).toBeNull();
-    expect(layerViolation("src/core/events.ts", "src/core/events/run.ts")).toBeNull();
+    expect(layerViolation("src/cli/main.ts", "src/runner/run/run-task.ts")).toBeNull();
+    expect(layerViolation("src/runner/run/run-task.ts", "src/core/events/loopgate-event.ts")).toBeNull();
+    expect(layerViolation("src/selftest/check.ts", "src/runner/run/run-task.ts")).toBeNull();
+    expect(layerViolation("src/core/events/loopgate-event.ts", "src/core/events/run.ts")).toBeNull();
   });
 
   it("up the list is refused, naming both files and both levels", () => {
-    const v = layerViolation("src/core/task.ts", "src/runner/load-task.ts");
+    const v = layerViolation("src/core/task/task.ts", "src/runner/task-source/load-task.ts");
     expect(v?.kind).toBe("upward");
-    expect(v?.message).toContain("src/core/task.ts → src/runner/load-task.ts");
+    expect(v?.message).toContain("src/core/task/task.ts → src/runner/task-source/load-task.ts");
     expect(v?.message).toMatch(/core\/ \(level 0\) imports runner\/ \(level 5\)/);
-    expect(layerViolation("src/selftest/documentation.ts", "src/cli/help.ts")?.kind).toBe("upward");
+    expect(layerViolation("src/selftest/documentation.ts", "src/cli/flags/help.ts")?.kind).toBe("upward");
     expect(
       layerViolation("src/store/sqlite/sqlite-event-store.ts", "src/workspace/blob-store.ts")?.kind,
     ).toBe("upward");
   });
 
   it("two folders on one level may not import each other", () => {
-    expect(layerViolation("src/builders/builder.ts", "src/agent/model.ts")?.kind).toBe("sideways");
+    expect(layerViolation("src/builders/builder.ts", "src/agent/models/model.ts")?.kind).toBe("sideways");
     expect(layerViolation("src/gates/gate.ts", "src/judge/judge.ts")?.kind).toBe("sideways");
   });
 
   it("a folder with no level is reported, not let through", () => {
-    expect(layerViolation("src/fixtures/x.ts", "src/core/task.ts")?.kind).toBe("unknown_folder");
+    expect(layerViolation("src/fixtures/x.ts", "src/core/task/task.ts")?.kind).toBe("unknown_folder");
   });
 });
 
@@ -95,19 +95,19 @@ describe("the whole check", () => {
   });
 
   it("an upward import fails", () => {
-    expect(kinds(graph({ "src/core/e.ts": ["src/cli/help.ts"] }))).toEqual(["upward"]);
+    expect(kinds(graph({ "src/core/e.ts": ["src/cli/flags/help.ts"] }))).toEqual(["upward"]);
   });
 
   it("an allowed edge is taken out, cycles through it included; an allowance with no import is stale", () => {
     const g = graph({
       "src/agent/loop.ts": ["src/agent/repair.ts"],
       "src/agent/repair.ts": ["src/agent/loop.ts"],
-      "src/builders/b.ts": ["src/agent/model.ts"],
+      "src/builders/b.ts": ["src/agent/models/model.ts"],
     });
     expect(kinds(g).sort()).toEqual(["cycle", "sideways"]);
     const allowed = [
       { from: "src/agent/repair.ts", to: "src/agent/loop.ts", owner: "x" },
-      { from: "src/builders/b.ts", to: "src/agent/model.ts", owner: "x" },
+      { from: "src/builders/b.ts", to: "src/agent/models/model.ts", owner: "x" },
     ];
     expect(kinds(g, allowed)).toEqual([]);
     const stale = [...allowed, { from: "src/core/gone.ts", to: "src/core/a.ts", owner: "x" }];
@@ -117,14 +117,14 @@ describe("the whole check", () => {
 
 describe("the store's door", () => {
   it("cli/ may import store/ only through open-store.ts and the EventStore interface", () => {
-    expect(storeDoorViolation("src/cli/context.ts", "src/store/open-store.ts")).toBeNull();
-    expect(storeDoorViolation("src/cli/commands/goal.ts", "src/store/event-store.ts")).toBeNull();
+    expect(storeDoorViolation("src/cli/output/context.ts", "src/store/open-store.ts")).toBeNull();
+    expect(storeDoorViolation("src/cli/commands/goal/goal.ts", "src/store/kernel/event-store.ts")).toBeNull();
     const room = storeDoorViolation("src/cli/commands/gc.ts", "src/store/postgres/pg-prune.ts");
     expect(room?.kind).toBe("store_door");
     expect(room?.message).toContain("src/cli/commands/gc.ts → src/store/postgres/pg-prune.ts");
     expect(room?.message).toContain("src/store/open-store.ts");
     // A small shared file is still behind the door: the rule names files, not what they weigh.
-    expect(storeDoorViolation("src/cli/commands-table.ts", "src/store/queue-policy.ts")?.kind).toBe(
+    expect(storeDoorViolation("src/cli/commands-table.ts", "src/store/kernel/queue-policy.ts")?.kind).toBe(
       "store_door",
     );
     expect(storeDoorViolation("src/cli/x.ts", "src/store/sqlite/sqlite-event-store.ts")?.kind).toBe(

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands-table.js";
-import { helpText } from "../../src/cli/help.js";
-import { TaskSchema } from "../../src/core/task.js";
+import { helpText } from "../../src/cli/flags/help.js";
+import { TaskSchema } from "../../src/core/task/task.js";
 import { installRoot, type SelftestContext } from "../../src/selftest/check.js";
 import {
   CLI_PAGE,

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../src/core/kernel/errors.js";
 import {
   ContentCorruptError,
   ContentMissingError,
   type ContentStore,
-} from "../../src/store/content-store.js";
+} from "../../src/store/kernel/content-store.js";
 import { rejection } from "./event-fixtures.js";
 
 /** Opens a fresh, empty content store for one test; `corruptBlob` overwrites a stored blob's bytes behind its back. */

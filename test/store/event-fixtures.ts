@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { LoopgateEvent } from "../../src/core/events.js";
+import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
 
 /** A fresh event id; random so that suites sharing a database never collide. */
 export function newId(prefix = "ev"): string {

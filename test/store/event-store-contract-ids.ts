@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CorruptEventError, LoopgateError } from "../../src/core/errors.js";
-import type { LoopgateEvent } from "../../src/core/events.js";
+import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
+import { CorruptEventError, LoopgateError } from "../../src/core/kernel/errors.js";
 import { attemptStarted, batch, newId, newStream, rejection } from "./event-fixtures.js";
 import type { StoreRef } from "./event-store-contract.js";
 import { twoWriterProperty } from "./event-store-contract-property.js";

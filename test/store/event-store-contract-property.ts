@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { ConcurrencyError } from "../../src/core/errors.js";
-import type { LoopgateEvent } from "../../src/core/events.js";
+import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
+import { ConcurrencyError } from "../../src/core/kernel/errors.js";
 import { batch, newStream, rejection } from "./event-fixtures.js";
 import type { StoreRef } from "./event-store-contract.js";
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConcurrencyError, InputError } from "../../src/core/errors.js";
-import type { EventStore } from "../../src/store/event-store.js";
+import { ConcurrencyError, InputError } from "../../src/core/kernel/errors.js";
+import type { EventStore } from "../../src/store/kernel/event-store.js";
 import { attemptStarted, batch, newId, newStream, rejection } from "./event-fixtures.js";
 import { idempotencyAndValidationContract } from "./event-store-contract-ids.js";
 import { readsAndListingContract } from "./event-store-contract-reads.js";

@@ -1,15 +1,15 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/core/errors.js";
-import { storeLocation } from "../../src/store/open-store.js";
+import { InputError } from "../../src/core/kernel/errors.js";
 import {
   connectErrorFromPg,
   maskUrl,
   parsePostgresUrl,
   pgConnectionString,
   storeErrorFromPg,
-} from "../../src/store/pg-url.js";
-import { StoreError } from "../../src/store/store-errors.js";
+} from "../../src/store/kernel/pg-url.js";
+import { StoreError } from "../../src/store/kernel/store-errors.js";
+import { storeLocation } from "../../src/store/open-store.js";
 
 describe("storeLocation", () => {
   it("reads a folder, or the fallback when nothing is given", () => {

@@ -4,9 +4,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { workerCommand } from "../../src/cli/commands/worker.js";
-import type { CommandIO } from "../../src/cli/io.js";
+import type { CommandIO } from "../../src/cli/output/io.js";
+import { QUEUE_POLICY } from "../../src/store/kernel/queue-policy.js";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
-import { QUEUE_POLICY } from "../../src/store/queue-policy.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 
 const POLL_MS = 30_000;

@@ -6,15 +6,15 @@
  * The expected step is written out by the test, never computed by the code under test.
  */
 import { expect } from "vitest";
-import type { EventBody } from "../../src/core/run-decider.js";
-import { foldRun, type RunState } from "../../src/core/run-state.js";
+import type { EventBody } from "../../src/core/run/run-decider.js";
+import { foldRun, type RunState } from "../../src/core/run/run-state.js";
 import {
   nextRunStep,
   type ResumeStart,
   type RunStep,
   resumeStart,
   type StepTask,
-} from "../../src/core/run-step.js";
+} from "../../src/core/run/run-step.js";
 
 export interface NextStepWhen {
   thenStep(expected: RunStep): void;

@@ -1,6 +1,6 @@
 /** Event bodies of a run log, written out for decider and next-step tests. */
-import type { EventData } from "../../src/core/events.js";
-import type { EventBody } from "../../src/core/run-decider.js";
+import type { EventData } from "../../src/core/events/loopgate-event.js";
+import type { EventBody } from "../../src/core/run/run-decider.js";
 
 export const started = (
   gates: string[],

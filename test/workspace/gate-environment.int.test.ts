@@ -14,8 +14,8 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { InfrastructureError } from "../../src/core/errors.js";
-import { planGateChanges } from "../../src/core/gate-change-plan.js";
+import { InfrastructureError } from "../../src/core/kernel/errors.js";
+import { planGateChanges } from "../../src/core/observation/gate-change-plan.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
 import { buildGateEnvironment, type GateEnvironmentSpec } from "../../src/workspace/gate-environment.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { LoopgateError } from "../../src/core/errors.js";
-import { createObservation, type ObservedEntry } from "../../src/core/observation.js";
+import { LoopgateError } from "../../src/core/kernel/errors.js";
+import { createObservation, type ObservedEntry } from "../../src/core/observation/observation.js";
 import { ObservationStore } from "../../src/workspace/observation-store.js";
 import { useTempDirs } from "./temp-dirs.js";
 

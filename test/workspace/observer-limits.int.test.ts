@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { linkSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, LimitExceededError, type ObservationLimits } from "../../src/core/limits.js";
+import { DEFAULT_LIMITS, LimitExceededError, type ObservationLimits } from "../../src/core/task/limits.js";
 import { BlobStore } from "../../src/workspace/blob-store.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";
 import { useTempDirs } from "./temp-dirs.js";

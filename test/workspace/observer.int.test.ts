@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { diffObservations } from "../../src/core/observation.js";
+import { diffObservations } from "../../src/core/observation/observation.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";
 import { useTempDirs, writeTree } from "./temp-dirs.js";
 

@@ -10,8 +10,8 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { planGateChanges } from "../../src/core/gate-change-plan.js";
-import { globProblem } from "../../src/core/glob-syntax.js";
+import { globProblem } from "../../src/core/kernel/glob-syntax.js";
+import { planGateChanges } from "../../src/core/observation/gate-change-plan.js";
 import { BlobStore } from "../../src/workspace/blob-store.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
 import { buildGateEnvironment } from "../../src/workspace/gate-environment.js";
@@ -188,7 +188,7 @@ describe("names that are not UTF-8 are names (copy, observe, plan, gate environm
   it("a stored observation with a stray surrogate (never an encoding) is corrupt, not read as some bytes", async () => {
     const base = tmp();
     const store = new ObservationStore(base);
-    const { observationId } = await import("../../src/core/observation.js");
+    const { observationId } = await import("../../src/core/observation/observation.js");
     const entries = [{ path: "a\uD800", type: "dir" as const, mode: 0o755, size: 0, hash: "" }];
     const id = observationId([{ path: "a", type: "dir", mode: 0o755, size: 0, hash: "" }]);
     writeFileSync(path.join(base, `${id}.json`), JSON.stringify({ id, entries }));

@@ -8,7 +8,7 @@ import {
   tool,
   zodSchema,
 } from "ai";
-import type { ModelAdapter, ModelMessage, ModelResponse, ToolCall, ToolSpec } from "../model.js";
+import type { ModelAdapter, ModelMessage, ModelResponse, ToolCall, ToolSpec } from "./model.js";
 import { describe, toModelFailure } from "./model-failure.js";
 import { approximatePrice, costOf, type Pricing } from "./pricing.js";
 

@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from "ai";
-import type { ModelFailure } from "../model.js";
+import type { ModelFailure } from "./model.js";
 
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",

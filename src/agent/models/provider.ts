@@ -1,9 +1,9 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { InputError } from "../../core/errors.js";
-import type { ModelAdapter } from "../model.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { aiSdkModel } from "./ai-sdk-model.js";
+import type { ModelAdapter } from "./model.js";
 import { recordingModel } from "./recording-model.js";
 import { loadScriptedModel } from "./scripted-model.js";
 

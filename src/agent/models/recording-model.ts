@@ -1,7 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { InputError } from "../../core/errors.js";
-import type { ModelAdapter, ModelResponse } from "../model.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { ModelAdapter, ModelResponse } from "./model.js";
 import { describe, toModelFailure } from "./model-failure.js";
 import { formatScript, type ScriptedResponse } from "./script-file.js";
 

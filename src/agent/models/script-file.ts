@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, stringify } from "yaml";
 import { z } from "zod";
-import { formatPath, InputError } from "../../core/errors.js";
-import { lineOf, parseYamlSource } from "../../core/yaml-source.js";
+import { formatPath, InputError } from "../../core/kernel/errors.js";
+import { lineOf, parseYamlSource } from "../../core/kernel/yaml-source.js";
 
 const toolCallSchema = z
   .object({

@@ -1,5 +1,5 @@
-import { InputError } from "../../core/errors.js";
-import type { ModelAdapter, ModelRequest, ModelResponse, ToolCall } from "../model.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { ModelAdapter, ModelRequest, ModelResponse, ToolCall } from "./model.js";
 import { toModelFailure } from "./model-failure.js";
 import {
   loadScript,

@@ -1,11 +1,11 @@
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { LoopgateEvent } from "../../core/events.js";
-import type { Observation } from "../../core/observation.js";
-import { diffObservations } from "../../core/observation.js";
-import type { AgentEventBody } from "../../core/run-decider.js";
+import { projectSelfCheck } from "../../core/agent/self-check-facts.js";
+import type { LoopgateEvent } from "../../core/events/loopgate-event.js";
+import type { Observation } from "../../core/observation/observation.js";
+import { diffObservations } from "../../core/observation/observation.js";
+import type { AgentEventBody } from "../../core/run/run-decider.js";
 import { evaluateSemanticStatus, type RecordedCall, verifyEvidence } from "../../core/self-check/audit.js";
-import { projectSelfCheck } from "../../core/self-check/facts.js";
 import { decideRepair } from "../../core/self-check/repair-gate.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "../../core/self-check/schemas.js";
 import {

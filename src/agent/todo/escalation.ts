@@ -1,7 +1,11 @@
 import { z } from "zod";
-import type { EscalationDecision, EscalationInput, EscalationTrigger } from "../../core/step-escalation.js";
+import type {
+  EscalationDecision,
+  EscalationInput,
+  EscalationTrigger,
+} from "../../core/agent/step-escalation.js";
 import { generateWithin } from "../../judge/generate-within.js";
-import type { ModelAdapter, ModelResponse } from "../model.js";
+import type { ModelAdapter, ModelResponse } from "../models/model.js";
 
 /** The only answer the reviewer may give; anything else is inconclusive. */
 export const EscalationAnswer = z

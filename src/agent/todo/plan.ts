@@ -1,4 +1,4 @@
-import type { EventData, LoopgateEvent } from "../../core/events.js";
+import type { EventData, LoopgateEvent } from "../../core/events/loopgate-event.js";
 
 /** One plan step as loopgate keeps it (normalized, as recorded in `todo_written`). */
 export type TodoItem = EventData<"todo_written">["items"][number];

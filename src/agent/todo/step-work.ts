@@ -1,8 +1,8 @@
-import type { EventData, LoopgateEvent } from "../../core/events.js";
-import type { AgentEventBody } from "../../core/run-decider.js";
-import { appraiseStep, type CheckStatus, renderFinding, spanOf } from "../../core/step-appraisal.js";
-import type { EscalationInput, EscalationTrigger } from "../../core/step-escalation.js";
-import type { ModelAdapter } from "../model.js";
+import { appraiseStep, type CheckStatus, renderFinding, spanOf } from "../../core/agent/step-appraisal.js";
+import type { EscalationInput, EscalationTrigger } from "../../core/agent/step-escalation.js";
+import type { EventData, LoopgateEvent } from "../../core/events/loopgate-event.js";
+import type { AgentEventBody } from "../../core/run/run-decider.js";
+import type { ModelAdapter } from "../models/model.js";
 import { bashTool } from "../tools/bash.js";
 import { executeToolCall } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
@@ -18,7 +18,7 @@ export interface StepCheckPolicy {
 }
 
 /**
- * Carrying out the step actions core/agent-decider.ts decides (which step, whether its check runs or why
+ * Carrying out the step actions core/agent/agent-decider.ts decides (which step, whether its check runs or why
  * not, which appraised step escalates): each function does the work and returns the facts to record.
  */
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { LoopgateEvent } from "../../core/events.js";
-import { TODO_TOOL } from "../../core/step-appraisal.js";
+import { TODO_TOOL } from "../../core/agent/step-appraisal.js";
+import type { LoopgateEvent } from "../../core/events/loopgate-event.js";
 import type { AgentTool } from "../tools/tool.js";
 import { elapsedMs } from "../tools/tool-result.js";
 import { applyTodoWrite, currentPlan, renderPlan } from "./plan.js";

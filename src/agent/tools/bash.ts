@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InfrastructureError } from "../../core/errors.js";
+import { InfrastructureError } from "../../core/kernel/errors.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../../sandbox/environment.js";
 import type { AgentTool, ToolContext, ToolResult } from "./tool.js";

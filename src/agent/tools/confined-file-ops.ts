@@ -14,7 +14,7 @@ import {
   writeSync,
 } from "node:fs";
 import { promisify } from "node:util";
-import { LoopgateError } from "../../core/errors.js";
+import { LoopgateError } from "../../core/kernel/errors.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import { type Component, ConfinedTree, errnoOf, R, relOf, W, WalkStop, X } from "./confined-fs.js";
 import { listDir } from "./confined-list.js";

@@ -10,8 +10,8 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
-import { InfrastructureError } from "../../core/errors.js";
-import { childPath, decodePathBytes, encodePathBytes } from "../../core/path-bytes.js";
+import { InfrastructureError } from "../../core/kernel/errors.js";
+import { childPath, decodePathBytes, encodePathBytes } from "../../core/kernel/path-bytes.js";
 import type { SandboxUser } from "../../sandbox/sandbox-user.js";
 import { PathEscapeError } from "../../workspace/safe-path.js";
 
@@ -43,7 +43,7 @@ export const R = 4;
 export const W = 2;
 export const X = 1;
 
-/** One path component: its encoded name (core/path-bytes.ts) and its raw bytes. */
+/** One path component: its encoded name (core/kernel/path-bytes.ts) and its raw bytes. */
 export interface Component {
   name: string;
   raw: Buffer;

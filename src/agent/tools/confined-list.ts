@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, opendirSync, readlinkSync } from "node:fs";
-import { encodePathBytes } from "../../core/path-bytes.js";
+import { encodePathBytes } from "../../core/kernel/path-bytes.js";
 import { type Component, type ConfinedTree, R, relOf, WalkStop, X } from "./confined-fs.js";
 import { FileOpError, type ListEntry, type ListOutcome } from "./file-ops.js";
 
@@ -9,7 +9,7 @@ const LIST_MAX_BYTES = 4_000_000;
 /**
  * The entries under `abs`, `depth` levels down, at most `maxEntries` (then `complete` is false), never
  * following a symlink; `.git` and `node_modules` folders are listed, not entered. Names that are not
- * UTF-8 come back encoded (core/path-bytes.ts).
+ * UTF-8 come back encoded (core/kernel/path-bytes.ts).
  */
 export function listDir(t: ConfinedTree, abs: string, depth: number, maxEntries: number): ListOutcome {
   const parts = t.components(abs);

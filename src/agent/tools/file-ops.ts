@@ -1,4 +1,4 @@
-import { LoopgateError } from "../../core/errors.js";
+import { LoopgateError } from "../../core/kernel/errors.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { resolveProgram, scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { formatPath } from "../../core/errors.js";
-import type { AgentEventBody } from "../../core/run-decider.js";
-import type { ToolCall, ToolSpec } from "../model.js";
+import { formatPath } from "../../core/kernel/errors.js";
+import type { AgentEventBody } from "../../core/run/run-decider.js";
+import type { ToolCall, ToolSpec } from "../models/model.js";
 import { bashTool } from "./bash.js";
 import { editFileTool } from "./edit-file.js";
 import { listFilesTool } from "./list-files.js";

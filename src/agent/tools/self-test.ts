@@ -1,4 +1,4 @@
-import { InfrastructureError } from "../../core/errors.js";
+import { InfrastructureError } from "../../core/kernel/errors.js";
 import { type SandboxMode, sandboxSelfTest } from "../../sandbox/bubblewrap.js";
 import { resolveProgram } from "../../sandbox/environment.js";
 import { agentShell } from "./bash.js";

@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
-import { InfrastructureError } from "../../core/errors.js";
-import { encodePathBytes, fsPath } from "../../core/path-bytes.js";
+import { InfrastructureError } from "../../core/kernel/errors.js";
+import { encodePathBytes, fsPath } from "../../core/kernel/path-bytes.js";
 import { PathEscapeError, resolveInside } from "../../workspace/safe-path.js";
 
 /** A model-given path, resolved and checked against the workspace before any tool touches it. */
@@ -33,7 +33,7 @@ function isInside(root: string, p: string): boolean {
   return p === root || p.startsWith(`${root}/`);
 }
 
-/** realpath(3) of an encoded path (core/path-bytes.ts), encoded back: names that are not UTF-8 survive. */
+/** realpath(3) of an encoded path (core/kernel/path-bytes.ts), encoded back: names that are not UTF-8 survive. */
 function realpathBytes(p: string): string {
   return encodePathBytes(realpathSync.native(fsPath(p), { encoding: "buffer" }));
 }

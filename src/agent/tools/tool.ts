@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AgentEventBody } from "../../core/run-decider.js";
+import type { AgentEventBody } from "../../core/run/run-decider.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 
 /** Where and how a tool runs: the run workspace in the agent sandbox. Nothing tool-specific lives here. */

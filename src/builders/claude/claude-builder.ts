@@ -1,20 +1,26 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type LongTimer, setLongTimeout } from "../../core/long-timer.js";
-import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
-import type { GoalPredicate } from "../../core/task.js";
+import { type LongTimer, setLongTimeout } from "../../core/kernel/long-timer.js";
+import type { AgentRuntimeEventBody } from "../../core/run/run-decider.js";
+import type { GoalPredicate } from "../../core/task/task.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
+import {
+  type HookInput,
+  type HookReply,
+  type StopInput,
+  toolFact,
+  touchesOwnedPath,
+} from "../stop-gate/hook-input.js";
 import { haltedPass, SessionHalt, STOP_GRACE_MS } from "../stop-gate/session-halt.js";
 import { goalAtStop, stopPredicates } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
 import { claudeArgs, freshHookDir, writeHookFiles } from "./claude-settings.js";
 import { ConfirmedFacts } from "./confirmed-facts.js";
-import { type HookInput, type HookReply, type StopInput, toolFact, touchesOwnedPath } from "./hook-input.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
 import { ClaudeProviderWatch, providerDown } from "./provider-error.js";
 import { StreamJsonReader, sessionFact } from "./stream-json.js";

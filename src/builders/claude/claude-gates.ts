@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
-import { boundText } from "../../core/bounded.js";
-import type { EventData, LoopgateEvent } from "../../core/events.js";
-import { continuationPrompt, evaluateGoal } from "../../core/goal-gate.js";
-import { appraiseRuntimeTask, frozenCheck, type RuntimeCheck } from "../../core/runtime-steps.js";
-import type { CheckStatus } from "../../core/step-appraisal.js";
-import type { GoalPredicate } from "../../core/task.js";
+import { continuationPrompt, evaluateGoal } from "../../core/agent/goal-gate.js";
+import { appraiseRuntimeTask, frozenCheck, type RuntimeCheck } from "../../core/agent/runtime-steps.js";
+import type { CheckStatus } from "../../core/agent/step-appraisal.js";
+import type { EventData, LoopgateEvent } from "../../core/events/loopgate-event.js";
+import { boundText } from "../../core/kernel/bounded.js";
+import type { GoalPredicate } from "../../core/task/task.js";
 import { runSandboxed, type SandboxMode } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
-import type { HookReply } from "./hook-input.js";
+import type { HookReply } from "../stop-gate/hook-input.js";
 
 /**
  * What loopgate decides inside a `loopgate claude` session besides the Stop's held-out gates: a task

@@ -1,8 +1,8 @@
-import type { EventData } from "../../core/events.js";
-import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
+import type { EventData } from "../../core/events/loopgate-event.js";
+import type { AgentRuntimeEventBody } from "../../core/run/run-decider.js";
 import type { BuilderContext } from "../builder.js";
+import type { HookReply, TaskCompletedInput } from "../stop-gate/hook-input.js";
 import { runFrozenCheck, taskCompleted } from "./claude-gates.js";
-import type { HookReply, TaskCompletedInput } from "./hook-input.js";
 import type { StreamToolCalls } from "./stream-json.js";
 import { type SettledReport, ToolReports, taskCompletion } from "./transcript.js";
 

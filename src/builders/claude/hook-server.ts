@@ -2,7 +2,7 @@ import { chmodSync, chownSync, closeSync, openSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import type { SandboxUser } from "../../sandbox/sandbox-user.js";
-import { type HookInput, type HookReply, parseHookInput } from "./hook-input.js";
+import { type HookInput, type HookReply, parseHookInput } from "../stop-gate/hook-input.js";
 
 /** What answers one hook: a reply, or a thrown error (the forwarder then blocks with the reason). */
 export type HookHandler = (input: HookInput) => Promise<HookReply>;

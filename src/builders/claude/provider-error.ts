@@ -1,4 +1,4 @@
-import { boundText } from "../../core/bounded.js";
+import { boundText } from "../../core/kernel/bounded.js";
 import { JsonLines } from "../json-lines.js";
 
 /**

@@ -1,5 +1,5 @@
-import { boundText } from "../../core/bounded.js";
-import type { EventData } from "../../core/events.js";
+import type { EventData } from "../../core/events/loopgate-event.js";
+import { boundText } from "../../core/kernel/bounded.js";
 
 /** What Claude Code's `--output-format stream-json` said about its session: its id and its result line. */
 export interface SessionReport {

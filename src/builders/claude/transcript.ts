@@ -1,5 +1,5 @@
-import type { EventData } from "../../core/events.js";
-import { commandOf } from "./hook-input.js";
+import type { EventData } from "../../core/events/loopgate-event.js";
+import { commandOf } from "../stop-gate/hook-input.js";
 import type { StreamToolCall } from "./stream-json.js";
 
 /**

@@ -1,4 +1,4 @@
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import type { Builder } from "../builder.js";
 import { codexBuilder } from "./codex-builder.js";
 

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { packageRoot } from "../../core/package-root.js";
+import { packageRoot } from "../../core/kernel/package-root.js";
 import { resolveProgram } from "../../sandbox/environment.js";
 
 /** The native codex binary, the folders it needs mounted, and the PATH entries it adds. */

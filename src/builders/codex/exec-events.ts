@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AgentRuntimeEventBody } from "../../core/run-decider.js";
+import type { AgentRuntimeEventBody } from "../../core/run/run-decider.js";
 
 /**
  * What `codex exec --json` printed, turned into facts: one JSON object a line (`thread.started`,

@@ -1,4 +1,4 @@
-import { boundText } from "../../core/bounded.js";
+import { boundText } from "../../core/kernel/bounded.js";
 import { providerStatus, UNANSWERED_TRIES } from "../claude/provider-error.js";
 import { JsonLines } from "../json-lines.js";
 

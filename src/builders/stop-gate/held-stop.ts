@@ -1,6 +1,6 @@
-import type { EventData } from "../../core/events.js";
+import type { EventData } from "../../core/events/loopgate-event.js";
 import type { BuilderContext } from "../builder.js";
-import type { HookReply, StopInput } from "../claude/hook-input.js";
+import type { HookReply, StopInput } from "./hook-input.js";
 
 /**
  * What ends one attempt of an agent that keeps running between attempts: its Stop hook arrived (the

@@ -1,4 +1,4 @@
-import { parseDuration } from "../../core/duration.js";
+import { parseDuration } from "../../core/kernel/duration.js";
 
 /**
  * How long a held Stop may wait for loopgate's answer, in seconds: the gates' run (each gate's timeout,

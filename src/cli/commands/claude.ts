@@ -1,16 +1,16 @@
 import { existsSync, realpathSync } from "node:fs";
 import { ClaudeBuilder } from "../../builders/claude/claude-builder.js";
 import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
-import { InputError } from "../../core/errors.js";
-import { packagePath } from "../../core/package-root.js";
-import { loadTask } from "../../runner/load-task.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { packagePath } from "../../core/kernel/package-root.js";
+import { loadTask } from "../../runner/task-source/load-task.js";
 import { resolveProgram } from "../../sandbox/environment.js";
-import { storeFrom } from "../context.js";
-import { exitCodeOf } from "../exit-codes.js";
-import { hintCommand, hintsFor } from "../hints.js";
-import type { CommandIO } from "../io.js";
-import { CLAUDE_NOT_RESUMABLE } from "../run-owner.js";
-import { shellWord } from "../store-location.js";
+import { storeFrom } from "../output/context.js";
+import { exitCodeOf } from "../output/exit-codes.js";
+import { hintCommand, hintsFor } from "../output/hints.js";
+import type { CommandIO } from "../output/io.js";
+import { CLAUDE_NOT_RESUMABLE } from "../output/run-owner.js";
+import { shellWord } from "../output/store-location.js";
 import { executeRun, type RunFlags, verdictText } from "./run-common.js";
 
 /** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */

@@ -4,19 +4,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
-import type { Envelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
-import { loadTask } from "../../runner/load-task.js";
-import { storeFrom } from "../context.js";
-import { formatDoctor } from "../doctor.js";
-import { cliName, packageRoot } from "../invocation.js";
-import type { CommandIO } from "../io.js";
-import { shellWord } from "../store-location.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { Envelope } from "../../core/run/envelope.js";
+import { loadTask } from "../../runner/task-source/load-task.js";
+import { storeFrom } from "../output/context.js";
+import { formatDoctor } from "../output/doctor-report.js";
+import { cliName, packageRoot } from "../output/invocation.js";
+import type { CommandIO } from "../output/io.js";
+import { shellWord } from "../output/store-location.js";
 import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
 import { diagnose, gateProgram } from "./doctor.js";
 import { executeRun, type RunFlags } from "./run-common.js";
 
-export { packageRoot } from "../invocation.js";
+export { packageRoot } from "../output/invocation.js";
 
 /** The bare program names of subprocess gates that `find` cannot locate (where gates look). */
 export function absentGatePrograms(

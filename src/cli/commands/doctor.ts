@@ -11,9 +11,15 @@ import {
   StoreError,
   sqliteRoom,
 } from "../../store/open-store.js";
-import { openStore, storeFrom } from "../context.js";
-import { type DoctorFacts, type DoctorReport, doctorChecks, doctorReport, formatDoctor } from "../doctor.js";
-import type { CommandIO } from "../io.js";
+import { openStore, storeFrom } from "../output/context.js";
+import {
+  type DoctorFacts,
+  type DoctorReport,
+  doctorChecks,
+  doctorReport,
+  formatDoctor,
+} from "../output/doctor-report.js";
+import type { CommandIO } from "../output/io.js";
 
 /** Whether loopgate could create or write its event log in `dir` (nothing is created to find out). */
 function storeWritable(dir: string): DoctorFacts["store"] {

@@ -1,14 +1,14 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { loadManifest } from "../../experiments/manifest.js";
 import { planExperiment } from "../../experiments/plan.js";
 import { formatExperimentReport } from "../../experiments/report.js";
 import { runExperiment } from "../../experiments/run-experiment.js";
-import { newRunId } from "../../runner/run-task.js";
-import { storeFrom } from "../context.js";
-import { handleInterrupts } from "../interrupt.js";
-import type { CommandIO } from "../io.js";
+import { newRunId } from "../../runner/run/run-task.js";
+import { storeFrom } from "../output/context.js";
+import { handleInterrupts } from "../output/interrupt.js";
+import type { CommandIO } from "../output/io.js";
 
 /** Flags of `loopgate exp`. */
 export interface ExpFlags {

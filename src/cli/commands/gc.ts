@@ -1,15 +1,15 @@
-import { formatDuration } from "../../core/duration.js";
-import { InputError } from "../../core/errors.js";
-import { ageProblem, type GcPolicy, MAX_AGE_MS, parseAge, planGc } from "../../core/gc-plan.js";
-import { listGcRuns, type PruneResult, pruneRuns } from "../../runner/prune-runs.js";
+import { formatDuration } from "../../core/kernel/duration.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { ageProblem, type GcPolicy, MAX_AGE_MS, parseAge, planGc } from "../../core/run/gc-plan.js";
+import { listGcRuns, type PruneResult, pruneRuns } from "../../runner/run/prune-runs.js";
 import {
   asPostgresStore,
   type PgPruneReport,
   type PostgresEventStore,
   postgresRoom,
 } from "../../store/open-store.js";
-import { openStore, storeFrom } from "../context.js";
-import type { CommandIO } from "../io.js";
+import { openStore, storeFrom } from "../output/context.js";
+import type { CommandIO } from "../output/io.js";
 
 /** Bytes as a person reads them. */
 export function formatBytes(n: number): string {

@@ -1,6 +1,6 @@
-import { type StepHealth, stepHealth } from "../../core/step-appraisal.js";
-import { openStore, storeFrom } from "../context.js";
-import type { CommandIO } from "../io.js";
+import { type StepHealth, stepHealth } from "../../core/agent/step-appraisal.js";
+import { openStore, storeFrom } from "../output/context.js";
+import type { CommandIO } from "../output/io.js";
 
 /** A rate as printed: a percentage with its denominator, or "—" when there is no denominator (never 0). */
 export function formatRate(rate: number | null, denominator: number, of: string): string {

@@ -1,23 +1,23 @@
-import { projectEnvelope } from "../../core/envelope.js";
-import { foldRun, verdict } from "../../core/run-decider.js";
-import { RunJournal } from "../../runner/run-journal.js";
+import { projectEnvelope } from "../../core/run/envelope.js";
+import { foldRun, verdict } from "../../core/run/run-decider.js";
+import { RunJournal } from "../../runner/stream/run-journal.js";
 import type { JobSummary } from "../../store/open-store.js";
-import { openStore, readRun, storeFrom } from "../context.js";
-import { oneLine } from "../excerpt.js";
-import { EXIT_NOT_FINISHED, exitCodeOf } from "../exit-codes.js";
-import { formatEnvelope, formatEvent } from "../format.js";
-import { hintCommand, hintsFor } from "../hints.js";
+import { openStore, readRun, storeFrom } from "../output/context.js";
+import { oneLine } from "../output/excerpt.js";
+import { EXIT_NOT_FINISHED, exitCodeOf } from "../output/exit-codes.js";
+import { formatEnvelope, formatEvent } from "../output/format.js";
+import { hintCommand, hintsFor } from "../output/hints.js";
 import {
   findHookSession,
   hookSessionLines,
   hookSessionRow,
   hookSessionStatus,
   listHookSessions,
-} from "../hook-sessions.js";
-import type { CommandIO } from "../io.js";
-import { jobExitCode, jobLine, jobStatusWord } from "../job-status.js";
-import { queuedJob, queueState } from "../queue-state.js";
-import { ownerReport } from "../run-owner.js";
+} from "../output/hook-sessions.js";
+import type { CommandIO } from "../output/io.js";
+import { jobExitCode, jobLine, jobStatusWord } from "../output/job-status.js";
+import { queuedJob, queueState } from "../output/queue-state.js";
+import { ownerReport } from "../output/run-owner.js";
 
 /** One row of `loopgate runs`; `queue` for work of the run queue (a Postgres store). */
 interface RunRow {
@@ -75,7 +75,7 @@ export async function runsCommand(
       });
     }
     // The user's own Claude Code sessions its hooks watch, beside the runs: `unverified` when no Stop
-    // verification came after the last tool call (core/hook-session.ts), with the verify that checks it.
+    // verification came after the last tool call (core/agent/hook-session.ts), with the verify that checks it.
     const sessions = await listHookSessions(store, limit, hintsFor(where));
     // A cut listing says so (on stderr with --json, so the JSON stays an array of rows).
     const cut =

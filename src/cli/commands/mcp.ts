@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLoopgateMcp } from "../../mcp/loopgate-mcp.js";
-import { loadTask } from "../../runner/load-task.js";
-import { openStore, storeFrom } from "../context.js";
-import type { CommandIO } from "../io.js";
+import { loadTask } from "../../runner/task-source/load-task.js";
+import { openStore, storeFrom } from "../output/context.js";
+import type { CommandIO } from "../output/io.js";
 
 interface McpFlags {
   store?: string;

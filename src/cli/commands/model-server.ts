@@ -4,9 +4,9 @@ import {
   type RecordedRequest,
   startModelServer,
 } from "../../agent/models/model-server/server.js";
-import { InputError } from "../../core/errors.js";
-import { handleInterrupts } from "../interrupt.js";
-import type { CommandIO } from "../io.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { handleInterrupts } from "../output/interrupt.js";
+import type { CommandIO } from "../output/io.js";
 
 /**
  * `loopgate model-server SCRIPT --protocol P`: serves a scripted model file over a real wire

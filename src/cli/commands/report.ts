@@ -1,8 +1,8 @@
-import { projectEnvelope } from "../../core/envelope.js";
-import { LoopgateError } from "../../core/errors.js";
-import { openStore, readRun, storeFrom } from "../context.js";
-import { exitCodeOf } from "../exit-codes.js";
-import type { CommandIO } from "../io.js";
+import { LoopgateError } from "../../core/kernel/errors.js";
+import { projectEnvelope } from "../../core/run/envelope.js";
+import { openStore, readRun, storeFrom } from "../output/context.js";
+import { exitCodeOf } from "../output/exit-codes.js";
+import type { CommandIO } from "../output/io.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
 

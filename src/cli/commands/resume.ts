@@ -1,23 +1,24 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
-import { projectEnvelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
-import type { EventData } from "../../core/events.js";
-import { runPhase } from "../../core/run-phase.js";
-import type { BuilderChoice } from "../../runner/builder-choice.js";
-import type { LoadedTask } from "../../runner/load-task.js";
-import { resumeRun } from "../../runner/resume-run.js";
-import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
-import type { EventStore } from "../../store/event-store.js";
+import type { EventData } from "../../core/events/loopgate-event.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { projectEnvelope } from "../../core/run/envelope.js";
+import { runPhase } from "../../core/run/run-phase.js";
+import { revisionTree } from "../../runner/goal/repo/goal-workspace.js";
+import type { BuilderChoice } from "../../runner/run/context/builder-choice.js";
+import { resumeRun } from "../../runner/run/resume-run.js";
+import type { LoadedTask } from "../../runner/task-source/load-task.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/task-snapshot.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
 import { asPostgresStore } from "../../store/open-store.js";
-import { openStore, readRun, storeFrom } from "../context.js";
-import { exitCodeOf } from "../exit-codes.js";
-import { hintCommand, hintsFor } from "../hints.js";
-import { interruptRun } from "../interrupt.js";
-import type { CommandIO } from "../io.js";
-import { progressReporter } from "../progress.js";
-import { CLAUDE_NOT_RESUMABLE, claudeRerun } from "../run-owner.js";
+import { openStore, readRun, storeFrom } from "../output/context.js";
+import { exitCodeOf } from "../output/exit-codes.js";
+import { hintCommand, hintsFor } from "../output/hints.js";
+import { interruptRun } from "../output/interrupt.js";
+import type { CommandIO } from "../output/io.js";
+import { progressReporter } from "../output/progress.js";
+import { CLAUDE_NOT_RESUMABLE, claudeRerun } from "../output/run-owner.js";
 import { faultInjection, followOutput, type RunFlags, verdictText } from "./run-common.js";
 
 /**
@@ -97,6 +98,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       runId,
       store,
       storeDir: dir,
+      startingTree: (g) => revisionTree(dir, g.id, g.revision),
       ...(runDir ? { runDir } : {}),
       allowEnv: flags["builder-env"] ?? [],
       mounts: flags["builder-mount"] ?? [],

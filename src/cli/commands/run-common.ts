@@ -1,23 +1,23 @@
 // What `run`, `verify` and `task check` share: their flags, the builder choice, the settings, one run.
-import { isAbsolute, relative, resolve } from "node:path";
-import type { ModelAdapter } from "../../agent/model.js";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import type { ModelAdapter } from "../../agent/models/model.js";
 import { commandBuilder, noopBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
-import type { Envelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
-import { type BuilderChoice, isAgentChoice } from "../../runner/builder-choice.js";
-import { checkUserMounts, mountGuards } from "../../runner/builder-mounts.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { Envelope } from "../../core/run/envelope.js";
 import type { RunFlags } from "../../runner/host/run-flags.js";
-import type { LoadedTask } from "../../runner/load-task.js";
-import { runTask } from "../../runner/run-task.js";
+import { type BuilderChoice, isAgentChoice } from "../../runner/run/context/builder-choice.js";
+import { checkUserMounts, mountGuards } from "../../runner/run/context/builder-mounts.js";
+import { runTask } from "../../runner/run/run-task.js";
+import type { LoadedTask } from "../../runner/task-source/load-task.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 import type { StoreLocation } from "../../store/open-store.js";
-import { openStore, storeFrom } from "../context.js";
-import { formatEnvelope } from "../format.js";
-import { hintCommand, hintsFor, storeLine } from "../hints.js";
-import { interruptRun } from "../interrupt.js";
-import type { CommandIO } from "../io.js";
-import { progressReporter } from "../progress.js";
+import { openStore, storeFrom } from "../output/context.js";
+import { formatEnvelope } from "../output/format.js";
+import { hintCommand, hintsFor, storeLine } from "../output/hints.js";
+import { interruptRun } from "../output/interrupt.js";
+import type { CommandIO } from "../output/io.js";
+import { progressReporter } from "../output/progress.js";
 
 /** Flags shared by `run`, `verify` and `task check` (a host reads them too: runner/host/run-flags.ts). */
 export type { RunFlags } from "../../runner/host/run-flags.js";
@@ -246,4 +246,32 @@ export function faultInjection(): { afterAppend?: (runEvents: number) => void } 
   return {
     afterAppend: (count) => (count === Number(at) ? process.kill(process.pid, "SIGKILL") : undefined),
   };
+}
+
+/**
+ * The builder: the one the flags name, else the goal's own (`todo run` and `goal tick` alike). The built-in
+ * agent is loaded only when it is the one chosen.
+ */
+export async function chosen(
+  loaded: Parameters<typeof chooseBuilder>[0],
+  flags: RunFlags,
+  agent: { kind: string; model?: string; command?: string },
+  sourcePath: string | null,
+): Promise<BuilderChoice> {
+  if (flags.model !== undefined || flags.builder !== undefined || flags.oracle || flags.noop)
+    return chooseBuilder(loaded, flags);
+  if (agent.kind === "agent" && agent.model) {
+    const { agentBuilder } = await import("../../agent/agent-builder.js");
+    return agentBuilder(agent.model, {});
+  }
+  if (agent.command === "@oracle") {
+    if (!loaded.oracle) throw new InputError("the task declares no oracle", `${loaded.file}: oracle`);
+    return oracleBuilder(loaded.oracle);
+  }
+  if (agent.command === "@noop") return noopBuilder();
+  if (agent.command) return commandBuilder(agent.command, sourcePath ? dirname(sourcePath) : process.cwd());
+  throw new InputError(
+    "the goal names no builder: pass --model SPEC, --builder CMD, --oracle or --noop",
+    `loopgate todo run ${loaded.task.id}`,
+  );
 }

@@ -1,9 +1,9 @@
-import { InputError } from "../../core/errors.js";
-import { loadTask } from "../../runner/load-task.js";
-import { type LoadedMissionCase, loadMissionCase } from "../../runner/mission-source/mission-case.js";
-import { storeDirFrom } from "../context.js";
-import { exitCodeOf } from "../exit-codes.js";
-import type { CommandIO } from "../io.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { loadTask } from "../../runner/task-source/load-task.js";
+import { type LoadedMissionCase, loadMissionCase } from "../../runner/task-source/mission/mission-case.js";
+import { storeDirFrom } from "../output/context.js";
+import { exitCodeOf } from "../output/exit-codes.js";
+import type { CommandIO } from "../output/io.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
 import { chooseBuilder, executeRun, printEnvelope, type RunFlags } from "./run-common.js";
 

@@ -1,7 +1,7 @@
 import { defaultContext } from "../../selftest/check.js";
 import { runSelftest, type SelftestReport } from "../../selftest/run-selftest.js";
 import { DIMENSIONS } from "../../selftest/verdict.js";
-import type { CommandIO } from "../io.js";
+import type { CommandIO } from "../output/io.js";
 
 const titleOf = (id: string) => DIMENSIONS.find((d) => d.id === id)?.title ?? id;
 const seconds = (ms: number | undefined) => `${((ms ?? 0) / 1000).toFixed(1)} s`;

@@ -1,6 +1,6 @@
-import { InputError } from "../../core/errors.js";
-import { loadTask } from "../../runner/load-task.js";
-import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-snapshot.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { loadTask } from "../../runner/task-source/load-task.js";
+import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/task-snapshot.js";
 import {
   type JobOptions,
   type PostgresEventStore,
@@ -8,10 +8,10 @@ import {
   StoreError,
   type StoreLocation,
 } from "../../store/open-store.js";
-import { storeFrom } from "../context.js";
-import { oneLine } from "../excerpt.js";
-import { hintCommand, hintsFor } from "../hints.js";
-import type { CommandIO } from "../io.js";
+import { storeFrom } from "../output/context.js";
+import { oneLine } from "../output/excerpt.js";
+import { hintCommand, hintsFor } from "../output/hints.js";
+import type { CommandIO } from "../output/io.js";
 import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
 
 /** The `loopgate run` flags a job carries to the worker that runs it. */

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { noopBuilder } from "../../builders/command-builder.js";
-import { InputError } from "../../core/errors.js";
-import { loadTask } from "../../runner/load-task.js";
-import { exitCodeOf } from "../exit-codes.js";
-import type { CommandIO } from "../io.js";
+import { InputError } from "../../core/kernel/errors.js";
+import { loadTask } from "../../runner/task-source/load-task.js";
+import { exitCodeOf } from "../output/exit-codes.js";
+import type { CommandIO } from "../output/io.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
 import { executeRun, printEnvelope, type RunFlags } from "./run-common.js";
 

@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
-import { parseDuration } from "../../core/duration.js";
-import { InputError } from "../../core/errors.js";
+import { parseDuration } from "../../core/kernel/duration.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { createWorker, type WorkerEvent, type WorkerOptions } from "../../runner/host/worker.js";
 import { QUEUE_POLICY, type QueuePolicy, WAKE_POLICY, type WakePolicy } from "../../store/open-store.js";
-import type { CommandIO } from "../io.js";
-import { hostFaults, runKit } from "./goal-turn-host.js";
+import type { CommandIO } from "../output/io.js";
+import { hostFaults, runKit } from "./host-kit.js";
 import { postgresStoreFrom } from "./submit.js";
 
 export interface WorkerFlags {

@@ -1,4 +1,4 @@
-import type { Envelope } from "../../core/envelope.js";
+import type { Envelope } from "../../core/run/envelope.js";
 
 /**
  * Characters XML 1.0 cannot carry at all, not even escaped: C0 controls other than tab, LF and CR,

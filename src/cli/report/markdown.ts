@@ -1,4 +1,4 @@
-import type { Envelope } from "../../core/envelope.js";
+import type { Envelope } from "../../core/run/envelope.js";
 
 /** Control characters other than tab and newline, which no report should carry. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { Envelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { Envelope } from "../../core/run/envelope.js";
 import { renderJunit } from "./junit.js";
 import { renderMarkdown } from "./markdown.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { LIMITS } from "../bounded.js";
-import { attempt, excerpt } from "../event-parts.js";
+import { LIMITS } from "../kernel/bounded.js";
+import { attempt, excerpt } from "../kernel/event-parts.js";
 import type { EventArea } from "./define.js";
 
 /** The external agents whose runtime reports facts through hooks or event streams loopgate owns. */
@@ -78,7 +78,7 @@ export const agentRuntimeEvents = {
     }),
   },
   /**
-   * The task's goal judged at an external agent's Stop over its runtime facts (see core/goal-gate.ts):
+   * The task's goal judged at an external agent's Stop over its runtime facts (see core/agent/goal-gate.ts):
    * `continuing` blocks the Stop with the unmet predicates; `completed` and `blocked` (no block left) let
    * the Stop go on to the held-out gates, which alone decide the verdict.
    */

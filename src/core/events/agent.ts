@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { attempt, ModelFailureKind, turn } from "../event-parts.js";
-import { GoalPredicate } from "../task.js";
+import { attempt, ModelFailureKind, turn } from "../kernel/event-parts.js";
+import { GoalPredicate } from "../task/task.js";
 import type { EventArea } from "./define.js";
 
 /** The built-in agent's loop. Everything it does is one of these, appended before it is acted on. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Origin } from "../event-parts.js";
+import type { Origin } from "../kernel/event-parts.js";
 
 /**
  * One area's event declarations: each type once, with the origins it may carry and its data schema.

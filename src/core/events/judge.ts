@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { attempt } from "../event-parts.js";
+import { attempt } from "../kernel/event-parts.js";
 import type { EventArea } from "./define.js";
 
 /** The independent judge's verdict on an attempt (see src/judge/). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LIMITS } from "../bounded.js";
+import { LIMITS } from "../kernel/bounded.js";
 import {
   attempt,
   BuilderDescriptor,
@@ -10,9 +10,9 @@ import {
   LeaseOwner,
   PathList,
   RunStatus,
-} from "../event-parts.js";
-import { GateTamper } from "../gate-tamper.js";
-import { PinnedIdentity } from "../task-lock.js";
+} from "../kernel/event-parts.js";
+import { GateTamper } from "../task/gate-tamper.js";
+import { PinnedIdentity } from "../task/task-lock.js";
 import type { EventArea } from "./define.js";
 
 /** The run: attempts, the builder, observations, gates, the verdict, resumes and the lease. */
@@ -124,7 +124,7 @@ export const runEvents = {
       seed: z.number().int().nonnegative().optional(),
       tamper: GateTamper.optional(),
       /**
-       * The gate-change plan the gate's environment was built from (core/gate-change-digest.ts); a goal
+       * The gate-change plan the gate's environment was built from (core/observation/gate-change-digest.ts); a goal
        * writes back only that. Absent in runs recorded before it was, and under a benchmark's as-built policy.
        */
       change_plan_digest: z
@@ -162,7 +162,7 @@ export const runEvents = {
     }),
   },
   /**
-   * The process now driving the run (see core/run-lease.ts). `previous` is the lease it took over, and why:
+   * The process now driving the run (see core/run/run-lease.ts). `previous` is the lease it took over, and why:
    * it had expired, or its owner's process was gone on this host. Appended with the expected revision, so
    * two processes can never both take it.
    */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { attempt, turn } from "../event-parts.js";
+import { attempt, turn } from "../kernel/event-parts.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "../self-check/schemas.js";
 import type { EventArea } from "./define.js";
 

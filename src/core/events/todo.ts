@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { attempt } from "../event-parts.js";
+import { attempt } from "../kernel/event-parts.js";
 import type { EventArea } from "./define.js";
 
 const step = z.string().max(2000);

@@ -1,4 +1,4 @@
-import type { GoalState } from "./goal-state.js";
+import type { GoalState } from "./goal-state-shape.js";
 
 /** What the goal has spent against its quota at `now`. */
 export interface BudgetUsage {

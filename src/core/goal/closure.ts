@@ -1,4 +1,4 @@
-import type { GoalState, TodoState } from "./goal-state.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 import { handoffs } from "./handoff.js";
 import { acceptanceReport } from "./obligations.js";
 import { type Assessment, assess, type GoalContext } from "./runtime-state.js";

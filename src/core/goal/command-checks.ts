@@ -1,6 +1,6 @@
-import { DomainError } from "../errors.js";
-import { ResumeCondition, TODO_ID_PATTERN, type TodoSpec } from "./goal-events.js";
-import type { GoalState, TodoState } from "./goal-state.js";
+import { ResumeCondition, TODO_ID_PATTERN, type TodoSpec } from "../events/goal/goal-events.js";
+import { DomainError } from "../kernel/errors.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 
 /** The checks the goal decider's commands share: todo ids, todo specs, resume conditions. */
 

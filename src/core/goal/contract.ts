@@ -1,6 +1,7 @@
 import { terminalClosure } from "./closure.js";
 import type { PendingGate } from "./gates.js";
-import type { GoalState } from "./goal-state.js";
+import type { GoalState } from "./goal-state-shape.js";
+import { type MonitorSchedule, monitorSchedules } from "./monitor-goal.js";
 import {
   type Assessment,
   assess,
@@ -9,7 +10,6 @@ import {
   type RuntimeState,
   type Selection,
 } from "./runtime-state.js";
-import { type MonitorSchedule, monitorSchedules } from "./turn/monitor-goal.js";
 
 /**
  * The interaction contract: what may happen now and why, the one thing a host, a worker or a person

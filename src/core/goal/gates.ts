@@ -1,4 +1,4 @@
-import type { GoalState, TodoState } from "./goal-state.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 
 /**
  * Decision gates: a `user_gate` todo with a `decision_scope` covers the actions that require that scope

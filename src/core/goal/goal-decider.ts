@@ -1,7 +1,3 @@
-import { boundText } from "../bounded.js";
-import type { Decider } from "../kernel/decider.js";
-import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
-import { scopeWaits } from "./gates.js";
 import {
   type AcceptanceItem,
   type Budget,
@@ -13,12 +9,17 @@ import {
   TODO_STATUSES,
   type TodoSpec,
   type ValidationReceipt,
-} from "./goal-events.js";
-import { evolve, type GoalState, initialState } from "./goal-state.js";
+} from "../events/goal/goal-events.js";
+import { boundText } from "../kernel/bounded.js";
+import type { Decider } from "../kernel/decider.js";
+import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
+import { scopeWaits } from "./gates.js";
+import { evolve } from "./goal-state.js";
+import { type GoalState, initialState } from "./goal-state-shape.js";
+import { decideMonitorCommand, type MonitorGoalCommand } from "./monitor-goal.js";
 import { receiptMismatch } from "./receipt-rule.js";
 import { decideReplan, type ReplanCommand } from "./replan.js";
 import { dependencyResolved } from "./todo-rules.js";
-import { decideMonitorCommand, type MonitorGoalCommand } from "./turn/monitor-goal.js";
 import { decideVision, type VisionCommand } from "./vision.js";
 
 /** What a goal file declares; `create_goal` turns it into `goal_created` plus one `todo_added` per todo. */

@@ -12,7 +12,7 @@ import type {
   TodoStatus,
   ValidationReceipt,
   VisionCheckpoint,
-} from "./goal-events.js";
+} from "../events/goal/goal-events.js";
 import type { MonitorState } from "./turn/monitor.js";
 import type { TurnLease } from "./turn/turn-lease.js";
 import type { TurnState } from "./turn/turn-state.js";

@@ -1,4 +1,5 @@
-import type { GoalEventBody } from "./goal-events.js";
+import type { GoalEventBody } from "../events/goal/goal-events.js";
+import { spendKey, type TurnEvent } from "../events/goal/turn-events.js";
 import {
   type GoalState,
   initialState,
@@ -8,11 +9,18 @@ import {
 } from "./goal-state-shape.js";
 import { receiptMismatch } from "./receipt-rule.js";
 import { applyMonitorFact, armMonitor } from "./turn/monitor.js";
-import { spendKey, type TurnEvent } from "./turn/turn-events.js";
 import { evolveTurnLease, type TurnLeaseEvent } from "./turn/turn-lease.js";
 import { evolveTurn, initialTurnState } from "./turn/turn-state.js";
 
-export * from "./goal-state-shape.js";
+export type {
+  AcceptanceReceipt,
+  Completion,
+  GoalState,
+  SpendRecord,
+  TodoState,
+  VisionState,
+} from "./goal-state-shape.js";
+export { DEFAULT_BUDGET, initialState, newTodo } from "./goal-state-shape.js";
 
 /**
  * Folds one event into the state. Total (never throws), and it re-checks the lifecycle rules itself: an

@@ -1,4 +1,4 @@
-import type { GoalState, TodoState } from "./goal-state.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 
 /**
  * Handoff states, derived from todo relations (never written): where a blocker relation stands and

@@ -1,5 +1,5 @@
-import type { AcceptanceItem } from "./goal-events.js";
-import type { GoalState, TodoState } from "./goal-state.js";
+import type { AcceptanceItem } from "../events/goal/goal-events.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 import { handoffs } from "./handoff.js";
 
 /**

@@ -1,9 +1,10 @@
+import type { GoalEventBody } from "../events/goal/goal-events.js";
+import { TODO_CLASSES, TODO_STATUSES, type TodoClass, type TodoStatus } from "../events/goal/goal-events.js";
 import type { BudgetUsage } from "./budget.js";
 import { type Closure, type FrontierGap, terminalClosure } from "./closure.js";
 import { gateTodos, type ScopeStatus, scopeStatus } from "./gates.js";
-import type { GoalEventBody } from "./goal-events.js";
-import { TODO_CLASSES, TODO_STATUSES, type TodoClass, type TodoStatus } from "./goal-events.js";
-import { evolve, type GoalState, initialState, type TodoState } from "./goal-state.js";
+import { evolve } from "./goal-state.js";
+import { type GoalState, initialState, type TodoState } from "./goal-state-shape.js";
 import { type Handoff, handoffs } from "./handoff.js";
 import { type AcceptanceStatus, acceptanceReport } from "./obligations.js";
 import { assess, type GoalContext, type RuntimeState } from "./runtime-state.js";

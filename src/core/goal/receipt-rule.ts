@@ -1,4 +1,4 @@
-import type { TaskRef, TodoClass, TodoStatus, ValidationReceipt } from "./goal-events.js";
+import type { TaskRef, TodoClass, TodoStatus, ValidationReceipt } from "../events/goal/goal-events.js";
 
 /** What of the goal's state the receipt rule reads (GoalState has these; kept apart so the fold can use it). */
 export interface ReceiptContext {

@@ -1,7 +1,13 @@
-import { boundText } from "../bounded.js";
+import {
+  type AcceptanceItem,
+  GOAL_LIMITS,
+  type GoalEventBody,
+  type TodoSpec,
+} from "../events/goal/goal-events.js";
+import { boundText } from "../kernel/bounded.js";
 import { checkSpec, fail, need } from "./command-checks.js";
-import { type AcceptanceItem, GOAL_LIMITS, type GoalEventBody, type TodoSpec } from "./goal-events.js";
-import { evolve, type GoalState } from "./goal-state.js";
+import { evolve } from "./goal-state.js";
+import type { GoalState } from "./goal-state-shape.js";
 import type { Obligation } from "./obligations.js";
 import { decideVision } from "./vision.js";
 

@@ -1,6 +1,6 @@
 import { type BudgetUsage, budgetUsage } from "./budget.js";
 import { type PendingGate, pendingGates, scopeWaits } from "./gates.js";
-import type { GoalState, TodoState } from "./goal-state.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 import { heldBackBy } from "./handoff.js";
 import { acceptanceReport, advancementExhausted, type Obligation, obligations } from "./obligations.js";
 import { dependencyResolved, isResumeCandidate } from "./todo-rules.js";

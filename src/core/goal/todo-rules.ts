@@ -1,6 +1,6 @@
-import { InputError } from "../errors.js";
-import { ResumeCondition, TODO_STATUSES } from "./goal-events.js";
-import type { GoalState, TodoState } from "./goal-state.js";
+import { ResumeCondition, TODO_STATUSES } from "../events/goal/goal-events.js";
+import { InputError } from "../kernel/errors.js";
+import type { GoalState, TodoState } from "./goal-state-shape.js";
 
 /**
  * The lifecycle rules both the decider and the fold check: what a validation receipt must match, when

@@ -1,7 +1,7 @@
-import { boundText } from "../bounded.js";
+import { GOAL_LIMITS, type GoalEventBody } from "../events/goal/goal-events.js";
+import { boundText } from "../kernel/bounded.js";
 import { fail } from "./command-checks.js";
-import { GOAL_LIMITS, type GoalEventBody } from "./goal-events.js";
-import type { GoalState } from "./goal-state.js";
+import type { GoalState } from "./goal-state-shape.js";
 
 /**
  * Vision facts: per agent, a bounded route with the checkpoint it was read against; afterwards a

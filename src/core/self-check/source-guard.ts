@@ -1,3 +1,4 @@
+import { secretEncodings } from "../kernel/redact.js";
 import { allStrings } from "./schemas.js";
 
 /** What the Source Guard knows is not public: loopgate's own facts, never the model's. */
@@ -51,21 +52,6 @@ const NON_PUBLIC_PATTERNS: readonly RegExp[] = [
   /\/proc\/[^\s]*\/environ\b/,
   /\bid_(?:rsa|ed25519|ecdsa)\b/,
 ];
-
-/** A secret value and the encodings it could travel in. */
-export function secretEncodings(secret: string): string[] {
-  const b = Buffer.from(secret, "utf8");
-  const base64 = b.toString("base64");
-  return [
-    secret,
-    base64,
-    base64.replace(/=+$/, ""),
-    b.toString("base64url"),
-    b.toString("hex"),
-    encodeURIComponent(secret),
-    [...secret].reverse().join(""),
-  ].filter((v, i, all) => v.length >= 6 && all.indexOf(v) === i);
-}
 
 /** Checks every string of a plan or self-check submission before it is recorded. */
 export function guardPublicStrings(value: unknown, ctx: SourceGuardContext): SourceGuardResult {

@@ -1,17 +1,17 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import type { GateTamper } from "../../core/events.js";
-import type { SubprocessGateSpec } from "../../core/task.js";
-import type { GateIdentity } from "../../core/task-lock.js";
+import type { GateTamper } from "../../core/events/loopgate-event.js";
+import type { SubprocessGateSpec } from "../../core/task/task.js";
+import type { GateIdentity } from "../../core/task/task-lock.js";
 import type { RunnerAdapter, TamperPlan } from "./adapter.js";
 import { type IdentityRule, type IdentityVerdict, judgeByIdentity } from "./identity-verdict.js";
 import { plausibleName } from "./names.js";
+import { plantTwins, type TwinPlanting } from "./plant.js";
 import { ReportPipe } from "./report-pipe.js";
 import { recogniseRunner } from "./runners.js";
 import { judgeTestRun, type TestFloor, type TestVerdict } from "./test-report.js";
 import { TWIN_LANGUAGES } from "./twins/languages.js";
-import { plantTwins, type TwinPlanting } from "./twins/plant.js";
 
 /** One gate run's tamper check, prepared before the run and read after it. */
 export interface TamperCheck {

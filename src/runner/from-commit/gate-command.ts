@@ -1,7 +1,7 @@
 // The held-out gate's argv for a commit's tests: `--gate-cmd`, else a runner detected from the
 // starting tree and the test files. Pure: what the tree holds is passed in.
 import { splitCommandLine } from "../../builders/command-line.js";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 
 /** What detection reads of the starting tree. */
 export interface TreeFacts {

@@ -2,7 +2,7 @@
 // nothing here touches the repository's index, work tree or refs.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import type { ChangedPath } from "./classify.js";
 
 const MAX_OUTPUT = 256 * 1024 * 1024;

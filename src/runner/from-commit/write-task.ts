@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { stringify } from "yaml";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { removeTree } from "../../workspace/remove-tree.js";
 import type { GitRepo } from "./git.js";
 import type { CommitTaskPlan } from "./plan-commit.js";

@@ -1,6 +1,6 @@
-import type { AcceptanceItem } from "../../core/goal/index.js";
-import type { EventStore } from "../../store/event-store.js";
-import type { LoadedTask } from "../load-task.js";
+import type { AcceptanceItem } from "../../core/events/goal/goal-events.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
+import type { LoadedTask } from "../task-source/load-task.js";
 import { acceptancePath, goalTaskFile } from "./goal-tasks.js";
 
 /**

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { type Envelope, projectEnvelope } from "../../core/envelope.js";
-import { LoopgateError, RunNotFoundError } from "../../core/errors.js";
-import type { LoopgateEvent } from "../../core/events.js";
-import type { EventStore } from "../../store/event-store.js";
-import { RunJournal } from "../run-journal.js";
+import type { LoopgateEvent } from "../../core/events/loopgate-event.js";
+import { LoopgateError, RunNotFoundError } from "../../core/kernel/errors.js";
+import { type Envelope, projectEnvelope } from "../../core/run/envelope.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
+import { RunJournal } from "../stream/run-journal.js";
 
 /** A validation receipt as the goal stream records it (core/goal's ValidationReceipt). */
 export interface RunReceipt {

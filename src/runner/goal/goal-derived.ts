@@ -1,10 +1,7 @@
-import {
-  type GoalContext,
-  type GoalState,
-  interactionContract,
-  projectStatus,
-  type TodoState,
-} from "../../core/goal/index.js";
+import { interactionContract } from "../../core/goal/contract.js";
+import type { GoalState, TodoState } from "../../core/goal/goal-state-shape.js";
+import { projectStatus } from "../../core/goal/projection.js";
+import type { GoalContext } from "../../core/goal/runtime-state.js";
 import type { GoalFacts, GoalView, TodoView } from "./goal-view.js";
 
 // core/goal's derived decisions (runtime state by precedence, interaction contract, frontier and closure,

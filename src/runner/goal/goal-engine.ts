@@ -1,16 +1,13 @@
-import type { LoopgateEvent, RecordedEvent } from "../../core/events.js";
 import {
-  decide as decideGoal,
-  evolveGoal,
-  foldGoal,
-  type GoalCommand,
   type GoalEventBody,
-  type GoalSpec,
-  type GoalState,
   goalEventOrigin,
   isGoalEventType,
   type TodoSpec,
-} from "../../core/goal/index.js";
+} from "../../core/events/goal/goal-events.js";
+import type { LoopgateEvent, RecordedEvent } from "../../core/events/loopgate-event.js";
+import { decide as decideGoal, type GoalCommand, type GoalSpec } from "../../core/goal/goal-decider.js";
+import { evolve as evolveGoal, foldGoal } from "../../core/goal/goal-state.js";
+import type { GoalState } from "../../core/goal/goal-state-shape.js";
 import type { RunReceipt } from "./evidence.js";
 import { deriveGoal } from "./goal-derived.js";
 import type { ResumeConditionData } from "./goal-spec.js";

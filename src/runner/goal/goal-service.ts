@@ -1,13 +1,14 @@
-import { DomainError } from "../../core/errors.js";
-import type { GoalState, HealthIssue } from "../../core/goal/index.js";
-import type { EventStore } from "../../store/event-store.js";
+import type { GoalState } from "../../core/goal/goal-state-shape.js";
+import type { HealthIssue } from "../../core/goal/runtime-state.js";
+import { DomainError } from "../../core/kernel/errors.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
 import { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
 import { goalOfJob } from "../../store/postgres/run-queue.js";
 import { decideIntent, type GoalIntent, goalState, goalViewOf, originOf } from "./goal-engine.js";
-import { goalRepo } from "./goal-repo.js";
 import { appendGoal, type GoalLog, NeedsRebaseError, readGoal } from "./goal-store.js";
 import { checkGoalTask, GoalTaskError } from "./goal-tasks.js";
 import type { GoalFacts, GoalView } from "./goal-view.js";
+import { goalRepo } from "./repo/goal-repo.js";
 
 /** A goal read from the store with the outside facts its derived decisions need. */
 export interface ReadGoal {

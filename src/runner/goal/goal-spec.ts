@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { parseDuration } from "../../core/duration.js";
-import { InputError } from "../../core/errors.js";
-import { parseResumeCondition } from "../../core/goal/index.js";
-import type { GoalBuilder, GoalFileTodo } from "../../core/goal-file.js";
+import type { GoalBuilder, GoalFileTodo } from "../../core/goal/goal-file.js";
+import { parseResumeCondition } from "../../core/goal/todo-rules.js";
+import { parseDuration } from "../../core/kernel/duration.js";
+import { InputError } from "../../core/kernel/errors.js";
 import type { LoadedGoal } from "./load-goal.js";
 import { taskOrError } from "./load-goal.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ConcurrencyError, LoopgateError } from "../../core/errors.js";
-import type { LoopgateEvent, RecordedEvent } from "../../core/events.js";
-import type { EventStore } from "../../store/event-store.js";
+import type { LoopgateEvent, RecordedEvent } from "../../core/events/loopgate-event.js";
+import { ConcurrencyError, LoopgateError } from "../../core/kernel/errors.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
 import { snapshotGoalTasks } from "./goal-tasks.js";
 
 // The goal stream: one per goal, written only through guarded commands with an expected revision.

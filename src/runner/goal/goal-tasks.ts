@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { LoopgateError } from "../../core/errors.js";
-import { TASK_SNAPSHOT_LIMITS, TaskSnapshotManifest } from "../../core/task-snapshot.js";
-import { ContentMissingError, type ContentStore } from "../../store/content-store.js";
-import type { EventStore } from "../../store/event-store.js";
-import { type LoadedTask, loadTask } from "../load-task.js";
-import { materializeTask, snapshotTask } from "../task-snapshot.js";
+import { LoopgateError } from "../../core/kernel/errors.js";
+import { TASK_SNAPSHOT_LIMITS, TaskSnapshotManifest } from "../../core/task/task-snapshot.js";
+import { ContentMissingError, type ContentStore } from "../../store/kernel/content-store.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
+import { type LoadedTask, loadTask } from "../task-source/load-task.js";
+import { materializeTask, snapshotTask } from "../task-source/task-snapshot.js";
 
 /**
  * The task files a goal names (its todos' tasks, its acceptance items' tasks), on a shared store

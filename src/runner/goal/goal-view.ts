@@ -1,4 +1,5 @@
-import type { HealthIssue, TodoSpec } from "../../core/goal/index.js";
+import type { TodoSpec } from "../../core/events/goal/goal-events.js";
+import type { HealthIssue } from "../../core/goal/runtime-state.js";
 import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
 
 // What the CLI shows of a goal: its facts and derived decisions, recomputed on every read (goal-derived.ts).

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { InputError, LoopgateError } from "../../core/errors.js";
-import { type GoalFile, parseGoalFile } from "../../core/goal-file.js";
-import { type LoadedTask, loadTask } from "../load-task.js";
+import { type GoalFile, parseGoalFile } from "../../core/goal/goal-file.js";
+import { InputError, LoopgateError } from "../../core/kernel/errors.js";
+import { type LoadedTask, loadTask } from "../task-source/load-task.js";
 
 /** A parsed goal file with its paths resolved against the goal file's folder. */
 export interface LoadedGoal {

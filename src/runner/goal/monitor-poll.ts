@@ -1,14 +1,12 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { InputError } from "../../core/errors.js";
-import type { GoalState, MonitorSpec, TodoSpec } from "../../core/goal/index.js";
-import {
-  type MonitorGoalCommand,
-  monitorPollCommand,
-  type PollFailureKind,
-} from "../../core/goal/turn/index.js";
-import type { ProcessLimits } from "../../core/limits.js";
+import type { MonitorSpec, TodoSpec } from "../../core/events/goal/goal-events.js";
+import type { PollFailureKind } from "../../core/events/goal/monitor-events.js";
+import type { GoalState } from "../../core/goal/goal-state-shape.js";
+import { type MonitorGoalCommand, monitorPollCommand } from "../../core/goal/monitor-goal.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { ProcessLimits } from "../../core/task/limits.js";
 import { runSandboxed, type SandboxMode } from "../../sandbox/bubblewrap.js";
 import { scrubbedEnv } from "../../sandbox/environment.js";
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { acceptanceReport, type GoalState, type Obligation, obligationId } from "../../core/goal/index.js";
-import type { ToolSpec } from "../../core/model.js";
+import type { ToolSpec } from "../../core/agent/model.js";
+import type { GoalState } from "../../core/goal/goal-state-shape.js";
+import { acceptanceReport, type Obligation } from "../../core/goal/obligations.js";
+import { obligationId } from "../../core/goal/replan.js";
 
 /**
  * The planner turn's tools: the model proposes, loopgate admits. Each call is a proposal

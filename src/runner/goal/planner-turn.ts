@@ -1,21 +1,13 @@
 import { resolve } from "node:path";
 import { type CreateModelOptions, createModel } from "../../agent/models/provider.js";
-import { InputError } from "../../core/errors.js";
-import {
-  answerKind,
-  decide as decideGoal,
-  evolveGoal,
-  type GoalCommand,
-  type GoalEventBody,
-  type GoalState,
-  type Obligation,
-  obligationId,
-  obligations,
-  type ReplanAnswer,
-  type TodoSpec,
-  type VisionStatement,
-} from "../../core/goal/index.js";
-import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/model.js";
+import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/agent/model.js";
+import type { GoalEventBody, TodoSpec } from "../../core/events/goal/goal-events.js";
+import { decide as decideGoal, type GoalCommand } from "../../core/goal/goal-decider.js";
+import { evolve as evolveGoal } from "../../core/goal/goal-state.js";
+import type { GoalState } from "../../core/goal/goal-state-shape.js";
+import { type Obligation, obligations } from "../../core/goal/obligations.js";
+import { answerKind, obligationId, type ReplanAnswer, type VisionStatement } from "../../core/goal/replan.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { type TaskRefData, taskRef } from "./goal-spec.js";
 import {
   briefing,

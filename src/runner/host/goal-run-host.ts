@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import { noopBuilder } from "../../builders/command-builder.js";
-import type { WakeUp } from "../../core/goal/turn/index.js";
-import type { EventStore } from "../../store/event-store.js";
+import type { WakeUp } from "../../core/goal/schedule/scheduler.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
 import { openGoal } from "../goal/goal-service.js";
+import { revisionTree } from "../goal/repo/goal-workspace.js";
 import { makeTick } from "../goal/turn/tick.js";
 import type { RunHost, ScheduleHost, TickDeps } from "../goal/turn/tick-context.js";
 import type { Tick } from "../goal/turn/tick-outcome.js";
-import { resumeRun } from "../resume-run.js";
-import { runTask } from "../run-task.js";
+import { resumeRun } from "../run/resume-run.js";
+import { runTask } from "../run/run-task.js";
 import { goalFaults, type RunFaults, type RunFlags, type RunKit, runFaults } from "./run-flags.js";
 
 /** What the goal run host is given: how flags become a run, the faults to inject, where warnings go. */
@@ -73,6 +74,7 @@ export function goalRunHost(
         runId: run.runId,
         store,
         storeDir,
+        startingTree: (g) => revisionTree(storeDir, g.id, g.revision),
         allowEnv: flags["builder-env"] ?? [],
         mounts: flags["builder-mount"] ?? [],
         builder: kit.recorded(flags),

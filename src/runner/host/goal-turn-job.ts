@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
-import { DomainError, InputError } from "../../core/errors.js";
-import type { WakeUp } from "../../core/goal/turn/index.js";
-import { nextWake } from "../../core/goal/turn/next-wake.js";
-import { LeaseHeldError } from "../../core/run-lease.js";
+import { nextWake } from "../../core/goal/schedule/next-wake.js";
+import type { WakeUp } from "../../core/goal/schedule/scheduler.js";
+import { DomainError, InputError } from "../../core/kernel/errors.js";
+import { LeaseHeldError } from "../../core/run/run-lease.js";
 import type { JobOptions } from "../../store/postgres/run-queue.js";
 import { openGoal } from "../goal/goal-service.js";
 import { storeProbe } from "../goal/schedule/schedule-probe.js";

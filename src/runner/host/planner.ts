@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { createModel } from "../../agent/models/provider.js";
-import { InputError, LoopgateError } from "../../core/errors.js";
+import { InputError, LoopgateError } from "../../core/kernel/errors.js";
 
 /** The flags that name the planner turns' model. */
 export type PlannerFlags = { model?: string; "planner-model"?: string };

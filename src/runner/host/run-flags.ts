@@ -1,10 +1,10 @@
-import type { ModelAdapter } from "../../agent/model.js";
+import type { ModelAdapter } from "../../agent/models/model.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
-import type { BuilderChoice } from "../builder-choice.js";
+import type { WritebackPoint } from "../goal/repo/writeback.js";
 import type { AfterGoalAppend } from "../goal/turn/goal-journal.js";
-import type { WritebackPoint } from "../goal/turn/writeback.js";
-import type { LoadedTask } from "../load-task.js";
-import type { ResumeOptions } from "../resume-run.js";
+import type { BuilderChoice } from "../run/context/builder-choice.js";
+import type { ResumeOptions } from "../run/resume-run.js";
+import type { LoadedTask } from "../task-source/load-task.js";
 
 /**
  * The run flags of `run`, `verify`, `task check`, `todo run` — and what a queued job carries (its options

@@ -1,17 +1,18 @@
 import { join, resolve } from "node:path";
-import type { Envelope } from "../../core/envelope.js";
-import { projectEnvelope } from "../../core/envelope.js";
-import { InputError } from "../../core/errors.js";
-import { LeaseHeldError } from "../../core/run-lease.js";
-import { runPhase } from "../../core/run-phase.js";
+import { InputError } from "../../core/kernel/errors.js";
+import type { Envelope } from "../../core/run/envelope.js";
+import { projectEnvelope } from "../../core/run/envelope.js";
+import { LeaseHeldError } from "../../core/run/run-lease.js";
+import { runPhase } from "../../core/run/run-phase.js";
 import type { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
 import type { Claim } from "../../store/postgres/run-queue.js";
-import { type LoadedTask, loadTask } from "../load-task.js";
-import { ensureSandbox } from "../prepare-run.js";
-import { resumeRun } from "../resume-run.js";
-import { RunJournal } from "../run-journal.js";
-import { newRunId, runTask } from "../run-task.js";
-import { materializeTask, TASK_SNAPSHOT_OPTION } from "../task-snapshot.js";
+import { revisionTree } from "../goal/repo/goal-workspace.js";
+import { ensureSandbox } from "../run/phases/prepare-run.js";
+import { resumeRun } from "../run/resume-run.js";
+import { newRunId, runTask } from "../run/run-task.js";
+import { RunJournal } from "../stream/run-journal.js";
+import { type LoadedTask, loadTask } from "../task-source/load-task.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../task-source/task-snapshot.js";
 import type { JobContext } from "./job-context.js";
 import { LocalStartError, startFault, startStep, usableFolder } from "./job-start.js";
 import { type RunFlags, runFaults } from "./run-flags.js";
@@ -40,7 +41,7 @@ async function jobTask(
 /**
  * Runs the job's task, resumes its run, or reads the verdict of a run that finished already. The run
  * folder is this worker's own (`<its folder>/runs/<run id>`), wherever the run started: a run another
- * machine drove is rebuilt from the store's observations (see runner/shared-content.ts). The run's
+ * machine drove is rebuilt from the store's observations (see runner/run/context/shared-content.ts). The run's
  * lease is as long as the queue's, so both expire together.
  *
  * Until this worker appends the run's next event, nothing is changed: what fails before that for a
@@ -105,6 +106,7 @@ export async function runJob(ctx: JobContext): Promise<Envelope> {
         runId,
         store,
         storeDir: s.storeDir,
+        startingTree: (g) => revisionTree(s.storeDir, g.id, g.revision),
         runDir,
         leaseTtlMs: leaseMs,
         allowEnv: flags["builder-env"] ?? [],

@@ -1,9 +1,9 @@
 import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
+import type { QueuePolicy, WakePolicy } from "../../store/kernel/queue-policy.js";
 import type { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
 import { QueueListener } from "../../store/postgres/queue-listener.js";
 import { type Claim, goalOfJob } from "../../store/postgres/run-queue.js";
-import type { QueuePolicy, WakePolicy } from "../../store/queue-policy.js";
 import type { JobContext } from "./job-context.js";
 import { isStoreUnreachable, LocalStartError } from "./job-start.js";
 import type { RunFaults, RunKit } from "./run-flags.js";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { recogniseRunner } from "../../gates/tamper/runners.js";
 import type { Detection, InitRunner, RunnerEvidence } from "./detection.js";
 import { busiestFirst, configFiles, dependencyDirs, outsideTests, sourceGlobs } from "./repo-layout.js";

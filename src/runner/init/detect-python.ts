@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import type { Detection, InitRunner, RunnerEvidence } from "./detection.js";
 import { busiestFirst, configFiles, dependencyDirs, outsideTests, sourceGlobs } from "./repo-layout.js";
 import { isRepoDir, isRepoFile, outermost, type RepoFile, type RepoScan, readRepoText } from "./repo-scan.js";

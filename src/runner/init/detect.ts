@@ -1,4 +1,4 @@
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import { detectNode } from "./detect-node.js";
 import { detectPython } from "./detect-python.js";
 import { type Detection, INIT_RUNNERS, type InitRunner } from "./detection.js";

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import type { Detection } from "./detection.js";
 import { outermost, scanRepo } from "./repo-scan.js";
 

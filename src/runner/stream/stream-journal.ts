@@ -1,6 +1,6 @@
-import { ConcurrencyError } from "../../core/errors.js";
-import type { LoopgateEvent } from "../../core/events.js";
-import type { EventStore, ExpectedRevision } from "../../store/event-store.js";
+import type { LoopgateEvent } from "../../core/events/loopgate-event.js";
+import { ConcurrencyError } from "../../core/kernel/errors.js";
+import type { EventStore, ExpectedRevision } from "../../store/kernel/event-store.js";
 
 /** How one stream's events fold into its state (a kernel Decider's `initialState` and `evolve`). */
 export interface StreamFold<State> {

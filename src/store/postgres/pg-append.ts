@@ -1,10 +1,10 @@
 import pg from "pg";
-import { ConcurrencyError, LoopgateError } from "../../core/errors.js";
-import type { EncodedEvent, StoredRow } from "../event-codec.js";
-import type { AppendResult, ExpectedRevision } from "../event-store.js";
-import { matchesExpected } from "../expected-revision.js";
-import { asRetry } from "../retry-check.js";
-import { DuplicateEventIdError } from "../store-errors.js";
+import { ConcurrencyError, LoopgateError } from "../../core/kernel/errors.js";
+import type { EncodedEvent, StoredRow } from "../kernel/event-codec.js";
+import type { AppendResult, ExpectedRevision } from "../kernel/event-store.js";
+import { matchesExpected } from "../kernel/expected-revision.js";
+import { asRetry } from "../kernel/retry-check.js";
+import { DuplicateEventIdError } from "../kernel/store-errors.js";
 
 // The append path of the Postgres log: one statement for a new batch, the locked full path for a batch
 // some of whose ids are stored (a retry or a duplicate), and the constraint errors as the interface's.

@@ -1,5 +1,5 @@
 import type { PoolClient } from "pg";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 
 /** One schema change, applied once, in order, recorded in `<schema>.migrations`. */
 interface Migration {

@@ -6,7 +6,7 @@ import {
   checkBlob,
   checkKey,
   contentHash,
-} from "../content-store.js";
+} from "../kernel/content-store.js";
 
 /** How PostgresContentStore reaches its database: PostgresEventStore's pool and schema. */
 export interface PgAccess {

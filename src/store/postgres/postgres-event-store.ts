@@ -1,8 +1,8 @@
 import pg from "pg";
 import type { ZodType } from "zod";
-import { LoopgateError } from "../../core/errors.js";
-import { LoopgateEvent, type RecordedEvent } from "../../core/events.js";
-import { decodeRow, encodeEvents, type StoredRow } from "../event-codec.js";
+import { LoopgateEvent, type RecordedEvent } from "../../core/events/loopgate-event.js";
+import { LoopgateError } from "../../core/kernel/errors.js";
+import { decodeRow, encodeEvents, type StoredRow } from "../kernel/event-codec.js";
 import type {
   AppendResult,
   EventStore,
@@ -11,15 +11,15 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   StreamInfo,
-} from "../event-store.js";
-import { checkCount, checkExpected, checkStream } from "../expected-revision.js";
+} from "../kernel/event-store.js";
+import { checkCount, checkExpected, checkStream } from "../kernel/expected-revision.js";
 import {
   connectErrorFromPg,
   type PostgresUrl,
   parsePostgresUrl,
   pgConnectionString,
   storeErrorFromPg,
-} from "../pg-url.js";
+} from "../kernel/pg-url.js";
 import { appendToLog, COLUMNS } from "./pg-append.js";
 import { checkNotNewer, checkSchemaName, migrate, PG_SCHEMA_VERSION, schemaVersion } from "./pg-schema.js";
 import { PostgresContentStore } from "./postgres-content-store.js";

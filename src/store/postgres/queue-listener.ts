@@ -1,6 +1,6 @@
 import pg from "pg";
-import { pgConnectionString } from "../pg-url.js";
-import { WAKE_POLICY, type WakePolicy } from "../queue-policy.js";
+import { pgConnectionString } from "../kernel/pg-url.js";
+import { WAKE_POLICY, type WakePolicy } from "../kernel/queue-policy.js";
 
 /** The channel the run queue's trigger notifies (migration 7); the payload is the queue's schema. */
 export const QUEUE_CHANNEL = "loopgate_run_queue";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LoopgateError } from "../../core/errors.js";
+import { LoopgateError } from "../../core/kernel/errors.js";
 
 // The run queue's records: what a job, a claim, a hand-back and a worker are, and how a row becomes one.
 

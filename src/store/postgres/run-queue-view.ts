@@ -1,8 +1,8 @@
-import { QUEUE_POLICY, type QueuePolicy } from "../queue-policy.js";
+import { QUEUE_POLICY, type QueuePolicy } from "../kernel/queue-policy.js";
 import { goalOfJob, type QueuedJob, type WorkerRow } from "./run-queue.js";
 
 // How a queued job reads to people and scripts (`runs`, `status`, `workers`, `submit`); the one line people
-// read of a job summary is the CLI's (cli/job-status.ts, jobLine).
+// read of a job summary is the CLI's (cli/output/job-status.ts, jobLine).
 
 /**
  * Where a job stands, as `runs`, `status` and `workers` show it, at `now` (the database's clock):

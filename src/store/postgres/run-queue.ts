@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 import {
   type Claim,
   GOAL_TURN_KIND,

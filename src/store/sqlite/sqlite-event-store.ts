@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { ZodType } from "zod";
-import { ConcurrencyError } from "../../core/errors.js";
-import { LoopgateEvent, type RecordedEvent } from "../../core/events.js";
-import { decodeRow, type EncodedEvent, encodeEvents, type StoredRow } from "../event-codec.js";
+import { LoopgateEvent, type RecordedEvent } from "../../core/events/loopgate-event.js";
+import { ConcurrencyError } from "../../core/kernel/errors.js";
+import { decodeRow, type EncodedEvent, encodeEvents, type StoredRow } from "../kernel/event-codec.js";
 import type {
   AppendResult,
   EventStore,
@@ -14,10 +14,15 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   StreamInfo,
-} from "../event-store.js";
-import { checkCount, checkExpected, checkStream, matchesExpected } from "../expected-revision.js";
-import { asRetry } from "../retry-check.js";
-import { DuplicateEventIdError, StoreBusyError, StoreError, storeErrorFromSqlite } from "../store-errors.js";
+} from "../kernel/event-store.js";
+import { checkCount, checkExpected, checkStream, matchesExpected } from "../kernel/expected-revision.js";
+import { asRetry } from "../kernel/retry-check.js";
+import {
+  DuplicateEventIdError,
+  StoreBusyError,
+  StoreError,
+  storeErrorFromSqlite,
+} from "../kernel/store-errors.js";
 import { applyPragmas, checkVersion, migrate } from "./sqlite-schema.js";
 
 /** Options for `SqliteEventStore.open`. */

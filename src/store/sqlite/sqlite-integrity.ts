@@ -2,7 +2,7 @@ import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync } 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { storeErrorFromSqlite } from "../store-errors.js";
+import { storeErrorFromSqlite } from "../kernel/store-errors.js";
 
 /** How many of SQLite's problem lines are kept (a wrecked file can report thousands). */
 const MAX_PROBLEMS = 20;

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../core/kernel/errors.js";
 
 /** The schema version this code writes, kept in `PRAGMA user_version`. */
 export const SQLITE_SCHEMA_VERSION = 1;

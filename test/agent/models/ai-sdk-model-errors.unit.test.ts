@@ -2,8 +2,8 @@ import { APICallError } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ModelRequest, ModelResponse } from "../../../src/agent/model.js";
 import { aiSdkModel } from "../../../src/agent/models/ai-sdk-model.js";
+import type { ModelRequest, ModelResponse } from "../../../src/agent/models/model.js";
 import { mockResult } from "./mock-results.js";
 
 const req: ModelRequest = {

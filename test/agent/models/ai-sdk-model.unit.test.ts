@@ -1,8 +1,8 @@
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ModelMessage, ModelRequest, ToolSpec } from "../../../src/agent/model.js";
 import { aiSdkModel } from "../../../src/agent/models/ai-sdk-model.js";
+import type { ModelMessage, ModelRequest, ToolSpec } from "../../../src/agent/models/model.js";
 import { mockResult, toolCallPart } from "./mock-results.js";
 
 const tools: ToolSpec[] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { approximatePrice } from "../../../src/agent/models/pricing.js";
 import { createModel } from "../../../src/agent/models/provider.js";
-import { InputError } from "../../../src/core/errors.js";
+import { InputError } from "../../../src/core/kernel/errors.js";
 
 function inputError(run: () => unknown): InputError {
   try {

@@ -5,13 +5,13 @@ import { MockLanguageModelV3 } from "ai/test";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ModelRequest, ModelResponse } from "../../../src/agent/model.js";
 import { aiSdkModel } from "../../../src/agent/models/ai-sdk-model.js";
+import type { ModelRequest, ModelResponse } from "../../../src/agent/models/model.js";
 import { createModel } from "../../../src/agent/models/provider.js";
 import { recordingModel } from "../../../src/agent/models/recording-model.js";
 import { loadScript } from "../../../src/agent/models/script-file.js";
 import { loadScriptedModel, scriptedModel } from "../../../src/agent/models/scripted-model.js";
-import { InputError } from "../../../src/core/errors.js";
+import { InputError } from "../../../src/core/kernel/errors.js";
 import { mockResult, toolCallPart } from "./mock-results.js";
 
 let dir: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ModelRequest } from "../../../src/agent/model.js";
+import type { ModelRequest } from "../../../src/agent/models/model.js";
 import { parseScript } from "../../../src/agent/models/script-file.js";
 import { scriptedModel } from "../../../src/agent/models/scripted-model.js";
-import { InputError } from "../../../src/core/errors.js";
+import { InputError } from "../../../src/core/kernel/errors.js";
 
 const req = (content: string): ModelRequest => ({
   system: "s",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LoopgateEvent } from "../../../src/core/events.js";
-import { projectSelfCheck } from "../../../src/core/self-check/facts.js";
+import { projectSelfCheck } from "../../../src/core/agent/self-check-facts.js";
+import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 import { guardPublicStrings } from "../../../src/core/self-check/source-guard.js";
 
 const meta = { at: "2026-01-01T00:00:00Z", origin: "runtime" as const };

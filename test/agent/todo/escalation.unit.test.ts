@@ -7,8 +7,7 @@ import {
   type AgentLimits,
   foldAgent,
   nextAgentAction,
-} from "../../../src/core/agent-decider.js";
-import type { LoopgateEvent } from "../../../src/core/events.js";
+} from "../../../src/core/agent/agent-decider.js";
 import {
   claimsCheckable,
   type EscalationInput,
@@ -19,7 +18,8 @@ import {
   nextEscalation,
   REVISE_PLAN_NUDGE,
   renderEscalation,
-} from "../../../src/core/step-escalation.js";
+} from "../../../src/core/agent/step-escalation.js";
+import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 
 const input = (over: Partial<EscalationInput>): EscalationInput => ({
   step: "edit the file",

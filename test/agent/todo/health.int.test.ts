@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatRate, healthCommand } from "../../../src/cli/commands/health.js";
-import type { CommandIO } from "../../../src/cli/io.js";
 import { main } from "../../../src/cli/main.js";
+import type { CommandIO } from "../../../src/cli/output/io.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 
 let dir: string;

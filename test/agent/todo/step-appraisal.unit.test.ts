@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LoopgateEvent } from "../../../src/core/events.js";
-import { appraiseStep, type StepSpan, stepHealth } from "../../../src/core/step-appraisal.js";
+import { appraiseStep, type StepSpan, stepHealth } from "../../../src/core/agent/step-appraisal.js";
+import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 
 const span = (over: Partial<StepSpan>): StepSpan => ({
   calls: [],

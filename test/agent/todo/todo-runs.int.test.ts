@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { agentBuilder } from "../../../src/agent/agent-builder.js";
 import type { ScriptedResponseInput } from "../../../src/agent/models/script-file.js";
-import { projectMessages } from "../../../src/core/agent-messages.js";
-import { attemptEvents } from "../../../src/core/agent-projections.js";
-import type { EventData, EventType, LoopgateEvent } from "../../../src/core/events.js";
-import { loadTask } from "../../../src/runner/load-task.js";
-import { RunJournal } from "../../../src/runner/run-journal.js";
-import { runTask } from "../../../src/runner/run-task.js";
+import { projectMessages } from "../../../src/core/agent/agent-messages.js";
+import type { EventData, EventType, LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
+import { attemptEvents } from "../../../src/core/run/agent-projections.js";
+import { runTask } from "../../../src/runner/run/run-task.js";
+import { RunJournal } from "../../../src/runner/stream/run-journal.js";
+import { loadTask } from "../../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../../runner/task-fixture.js";
 

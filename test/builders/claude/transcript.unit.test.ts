@@ -1,10 +1,10 @@
 // Hook reports are believed only when Claude Code's own stream-json holds the same call.
 import { describe, expect, it } from "vitest";
 import { goalAtStop } from "../../../src/builders/claude/claude-gates.js";
-import { toolFact } from "../../../src/builders/claude/hook-input.js";
 import { StreamJsonReader, type StreamToolCall } from "../../../src/builders/claude/stream-json.js";
 import { confirmation, ToolReports, taskCompletion } from "../../../src/builders/claude/transcript.js";
-import type { EventData } from "../../../src/core/events.js";
+import { toolFact } from "../../../src/builders/stop-gate/hook-input.js";
+import type { EventData } from "../../../src/core/events/loopgate-event.js";
 
 type Fact = EventData<"agent_tool_observed">;
 

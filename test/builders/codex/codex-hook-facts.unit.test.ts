@@ -1,8 +1,8 @@
 // Codex's facts come from its own `exec --json` stdout: a tool report posted to its hook socket (which the
 // agent can reach) is answered and adds nothing.
 import { describe, expect, it } from "vitest";
-import type { HookInput, HookReply } from "../../../src/builders/claude/hook-input.js";
 import { codexBuilder } from "../../../src/builders/codex/codex-builder.js";
+import type { HookInput, HookReply } from "../../../src/builders/stop-gate/hook-input.js";
 
 describe("the Codex builder's hook", () => {
   it("a PostToolUse or TaskCompleted posted to it is answered exit 0 and becomes no fact", async () => {

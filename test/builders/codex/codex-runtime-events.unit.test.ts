@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { codexFacts, codexRuntimeEvents } from "../../../src/builders/codex/exec-events.js";
-import { LoopgateEvent } from "../../../src/core/events.js";
+import { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 
 const parse = (type: string, data: unknown) =>
   LoopgateEvent.parse({

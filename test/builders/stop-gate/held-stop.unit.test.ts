@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StopInput } from "../../../src/builders/claude/hook-input.js";
 import { HeldStop, stopAnswered } from "../../../src/builders/stop-gate/held-stop.js";
+import { StopInput } from "../../../src/builders/stop-gate/hook-input.js";
 
 const stopIn = (active: boolean) =>
   StopInput.parse({ session_id: "s1", hook_event_name: "Stop", stop_hook_active: active });

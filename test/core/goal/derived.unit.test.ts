@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
 import { budgetUsage } from "../../../src/core/goal/budget.js";
 import { terminalClosure } from "../../../src/core/goal/closure.js";
 import { interactionContract } from "../../../src/core/goal/contract.js";
-import type { GoalEventBody, TodoSpec } from "../../../src/core/goal/goal-events.js";
 import { foldGoal } from "../../../src/core/goal/goal-state.js";
 import { handoffs } from "../../../src/core/goal/handoff.js";
 import { projectStatus } from "../../../src/core/goal/projection.js";

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { LoopgateEvent } from "../../../src/core/events.js";
+import { goalEventOrigin, goalEvents, goalEventTypes } from "../../../src/core/events/goal/goal-events.js";
+import { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 import { interactionContract } from "../../../src/core/goal/contract.js";
 import { scopeWaits } from "../../../src/core/goal/gates.js";
-import { goalEventOrigin, goalEvents, goalEventTypes } from "../../../src/core/goal/goal-events.js";
-import { foldGoal, type TodoState } from "../../../src/core/goal/goal-state.js";
+import { foldGoal } from "../../../src/core/goal/goal-state.js";
+import type { TodoState } from "../../../src/core/goal/goal-state-shape.js";
 import { adv, approved, created, gate, spec } from "./goal-fixtures.js";
 
 const ctx = { now: "2026-12-01T12:00:00.000Z", health: [] };

@@ -1,9 +1,10 @@
 /** fast-check generators of goal command sequences, and a runner that applies the accepted ones. */
 import fc from "fast-check";
-import { DomainError } from "../../../src/core/errors.js";
+import type { GoalEventBody } from "../../../src/core/events/goal/goal-events.js";
 import { decide, type GoalCommand } from "../../../src/core/goal/goal-decider.js";
-import type { GoalEventBody } from "../../../src/core/goal/goal-events.js";
-import { evolve, type GoalState, initialState } from "../../../src/core/goal/goal-state.js";
+import { evolve } from "../../../src/core/goal/goal-state.js";
+import { type GoalState, initialState } from "../../../src/core/goal/goal-state-shape.js";
+import { DomainError } from "../../../src/core/kernel/errors.js";
 import { adv, GOAL, gate, REV0, receipt, spec } from "./goal-fixtures.js";
 
 export const REVS = [REV0, "rev1", "rev2", "rev3", "rev4"];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../../src/core/errors.js";
+import type { GoalEventBody } from "../../../src/core/events/goal/goal-events.js";
 import { goalDecider } from "../../../src/core/goal/goal-decider.js";
-import type { GoalEventBody } from "../../../src/core/goal/goal-events.js";
+import { DomainError } from "../../../src/core/kernel/errors.js";
 import { given } from "../../support/decider.js";
 import {
   adv,

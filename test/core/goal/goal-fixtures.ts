@@ -1,6 +1,11 @@
 /** Shared builders for the goal tests: a goal spec, todos, receipts and the events they fold from. */
+
+import type {
+  GoalEventBody,
+  TodoSpec,
+  ValidationReceipt,
+} from "../../../src/core/events/goal/goal-events.js";
 import type { GoalSpec } from "../../../src/core/goal/goal-decider.js";
-import type { GoalEventBody, TodoSpec, ValidationReceipt } from "../../../src/core/goal/goal-events.js";
 
 export const GOAL = "goal_csv";
 export const REV0 = "rev0000";

@@ -1,11 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
 import { terminalClosure } from "../../../src/core/goal/closure.js";
 import { scopeWaits } from "../../../src/core/goal/gates.js";
 import { decide } from "../../../src/core/goal/goal-decider.js";
-import type { GoalEventBody, TodoSpec } from "../../../src/core/goal/goal-events.js";
-import type { TodoState } from "../../../src/core/goal/goal-state.js";
-import { evolve, foldGoal, initialState } from "../../../src/core/goal/goal-state.js";
+import { evolve, foldGoal } from "../../../src/core/goal/goal-state.js";
+import type { TodoState } from "../../../src/core/goal/goal-state-shape.js";
+import { initialState } from "../../../src/core/goal/goal-state-shape.js";
 import { projectStatus, rebuildStatus } from "../../../src/core/goal/projection.js";
 import { assess, type RuntimeState } from "../../../src/core/goal/runtime-state.js";
 import { closingSteps, POOL, REVS, run, step } from "./goal-commands.arbitrary.js";

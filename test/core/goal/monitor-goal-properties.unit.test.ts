@@ -1,13 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  foldGoal,
-  type GoalCommand,
-  type GoalEventBody,
-  goalDecider,
-  type TodoSpec,
-} from "../../../src/core/goal/index.js";
-import { monitorPollCommand } from "../../../src/core/goal/turn/index.js";
+import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
+import { type GoalCommand, goalDecider } from "../../../src/core/goal/goal-decider.js";
+import { foldGoal } from "../../../src/core/goal/goal-state.js";
+import { monitorPollCommand } from "../../../src/core/goal/monitor-goal.js";
 import { adv, created, spec } from "./goal-fixtures.js";
 
 // Property: a monitor never creates two successors for one generation, whatever the polls

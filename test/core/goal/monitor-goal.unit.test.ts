@@ -1,19 +1,15 @@
 import { describe, expect, it } from "vitest";
+import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
+import { interactionContract } from "../../../src/core/goal/contract.js";
+import { goalDecider } from "../../../src/core/goal/goal-decider.js";
+import { foldGoal } from "../../../src/core/goal/goal-state.js";
 import {
-  foldGoal,
-  type GoalEventBody,
-  goalDecider,
-  interactionContract,
-  obligations,
-  type TodoSpec,
-} from "../../../src/core/goal/index.js";
-import {
-  contractView,
   monitorDueTimes,
   monitorOperation,
   monitorPollCommand,
-  nextWakeUp,
-} from "../../../src/core/goal/turn/index.js";
+} from "../../../src/core/goal/monitor-goal.js";
+import { obligations } from "../../../src/core/goal/obligations.js";
+import { contractView, nextWakeUp } from "../../../src/core/goal/schedule/scheduler.js";
 import { given } from "../../support/decider.js";
 import { adv, created, spec } from "./goal-fixtures.js";
 

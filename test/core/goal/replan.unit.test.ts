@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  assess,
-  foldGoal,
-  type GoalEventBody,
-  goalDecider,
-  type ReplanAnswer,
-  replanOperation,
-  type TodoSpec,
-} from "../../../src/core/goal/index.js";
+import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
+import { goalDecider } from "../../../src/core/goal/goal-decider.js";
+import { foldGoal } from "../../../src/core/goal/goal-state.js";
+import { type ReplanAnswer, replanOperation } from "../../../src/core/goal/replan.js";
+import { assess } from "../../../src/core/goal/runtime-state.js";
 import { given } from "../../support/decider.js";
 import { accepted, adv, completed, created, REV0, revision, spec } from "./goal-fixtures.js";
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { SubprocessGateSpec } from "../../../src/core/task.js";
+import type { SubprocessGateSpec } from "../../../src/core/task/task.js";
 import { prepareTamperCheck } from "../../../src/gates/tamper/instrument.js";
 
 let env: string;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { SubprocessGateSpec } from "../../../src/core/task.js";
+import type { SubprocessGateSpec } from "../../../src/core/task/task.js";
 import { subprocessGate } from "../../../src/gates/subprocess-gate.js";
 import { resolveProgram } from "../../../src/sandbox/environment.js";
 import { RUNNER_FIXTURES } from "./runner-fixtures.js";

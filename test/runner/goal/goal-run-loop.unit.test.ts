@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { ScheduleView } from "../../../src/core/goal/schedule/backoff-history.js";
 import {
   type ContractView,
   contractIdentity,
-  type ScheduleView,
   type WakeUp,
-} from "../../../src/core/goal/turn/index.js";
+} from "../../../src/core/goal/schedule/scheduler.js";
 import { type LoopEvent, type LoopResult, runGoalLoop } from "../../../src/runner/goal/schedule/goal-loop.js";
 import type { TickOutcome, TickRequest } from "../../../src/runner/goal/turn/tick-outcome.js";
 

@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, renameSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InputError } from "../../../src/core/errors.js";
+import { InputError } from "../../../src/core/kernel/errors.js";
 import { GoalTaskError, goalTaskFile, snapshotGoalTasks } from "../../../src/runner/goal/goal-tasks.js";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";

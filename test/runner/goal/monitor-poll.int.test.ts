@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MonitorSpec } from "../../../src/core/goal/index.js";
+import type { MonitorSpec } from "../../../src/core/events/goal/goal-events.js";
 import { pollMonitor } from "../../../src/runner/goal/monitor-poll.js";
 
 // pollMonitor on real bubblewrap: the poll's stdout is the observation; a test changes what it polls.

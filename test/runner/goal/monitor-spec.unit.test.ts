@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseGoalFile } from "../../../src/core/goal-file.js";
+import { parseGoalFile } from "../../../src/core/goal/goal-file.js";
 import { todoSpec } from "../../../src/runner/goal/goal-spec.js";
 import type { LoadedGoal } from "../../../src/runner/goal/load-goal.js";
 

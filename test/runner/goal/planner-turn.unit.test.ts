@@ -1,16 +1,14 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../../src/agent/models/scripted-model.js";
-import {
-  assess,
-  foldGoal,
-  type GoalEventBody,
-  type GoalState,
-  goalDecider,
-  type Obligation,
-} from "../../../src/core/goal/index.js";
+import type { GoalEventBody } from "../../../src/core/events/goal/goal-events.js";
+import { goalDecider } from "../../../src/core/goal/goal-decider.js";
+import { foldGoal } from "../../../src/core/goal/goal-state.js";
+import type { GoalState } from "../../../src/core/goal/goal-state-shape.js";
+import type { Obligation } from "../../../src/core/goal/obligations.js";
+import { assess } from "../../../src/core/goal/runtime-state.js";
 import { plannerModel, planReplan, replanObligation } from "../../../src/runner/goal/planner-turn.js";
-import { loadTask } from "../../../src/runner/load-task.js";
+import { loadTask } from "../../../src/runner/task-source/load-task.js";
 import { accepted, adv, completed, created, REV0, spec } from "../../core/goal/goal-fixtures.js";
 
 // The planner turn with scripted models: the model proposes, loopgate admits.

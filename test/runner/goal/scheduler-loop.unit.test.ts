@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type ContractView, contractIdentity, type WakeUp } from "../../../src/core/goal/turn/index.js";
+import {
+  type ContractView,
+  contractIdentity,
+  type WakeUp,
+} from "../../../src/core/goal/schedule/scheduler.js";
 import {
   runScheduler,
   type ScheduledGoal,

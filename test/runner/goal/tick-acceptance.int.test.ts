@@ -3,20 +3,20 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { noopBuilder } from "../../../src/builders/command-builder.js";
-import { goalNewCommand } from "../../../src/cli/commands/goal.js";
-import { openStore } from "../../../src/cli/context.js";
-import type { RecordedEvent } from "../../../src/core/events.js";
-import { obligations } from "../../../src/core/goal/index.js";
+import { goalNewCommand } from "../../../src/cli/commands/goal/goal.js";
+import { openStore } from "../../../src/cli/output/context.js";
+import type { RecordedEvent } from "../../../src/core/events/loopgate-event.js";
+import { obligations } from "../../../src/core/goal/obligations.js";
 import { goalState } from "../../../src/runner/goal/goal-engine.js";
 import { writeGoal } from "../../../src/runner/goal/goal-service.js";
 import { goalStream } from "../../../src/runner/goal/goal-store.js";
 import { acceptanceRunId } from "../../../src/runner/goal/turn/acceptance-step.js";
 import { tick } from "../../../src/runner/goal/turn/tick.js";
 import type { RunHost, TickDeps, TurnRun } from "../../../src/runner/goal/turn/tick-context.js";
-import { resumeRun } from "../../../src/runner/resume-run.js";
-import { RunJournal } from "../../../src/runner/run-journal.js";
-import { runTask } from "../../../src/runner/run-task.js";
-import type { EventStore } from "../../../src/store/event-store.js";
+import { resumeRun } from "../../../src/runner/run/resume-run.js";
+import { runTask } from "../../../src/runner/run/run-task.js";
+import { RunJournal } from "../../../src/runner/stream/run-journal.js";
+import type { EventStore } from "../../../src/store/kernel/event-store.js";
 
 // The acceptance turn of `goal tick`, below the CLI: a goal whose frontier is exhausted (no advancement
 // todo) proves its acceptance in a governed turn. Real SQLite, real git, the gates in real bubblewrap on

@@ -4,18 +4,19 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { goalNewCommand } from "../../../src/cli/commands/goal.js";
-import { openStore } from "../../../src/cli/context.js";
-import type { RecordedEvent } from "../../../src/core/events.js";
-import { type GoalState, obligations } from "../../../src/core/goal/index.js";
+import { goalNewCommand } from "../../../src/cli/commands/goal/goal.js";
+import { openStore } from "../../../src/cli/output/context.js";
+import type { RecordedEvent } from "../../../src/core/events/loopgate-event.js";
+import type { GoalState } from "../../../src/core/goal/goal-state-shape.js";
+import { obligations } from "../../../src/core/goal/obligations.js";
 import { goalState } from "../../../src/runner/goal/goal-engine.js";
 import { writeGoal } from "../../../src/runner/goal/goal-service.js";
 import { goalStream } from "../../../src/runner/goal/goal-store.js";
-import { goalWorkspace } from "../../../src/runner/goal/goal-workspace.js";
+import { goalWorkspace } from "../../../src/runner/goal/repo/goal-workspace.js";
 import { tick } from "../../../src/runner/goal/turn/tick.js";
 import type { TickDeps } from "../../../src/runner/goal/turn/tick-context.js";
 import type { TickOutcome } from "../../../src/runner/goal/turn/tick-outcome.js";
-import type { EventStore } from "../../../src/store/event-store.js";
+import type { EventStore } from "../../../src/store/kernel/event-store.js";
 
 // `goal tick` on a continuous monitor and a replan obligation, below the CLI: a real SQLite store, the
 // poll in real bubblewrap on the git tree of the goal's revision, the clock injected (no sleeping).

@@ -5,16 +5,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { oracleBuilder } from "../../../src/builders/command-builder.js";
-import { goalNewCommand } from "../../../src/cli/commands/goal.js";
-import { openStore } from "../../../src/cli/context.js";
-import type { LoopgateEvent, RecordedEvent } from "../../../src/core/events.js";
+import { goalNewCommand } from "../../../src/cli/commands/goal/goal.js";
+import { openStore } from "../../../src/cli/output/context.js";
+import type { LoopgateEvent, RecordedEvent } from "../../../src/core/events/loopgate-event.js";
 import { goalStream } from "../../../src/runner/goal/goal-store.js";
-import { goalWorkspace } from "../../../src/runner/goal/goal-workspace.js";
+import { goalWorkspace } from "../../../src/runner/goal/repo/goal-workspace.js";
 import { tick } from "../../../src/runner/goal/turn/tick.js";
 import type { RunHost } from "../../../src/runner/goal/turn/tick-context.js";
-import { RunJournal } from "../../../src/runner/run-journal.js";
-import { runTask } from "../../../src/runner/run-task.js";
-import type { EventStore } from "../../../src/store/event-store.js";
+import { runTask } from "../../../src/runner/run/run-task.js";
+import { RunJournal } from "../../../src/runner/stream/run-journal.js";
+import type { EventStore } from "../../../src/store/kernel/event-store.js";
 
 // `goal tick` on a todo whose run passed: the durable writeback writes the change the run's gates saw,
 // and refuses (turn_failed writeback_rejected, nothing committed) when a gate record of the run names

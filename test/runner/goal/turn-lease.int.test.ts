@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TurnLeaseHeldError } from "../../../src/core/goal/turn/index.js";
+import { TurnLeaseHeldError } from "../../../src/core/goal/turn/turn-lease.js";
 import { appendGoal } from "../../../src/runner/goal/goal-store.js";
 import { GoalJournal } from "../../../src/runner/goal/turn/goal-journal.js";
 import {
@@ -10,7 +10,7 @@ import {
   keepTurnLease,
   releaseTurnLease,
 } from "../../../src/runner/goal/turn/turn-lease-keeper.js";
-import type { EventStore } from "../../../src/store/event-store.js";
+import type { EventStore } from "../../../src/store/kernel/event-store.js";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { created, spec } from "../../core/goal/goal-fixtures.js";

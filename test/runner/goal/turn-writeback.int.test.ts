@@ -4,11 +4,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ObservedEntry } from "../../../src/core/observation.js";
-import { createGoalWorkspace } from "../../../src/runner/goal/goal-workspace.js";
-import type { AcceptedChange } from "../../../src/runner/goal/turn/deliverables.js";
-import { readbackWriteback } from "../../../src/runner/goal/turn/readback.js";
-import { syncWorkTree, writeBack } from "../../../src/runner/goal/turn/writeback.js";
+import type { ObservedEntry } from "../../../src/core/observation/observation.js";
+import type { AcceptedChange } from "../../../src/runner/goal/repo/deliverables.js";
+import { createGoalWorkspace } from "../../../src/runner/goal/repo/goal-workspace.js";
+import { readbackWriteback } from "../../../src/runner/goal/repo/readback.js";
+import { syncWorkTree, writeBack } from "../../../src/runner/goal/repo/writeback.js";
 
 // Writeback and readback of a governed turn on a real git repository (the goal workspace).
 const temps: string[] = [];

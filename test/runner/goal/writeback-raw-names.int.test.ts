@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createGoalWorkspace } from "../../../src/runner/goal/goal-workspace.js";
-import { writeBack } from "../../../src/runner/goal/turn/writeback.js";
+import { createGoalWorkspace } from "../../../src/runner/goal/repo/goal-workspace.js";
+import { writeBack } from "../../../src/runner/goal/repo/writeback.js";
 
 const temps: string[] = [];
 const temp = () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { DomainError, InfrastructureError, InputError } from "../../../src/core/errors.js";
+import { DomainError, InfrastructureError, InputError } from "../../../src/core/kernel/errors.js";
 import { LocalStartError, startFault, startStep } from "../../../src/runner/host/job-start.js";
-import { TaskSnapshotError } from "../../../src/runner/task-snapshot.js";
-import { ContentMissingError } from "../../../src/store/content-store.js";
-import { StoreError } from "../../../src/store/store-errors.js";
+import { TaskSnapshotError } from "../../../src/runner/task-source/task-snapshot.js";
+import { ContentMissingError } from "../../../src/store/kernel/content-store.js";
+import { StoreError } from "../../../src/store/kernel/store-errors.js";
 
 const errno = (code: string) => Object.assign(new Error(`${code}: boom`), { code });
 

@@ -6,8 +6,8 @@ import type { JobContext } from "../../../src/runner/host/job-context.js";
 import { LocalStartError } from "../../../src/runner/host/job-start.js";
 import type { RunKit } from "../../../src/runner/host/run-flags.js";
 import { createWorker, type WorkerEvent, type WorkerOptions } from "../../../src/runner/host/worker.js";
+import { QUEUE_POLICY, WAKE_POLICY } from "../../../src/store/kernel/queue-policy.js";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
-import { QUEUE_POLICY, WAKE_POLICY } from "../../../src/store/queue-policy.js";
 import { type FreshDatabase, freshDatabase } from "../../support/postgres.js";
 
 let db: FreshDatabase;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConcurrencyError } from "../../../src/core/errors.js";
-import type { LoopgateEvent } from "../../../src/core/events.js";
+import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
+import { ConcurrencyError } from "../../../src/core/kernel/errors.js";
 import { type StreamFold, StreamJournal } from "../../../src/runner/stream/stream-journal.js";
-import type { EventStore } from "../../../src/store/event-store.js";
+import type { EventStore } from "../../../src/store/kernel/event-store.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 
 // The stream journal on a real SQLite store in a temp folder. The stream's events are lease renewals whose

@@ -2,8 +2,8 @@
 // still finds a lost event elsewhere), a stream that moved on since gc planned is left alone, content a
 // remaining event names stays, content within the grace period stays, a dry run changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LoopgateEvent } from "../../../src/core/events.js";
-import { contentHash } from "../../../src/store/content-store.js";
+import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
+import { contentHash } from "../../../src/store/kernel/content-store.js";
 import { prunePostgres } from "../../../src/store/postgres/pg-prune.js";
 import { integrityProblems, PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";

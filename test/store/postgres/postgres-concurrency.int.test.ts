@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConcurrencyError } from "../../../src/core/errors.js";
-import type { RecordedEvent } from "../../../src/core/events.js";
+import type { RecordedEvent } from "../../../src/core/events/loopgate-event.js";
+import { ConcurrencyError } from "../../../src/core/kernel/errors.js";
 import { integrityProblems, PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 import { attemptStarted, batch, newStream } from "../event-fixtures.js";

@@ -1,12 +1,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CorruptEventError, InputError } from "../../../src/core/errors.js";
+import { CorruptEventError, InputError } from "../../../src/core/kernel/errors.js";
+import { StoreError } from "../../../src/store/kernel/store-errors.js";
 import { PG_SCHEMA_VERSION } from "../../../src/store/postgres/pg-schema.js";
 import {
   PostgresEventStore,
   PostgresStoreNotFoundError,
 } from "../../../src/store/postgres/postgres-event-store.js";
-import { StoreError } from "../../../src/store/store-errors.js";
 import { databaseUrl, type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 import { assortedEvents, bare, batch, newStream, rejection } from "../event-fixtures.js";
 import { eventStoreContract } from "../event-store-contract.js";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StoreError } from "../../../src/store/kernel/store-errors.js";
 import { integrityProblems, PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
-import { StoreError } from "../../../src/store/store-errors.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 import { batch, newStream, rejection } from "../event-fixtures.js";
 

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { WakePolicy } from "../../../src/store/kernel/queue-policy.js";
 import type { QueueListener } from "../../../src/store/postgres/queue-listener.js";
 import type { PostgresRunQueue } from "../../../src/store/postgres/run-queue.js";
-import type { WakePolicy } from "../../../src/store/queue-policy.js";
 
 /** One fresh, empty queue for one test, and the means to reach it from outside. */
 export interface QueueUnderTest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobLine } from "../../../src/cli/job-status.js";
+import { jobLine } from "../../../src/cli/output/job-status.js";
 import type { QueuedJob, WorkerRow } from "../../../src/store/postgres/run-queue.js";
 import { jobSummary, jobView, workerStale } from "../../../src/store/postgres/run-queue-view.js";
 

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CorruptEventError, InputError } from "../../../src/core/errors.js";
-import { LoopgateEvent } from "../../../src/core/events.js";
+import { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
+import { CorruptEventError, InputError } from "../../../src/core/kernel/errors.js";
+import { StoreBusyError } from "../../../src/store/kernel/store-errors.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
-import { StoreBusyError } from "../../../src/store/store-errors.js";
 import { assortedEvents, bare, batch, newStream, rejection } from "../event-fixtures.js";
 import { eventStoreContract } from "../event-store-contract.js";
 

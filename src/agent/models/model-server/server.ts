@@ -2,7 +2,7 @@ import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { InputError } from "../../../core/errors.js";
+import { InputError } from "../../../core/kernel/errors.js";
 import { loadScript, type ScriptedResponse } from "../script-file.js";
 import { anthropicProtocol } from "./anthropic.js";
 import { openaiChatProtocol } from "./openai-chat.js";

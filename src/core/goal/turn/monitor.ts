@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import { DomainError } from "../../errors.js";
-import type { Decider } from "../../kernel/decider.js";
 import type {
   MonitorFollowup,
   MonitorGoalEvent,
   MonitorSuccessor,
   PollFailureKind,
-} from "./monitor-events.js";
+} from "../../events/goal/monitor-events.js";
+import type { Decider } from "../../kernel/decider.js";
+import { DomainError } from "../../kernel/errors.js";
 
 /**
  * A continuous monitor's poll rules, pure. Before next_due_at a poll is a quiet no-op;

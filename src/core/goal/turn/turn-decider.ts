@@ -1,4 +1,3 @@
-import type { Decider } from "../../kernel/decider.js";
 import {
   type EffectPhase,
   effectRef,
@@ -9,7 +8,8 @@ import {
   type TurnFailure,
   type TurnIdentity,
   TurnRefusal,
-} from "./turn-events.js";
+} from "../../events/goal/turn-events.js";
+import type { Decider } from "../../kernel/decider.js";
 import { evolveTurn, initialTurnState, type TurnState } from "./turn-state.js";
 
 /**

@@ -1,5 +1,5 @@
-import { LoopgateError } from "../../errors.js";
-import type { LeaseOwner } from "../../event-parts.js";
+import { LoopgateError } from "../../kernel/errors.js";
+import type { LeaseOwner } from "../../kernel/event-parts.js";
 
 /**
  * The goal's turn lease (one governed turn at a time per goal): whoever appends `turn_lease_acquired`

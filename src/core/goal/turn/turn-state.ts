@@ -8,7 +8,7 @@ import type {
   TurnWork,
   TypedResult,
   Usage,
-} from "./turn-events.js";
+} from "../../events/goal/turn-events.js";
 
 /** The fold of one turn's facts. */
 export interface TurnState {

@@ -1,13 +1,8 @@
-import {
-  type BackoffPolicy,
-  DEFAULT_BACKOFF,
-  type RunMode,
-  type ScheduleStep,
-  type ScheduleView,
-  type WakeUp,
-} from "../../../core/goal/turn/index.js";
-import { nextWake, startWake } from "../../../core/goal/turn/next-wake.js";
-import { setLongTimeout } from "../../../core/long-timer.js";
+import type { ScheduleView } from "../../../core/goal/schedule/backoff-history.js";
+import { nextWake, startWake } from "../../../core/goal/schedule/next-wake.js";
+import type { RunMode, ScheduleStep } from "../../../core/goal/schedule/schedule-step.js";
+import { type BackoffPolicy, DEFAULT_BACKOFF, type WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import { setLongTimeout } from "../../../core/kernel/long-timer.js";
 import type { Tick, TickOutcome, TickProgress } from "../turn/tick-outcome.js";
 
 /**

@@ -1,6 +1,7 @@
-import { interactionContract } from "../../../core/goal/index.js";
-import { type BackoffPolicy, DEFAULT_BACKOFF, scheduleView } from "../../../core/goal/turn/index.js";
-import type { EventStore } from "../../../store/event-store.js";
+import { interactionContract } from "../../../core/goal/contract.js";
+import { scheduleView } from "../../../core/goal/schedule/backoff-history.js";
+import { type BackoffPolicy, DEFAULT_BACKOFF } from "../../../core/goal/schedule/scheduler.js";
+import type { EventStore } from "../../../store/kernel/event-store.js";
 import { goalState } from "../goal-engine.js";
 import { openGoal } from "../goal-service.js";
 import { listGoalIds } from "../goal-store.js";

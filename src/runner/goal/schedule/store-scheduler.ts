@@ -1,10 +1,6 @@
-import {
-  type BackoffPolicy,
-  DEFAULT_BACKOFF,
-  plusSeconds,
-  RETRIED_FAILURES,
-} from "../../../core/goal/turn/index.js";
-import { nextWake, RECHECK_SECONDS } from "../../../core/goal/turn/next-wake.js";
+import { nextWake, RECHECK_SECONDS } from "../../../core/goal/schedule/next-wake.js";
+import { RETRIED_FAILURES } from "../../../core/goal/schedule/schedule-step.js";
+import { type BackoffPolicy, DEFAULT_BACKOFF, plusSeconds } from "../../../core/goal/schedule/scheduler.js";
 import type { Tick, TickOutcome } from "../turn/tick-outcome.js";
 import type { LoopEvent, ScheduleProbe, Sleeper } from "./goal-loop.js";
 

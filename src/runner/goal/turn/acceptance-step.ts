@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
-import { DomainError } from "../../../core/errors.js";
-import { decide, type GoalEventBody, type GoalState } from "../../../core/goal/index.js";
-import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
+import { effectRef, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
+import { decide } from "../../../core/goal/goal-decider.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
+import { DomainError } from "../../../core/kernel/errors.js";
 import { acceptanceTask } from "../acceptance-run.js";
 import { type RunReceipt, receiptOfRun } from "../evidence.js";
+import { readbackRun } from "../repo/readback.js";
 import { type OperationFound, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
-import { readbackRun } from "./readback.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
 import { digestOf, readbackKeptEffect } from "./turn-effects.js";

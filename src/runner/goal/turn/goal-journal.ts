@@ -1,7 +1,8 @@
-import type { LoopgateEvent } from "../../../core/events.js";
-import { type GoalEventBody, type GoalState, initialGoalState } from "../../../core/goal/index.js";
-import { TurnLeaseLostError } from "../../../core/goal/turn/index.js";
-import type { EventStore } from "../../../store/event-store.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
+import type { LoopgateEvent } from "../../../core/events/loopgate-event.js";
+import { type GoalState, initialState as initialGoalState } from "../../../core/goal/goal-state-shape.js";
+import { TurnLeaseLostError } from "../../../core/goal/turn/turn-lease.js";
+import type { EventStore } from "../../../store/kernel/event-store.js";
 import { StreamJournal } from "../../stream/stream-journal.js";
 import { evolveGoalStream, originOf } from "../goal-engine.js";
 import {

@@ -1,10 +1,11 @@
-import { DomainError } from "../../../core/errors.js";
-import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
-import type { LoadedTask } from "../../load-task.js";
+import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
+import { DomainError } from "../../../core/kernel/errors.js";
+import type { LoadedTask } from "../../task-source/load-task.js";
 import { receiptOfLog } from "../evidence.js";
 import { GoalTaskError, goalTaskFile } from "../goal-tasks.js";
-import { readbackRun } from "./readback.js";
-import { forgetRun, runLog } from "./run-log.js";
+import { readbackRun } from "../repo/readback.js";
+import { forgetRun, runLog } from "./finished-run.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
 

@@ -1,15 +1,15 @@
-import { DomainError } from "../../../core/errors.js";
-import { decide, type GoalCommand, type GoalState } from "../../../core/goal/index.js";
+import { PollFailureKind } from "../../../core/events/goal/monitor-events.js";
+import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import { decide, type GoalCommand } from "../../../core/goal/goal-decider.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import {
-  effectRef,
   monitorOperation,
   monitorPollCommand,
   monitorSchedule,
-  PollFailureKind,
   type PollObservation,
-  type TurnIdentity,
-  type TurnState,
-} from "../../../core/goal/turn/index.js";
+} from "../../../core/goal/monitor-goal.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
+import { DomainError } from "../../../core/kernel/errors.js";
 import { pollMonitor } from "../monitor-poll.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { goalFileDir, repoOf, type TickCtx, turnDecision } from "./tick-context.js";

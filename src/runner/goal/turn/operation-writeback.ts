@@ -1,5 +1,7 @@
-import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
-import { effectRef, type TurnIdentity, type TurnState } from "../../../core/goal/turn/index.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
+import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 
 /**

@@ -1,16 +1,12 @@
-import { DomainError, InputError } from "../../../core/errors.js";
-import {
-  decide,
-  type GoalCommand,
-  type GoalEventBody,
-  type GoalState,
-  type Obligation,
-  obligationId,
-  obligations,
-  replanOperation,
-} from "../../../core/goal/index.js";
-import { effectRef, type TurnIdentity, type TurnState, type Usage } from "../../../core/goal/turn/index.js";
-import type { ModelAdapter } from "../../../core/model.js";
+import type { ModelAdapter } from "../../../core/agent/model.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
+import { effectRef, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
+import { decide, type GoalCommand } from "../../../core/goal/goal-decider.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import { type Obligation, obligations } from "../../../core/goal/obligations.js";
+import { obligationId, replanOperation } from "../../../core/goal/replan.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
+import { DomainError, InputError } from "../../../core/kernel/errors.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
 import { presence, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { goalFileDir, repoOf, type TickCtx, turnDecision } from "./tick-context.js";

@@ -1,4 +1,5 @@
-import { schedulerRef, type TurnIdentity, type WakeUp } from "../../../core/goal/turn/index.js";
+import { schedulerRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
 import { contractNow } from "./tick-select.js";
 

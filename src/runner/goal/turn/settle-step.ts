@@ -1,15 +1,17 @@
-import { decide, type GoalEventBody, type GoalState } from "../../../core/goal/index.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
 import {
   effectRef,
   type Readback,
   spendKey,
   type TurnIdentity,
-  type TurnState,
   type Usage,
-} from "../../../core/goal/turn/index.js";
-import { acceptedChange } from "./deliverables.js";
+} from "../../../core/events/goal/turn-events.js";
+import { decide } from "../../../core/goal/goal-decider.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
+import { acceptedChange } from "../repo/deliverables.js";
+import { runLog } from "./finished-run.js";
 import { turnTask } from "./host-step.js";
-import { runLog } from "./run-log.js";
 import { repoOf, type TickCtx, turnDecision, turnOf } from "./tick-context.js";
 
 const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");

@@ -1,25 +1,21 @@
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
-import type { Envelope } from "../../../core/envelope.js";
-import type { LeaseOwner } from "../../../core/event-parts.js";
-import type { RecordedEvent } from "../../../core/events.js";
-import type { GoalEventBody, GoalState } from "../../../core/goal/index.js";
-import {
-  decideTurn,
-  initialTurnState,
-  spendKey,
-  type TurnCommand,
-  type TurnIdentity,
-  type TurnState,
-  type WakeUp,
-} from "../../../core/goal/turn/index.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
+import { spendKey, type TurnCommand, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import type { RecordedEvent } from "../../../core/events/loopgate-event.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import { decideTurn } from "../../../core/goal/turn/turn-decider.js";
+import { initialTurnState, type TurnState } from "../../../core/goal/turn/turn-state.js";
+import type { LeaseOwner } from "../../../core/kernel/event-parts.js";
+import type { Envelope } from "../../../core/run/envelope.js";
 import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
-import type { EventStore } from "../../../store/event-store.js";
-import type { LoadedTask } from "../../load-task.js";
-import { type GoalRepo, goalRepo } from "../goal-repo.js";
+import type { EventStore } from "../../../store/kernel/event-store.js";
+import type { LoadedTask } from "../../task-source/load-task.js";
+import { type GoalRepo, goalRepo } from "../repo/goal-repo.js";
+import type { WritebackPoint } from "../repo/writeback.js";
 import type { AfterGoalAppend, GoalJournal } from "./goal-journal.js";
 import type { TickRequest } from "./tick-outcome.js";
-import type { WritebackPoint } from "./writeback.js";
 
 /** One run of a turn's todo task, as the host (the CLI, a worker) carries it out. */
 export interface TurnRun {

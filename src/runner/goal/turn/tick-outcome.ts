@@ -1,4 +1,5 @@
-import type { TurnFailureCode, TurnIdentity, TurnWork, WakeUp } from "../../../core/goal/turn/index.js";
+import type { TurnFailureCode, TurnIdentity, TurnWork } from "../../../core/events/goal/turn-events.js";
+import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
 /** What one `goal tick` did, and when to look again. */
 export type TickOutcome =
   | { kind: "advanced"; turn: TurnIdentity; work: TurnWork; result: string; changed: boolean; wake: WakeUp }

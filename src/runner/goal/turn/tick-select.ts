@@ -1,13 +1,9 @@
-import { budgetUsage, type InteractionContract, interactionContract } from "../../../core/goal/index.js";
-import {
-  contractView,
-  monitorDueTimes,
-  nextTurnPhase,
-  nextWakeUp,
-  type TurnIdentity,
-  type TurnWork,
-  type WakeUp,
-} from "../../../core/goal/turn/index.js";
+import type { TurnIdentity, TurnWork } from "../../../core/events/goal/turn-events.js";
+import { budgetUsage } from "../../../core/goal/budget.js";
+import { type InteractionContract, interactionContract } from "../../../core/goal/contract.js";
+import { monitorDueTimes } from "../../../core/goal/monitor-goal.js";
+import { contractView, nextWakeUp, type WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import { nextTurnPhase } from "../../../core/goal/turn/turn-decider.js";
 import { goalStateHealth } from "../goal-service.js";
 import { obligationId, openObligation, tickPlanner } from "./replan-step.js";
 import type { TickCtx } from "./tick-context.js";

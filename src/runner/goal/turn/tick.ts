@@ -1,15 +1,15 @@
-import { LoopgateError } from "../../../core/errors.js";
-import type { GoalState } from "../../../core/goal/index.js";
 import {
-  nextTurnPhase,
   spendKey,
   type TurnFailureCode,
   type TurnIdentity,
-  TurnLeaseHeldError,
   TurnRefusal,
-  type WakeUp,
-} from "../../../core/goal/turn/index.js";
-import { thisOwner } from "../../run-lease-keeper.js";
+} from "../../../core/events/goal/turn-events.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import { nextTurnPhase } from "../../../core/goal/turn/turn-decider.js";
+import { TurnLeaseHeldError } from "../../../core/goal/turn/turn-lease.js";
+import { LoopgateError } from "../../../core/kernel/errors.js";
+import { thisOwner } from "../../stream/run-lease-keeper.js";
 import { GoalJournal } from "./goal-journal.js";
 import { ackSchedule, applySchedule } from "./schedule-step.js";
 import { recordSpend } from "./settle-step.js";

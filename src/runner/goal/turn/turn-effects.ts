@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { effectRef, type TurnIdentity } from "../../../core/goal/turn/index.js";
-import { effectRunRef } from "./effect-files.js";
+import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import { effectRunRef } from "../repo/effect-files.js";
 import { repoOf, type TickCtx, turnDecision } from "./tick-context.js";
 
-export { effectRunRef } from "./effect-files.js";
+export { effectRunRef } from "../repo/effect-files.js";
 
 export const digestOf = (x: unknown) =>
   `sha256:${createHash("sha256").update(JSON.stringify(x)).digest("hex")}`;

@@ -1,7 +1,7 @@
-import type { LeaseOwner } from "../../../core/event-parts.js";
-import type { GoalEventBody } from "../../../core/goal/index.js";
-import { decideTurnLease, type TurnLease } from "../../../core/goal/turn/index.js";
-import { ownerProcessGone } from "../../run-lease-keeper.js";
+import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
+import { decideTurnLease, type TurnLease } from "../../../core/goal/turn/turn-lease.js";
+import type { LeaseOwner } from "../../../core/kernel/event-parts.js";
+import { ownerProcessGone } from "../../stream/run-lease-keeper.js";
 import type { GoalJournal } from "./goal-journal.js";
 
 /** How long a turn lease holds without a heartbeat, and how often its holder renews it. */

@@ -1,4 +1,5 @@
-import type { TurnIdentity, TurnState, Usage } from "../../../core/goal/turn/index.js";
+import type { TurnIdentity, Usage } from "../../../core/events/goal/turn-events.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import {
   acceptanceSummary,
   acceptanceUsage,

@@ -4,7 +4,7 @@ import {
   monitorDecider,
   monitorPollAction,
   operationReceipt,
-} from "../../../../src/core/goal/turn/index.js";
+} from "../../../../src/core/goal/turn/monitor.js";
 import { fold, given } from "../../../support/decider.js";
 
 const T0 = "2026-12-01T10:00:00.000Z";

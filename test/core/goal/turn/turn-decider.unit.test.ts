@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nextTurnPhase, TurnRefusal, turnDecider } from "../../../../src/core/goal/turn/index.js";
+import { TurnRefusal } from "../../../../src/core/events/goal/turn-events.js";
+import { nextTurnPhase, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import { fold, given } from "../../../support/decider.js";
 import {
   acked,

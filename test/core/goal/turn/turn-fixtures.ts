@@ -1,4 +1,4 @@
-import type { TurnEvent, TurnIdentity } from "../../../../src/core/goal/turn/index.js";
+import type { TurnEvent, TurnIdentity } from "../../../../src/core/events/goal/turn-events.js";
 
 /** Hand-written facts of one turn; refs are spelled out, not computed by the code under test. */
 export const ID: TurnIdentity = { goal_id: "goal_csv", agent_id: "builder", turn_instance_id: "t1" };

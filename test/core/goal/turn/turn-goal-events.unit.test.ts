@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { LoopgateEvent, originOf } from "../../../../src/core/events.js";
-import { foldGoal, type GoalEventBody } from "../../../../src/core/goal/index.js";
-import { nextTurnPhase, type TurnEvent } from "../../../../src/core/goal/turn/index.js";
+import type { GoalEventBody } from "../../../../src/core/events/goal/goal-events.js";
+import type { TurnEvent } from "../../../../src/core/events/goal/turn-events.js";
+import { LoopgateEvent, originOf } from "../../../../src/core/events/loopgate-event.js";
+import { foldGoal } from "../../../../src/core/goal/goal-state.js";
+import { nextTurnPhase } from "../../../../src/core/goal/turn/turn-decider.js";
 import { adv, created, spec } from "../goal-fixtures.js";
 import * as f from "./turn-fixtures.js";
 

@@ -7,7 +7,7 @@ import {
   type TurnLeaseEvent,
   TurnLeaseHeldError,
   TurnLeaseLostError,
-} from "../../../../src/core/goal/turn/index.js";
+} from "../../../../src/core/goal/turn/turn-lease.js";
 import { given } from "../../../support/decider.js";
 
 // The goal's turn lease: one governed turn at a time; now and "is that process gone" are inputs.

@@ -1,16 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  contractIdentity,
-  type MonitorEvent,
-  monitorDecider,
-  nextBackoff,
-  nextTurnPhase,
-  type Readback,
-  type TurnCommand,
-  type TurnEvent,
-  turnDecider,
-} from "../../../../src/core/goal/turn/index.js";
+import type { Readback, TurnCommand, TurnEvent } from "../../../../src/core/events/goal/turn-events.js";
+import { contractIdentity, nextBackoff } from "../../../../src/core/goal/schedule/scheduler.js";
+import { type MonitorEvent, monitorDecider } from "../../../../src/core/goal/turn/monitor.js";
+import { nextTurnPhase, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import { fold } from "../../../support/decider.js";
 import { ENVELOPE, HINT, HX, ID, KEY, OTHER, RECEIPT, REV, SA, USAGE, WB } from "./turn-fixtures.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextTurnPhase, readbackDecision, turnDecider } from "../../../../src/core/goal/turn/index.js";
+import { nextTurnPhase, readbackDecision, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import { fold, given } from "../../../support/decider.js";
 import {
   ENVELOPE,

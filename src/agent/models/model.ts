@@ -1,0 +1,11 @@
+/** The model boundary's types, declared in core/agent/model.ts (the judge uses them too); re-exported for the agent. */
+export type {
+  ModelAdapter,
+  ModelFailure,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+  ToolCall,
+  ToolSpec,
+} from "../../core/agent/model.js";

@@ -1,0 +1,301 @@
+import { z } from "zod";
+import { monitorEvents } from "./monitor-events.js";
+import { replanEvents } from "./replan-events.js";
+import { turnEventDecls } from "./turn-event-decl.js";
+import { ValidationReceipt } from "./validation-receipt.js";
+
+/**
+ * The goal stream's events: source facts only. Everything else about a goal (running,
+ * handoff states, runtime state, closure, projections) is derived from these and never written.
+ * Declared once here as `goalEvents = { type: { origin, schema } }` (see EVENT-AREAS.md); events.ts
+ * composes them into the one union.
+ */
+
+/** The most characters each bounded goal field holds. */
+export const GOAL_LIMITS = {
+  objective: 8000,
+  content: 4000,
+  reason: 2000,
+  route: 4000,
+  patch: 2000,
+  name: 200,
+  path: 1000,
+  list: 200,
+} as const;
+
+/** `todo_` and 3 to 64 of `[a-z0-9_-]`. */
+export const TODO_ID_PATTERN = /^todo_[a-z0-9_-]{3,64}$/;
+export const TodoId = z
+  .string()
+  .regex(TODO_ID_PATTERN, "a todo id is todo_ followed by 3 to 64 characters of [a-z0-9_-]");
+export type TodoId = z.infer<typeof TodoId>;
+
+export const TODO_CLASSES = [
+  "advancement_task",
+  "continuous_monitor",
+  "user_gate",
+  "user_action",
+  "blocker",
+] as const;
+export const TodoClass = z.enum(TODO_CLASSES);
+export type TodoClass = z.infer<typeof TodoClass>;
+
+/** Exactly four persisted statuses. Running is derived, never stored. */
+export const TODO_STATUSES = ["open", "done", "blocked", "deferred"] as const;
+export const TodoStatus = z.enum(TODO_STATUSES);
+export type TodoStatus = z.infer<typeof TodoStatus>;
+
+export const GateDecision = z.enum(["approved", "rejected", "cancelled"]);
+export type GateDecision = z.infer<typeof GateDecision>;
+
+export const Timestamp = z.string().datetime({ offset: true });
+const Name = z.string().min(1).max(GOAL_LIMITS.name);
+const Reason = z.string().max(GOAL_LIMITS.reason);
+const Revision = z.string().min(1).max(GOAL_LIMITS.name);
+
+/** A machine-checkable resume condition: a time, another todo's status, or a gate's decision. */
+export const ResumeCondition = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("at"), at: Timestamp }),
+  z.object({ kind: z.literal("todo_status"), todo_id: TodoId, status: TodoStatus }),
+  z.object({
+    kind: z.literal("gate_decision"),
+    gate_id: TodoId,
+    decision: z.union([GateDecision, z.literal("any")]),
+  }),
+]);
+export type ResumeCondition = z.infer<typeof ResumeCondition>;
+
+/** The task an advancement (or blocker) todo is proved by: its file and the digest it had when added. */
+export const TaskRef = z.object({
+  path: z.string().min(1).max(GOAL_LIMITS.path),
+  task_id: Name,
+  digest: Name,
+});
+export type TaskRef = z.infer<typeof TaskRef>;
+
+/** One acceptance item: a task file or a gate whose SUCCESS on the goal workspace proves the goal. */
+export const AcceptanceItem = z.object({
+  id: Name,
+  kind: z.enum(["task", "gate"]),
+  ref: z.string().min(1).max(GOAL_LIMITS.path),
+  digest: Name,
+});
+export type AcceptanceItem = z.infer<typeof AcceptanceItem>;
+
+/** A continuous monitor's poll (carried for the governed turns). */
+export const MonitorSpec = z.object({
+  argv: z.array(z.string().max(GOAL_LIMITS.path)).min(1).max(64),
+  cadence_seconds: z.number().int().positive(),
+  timeout_seconds: z.number().int().positive(),
+  expires_at: Timestamp.optional(),
+  /** A stop condition: when it holds the monitor completes (with a successor or no_followup). */
+  resume_when: ResumeCondition.optional(),
+  max_no_change_before_replan: z.number().int().positive().optional(),
+});
+export type MonitorSpec = z.infer<typeof MonitorSpec>;
+
+/** A todo as declared (in the goal file or by `todo add`): its content and its static relations. */
+export const TodoSpec = z.object({
+  id: TodoId,
+  content: z.string().min(1).max(GOAL_LIMITS.content),
+  class: TodoClass,
+  task: TaskRef.optional(),
+  /** A user gate's scope: the decision it covers. */
+  decision_scope: Name.optional(),
+  /** A user gate that covers every action of the goal. */
+  global_gate: z.boolean().optional(),
+  /** The decision scopes an action needs approved before it may run or complete. */
+  required_decision_scopes: z.array(Name).max(GOAL_LIMITS.list).optional(),
+  depends_on: z.array(TodoId).max(GOAL_LIMITS.list).optional(),
+  /** A blocker's target: the todo this one unblocks once cleared. */
+  unblocks_todo_id: TodoId.optional(),
+  monitor: MonitorSpec.optional(),
+});
+export type TodoSpec = z.infer<typeof TodoSpec>;
+
+/** Quota: turns per window, and lifetime caps on tokens and cost. */
+export const Budget = z.object({
+  window_seconds: z.number().int().positive(),
+  turns_per_window: z.number().int().positive().optional(),
+  max_tokens: z.number().int().positive().optional(),
+  max_cost_usd: z.number().positive().optional(),
+});
+export type Budget = z.infer<typeof Budget>;
+
+/** The agent or builder that does the goal's work (the same forms as `loopgate run`). */
+export const GoalAgent = z.object({
+  agent_id: Name,
+  kind: z.enum(["agent", "builder"]),
+  model: Name.optional(),
+  command: z.string().min(1).max(GOAL_LIMITS.path).optional(),
+  /** The goal file's `planner.model` (a scripted/replay file made absolute): the planner turns' model. */
+  planner_model: z.string().min(1).max(GOAL_LIMITS.path).optional(),
+});
+export type GoalAgent = z.infer<typeof GoalAgent>;
+
+/** The goal workspace: a git repository loopgate owns; `initial_revision` is its first commit. */
+export const GoalWorkspace = z.object({
+  path: z.string().min(1).max(GOAL_LIMITS.path),
+  initial_revision: Revision,
+});
+export type GoalWorkspace = z.infer<typeof GoalWorkspace>;
+
+export { ValidationReceipt } from "./validation-receipt.js";
+
+/** A vision's checkpoint: what the route was read against. */
+export const VisionCheckpoint = z.object({
+  goal_revision: Revision,
+  acceptance_version: z.number().int().nonnegative(),
+});
+export type VisionCheckpoint = z.infer<typeof VisionCheckpoint>;
+
+const Who = ["operator", "runtime"] as const;
+
+/** The goal area: each event type once, with the origins allowed to write it. */
+export const goalEvents = {
+  goal_created: {
+    origin: ["operator"],
+    schema: z.object({
+      goal_id: Name,
+      objective: z.string().min(1).max(GOAL_LIMITS.objective),
+      acceptance: z.array(AcceptanceItem).min(1).max(GOAL_LIMITS.list),
+      workspace: GoalWorkspace,
+      agent: GoalAgent,
+      budget: Budget,
+      /** The goal file it was created from. */
+      source: z.object({ path: z.string().max(GOAL_LIMITS.path), digest: Name }).optional(),
+    }),
+  },
+  goal_activation_changed: {
+    origin: ["operator"],
+    schema: z.object({ activation: z.enum(["active", "stopped"]), note: Reason }),
+  },
+  /** The goal workspace moved to a new git revision (an accepted change was committed). */
+  goal_revision_recorded: {
+    origin: ["runtime"],
+    schema: z.object({ revision: Revision, previous: Revision, reason: Reason, turn_id: Name.optional() }),
+  },
+  goal_acceptance_changed: {
+    origin: ["operator", "runtime"],
+    schema: z.object({ acceptance: z.array(AcceptanceItem).min(1).max(GOAL_LIMITS.list), reason: Reason }),
+  },
+  goal_budget_changed: { origin: ["operator"], schema: z.object({ budget: Budget, reason: Reason }) },
+  /** The structured no_followup intent terminal closure needs. Any todo added later voids it. */
+  goal_no_followup_declared: {
+    origin: Who,
+    schema: z.object({ rationale: z.string().min(1).max(GOAL_LIMITS.reason) }),
+  },
+  todo_added: {
+    origin: Who,
+    schema: z.object({ todo: TodoSpec, successor_of: TodoId.nullable() }),
+  },
+  /** A routing signal, never a lock and never "running". */
+  todo_claimed: { origin: Who, schema: z.object({ todo_id: TodoId, agent_id: Name }) },
+  todo_claim_released: { origin: Who, schema: z.object({ todo_id: TodoId, agent_id: Name }) },
+  todo_blocked: {
+    origin: Who,
+    schema: z.object({ todo_id: TodoId, reason: z.string().min(1).max(GOAL_LIMITS.reason) }),
+  },
+  todo_deferred: {
+    origin: Who,
+    schema: z.object({ todo_id: TodoId, resume_when: ResumeCondition, note: Reason }),
+  },
+  /** The explicit reopen of a blocked or deferred todo; clears its resume_when. */
+  todo_reopened: { origin: ["operator"], schema: z.object({ todo_id: TodoId, note: Reason }) },
+  /** The predecessor is done with note `superseded`; its successor is added in the same append. */
+  todo_superseded: {
+    origin: Who,
+    schema: z.object({
+      todo_id: TodoId,
+      successor_id: TodoId,
+      note: z.literal("superseded"),
+      reason: Reason,
+    }),
+  },
+  todo_closed_no_followup: {
+    origin: Who,
+    schema: z.object({ todo_id: TodoId, rationale: z.string().min(1).max(GOAL_LIMITS.reason) }),
+  },
+  /** Done on external evidence: the validation receipt of a SUCCESS of the todo's task on the current revision. */
+  todo_completed: { origin: ["runtime"], schema: z.object({ todo_id: TodoId, receipt: ValidationReceipt }) },
+  acceptance_receipt_recorded: {
+    origin: ["runtime"],
+    schema: z.object({ acceptance_id: Name, receipt: ValidationReceipt }),
+  },
+  gate_decided: {
+    origin: ["operator"],
+    schema: z.object({ todo_id: TodoId, decision: GateDecision, note: Reason }),
+  },
+  vision_recorded: {
+    origin: Who,
+    schema: z.object({
+      agent_id: Name,
+      route: z.string().min(1).max(GOAL_LIMITS.route),
+      checkpoint: VisionCheckpoint,
+    }),
+  },
+  vision_patched: {
+    origin: Who,
+    schema: z.object({
+      agent_id: Name,
+      patch: z.string().min(1).max(GOAL_LIMITS.patch),
+      route: z.string().min(1).max(GOAL_LIMITS.route),
+      reason: Reason,
+      checkpoint: VisionCheckpoint,
+    }),
+  },
+  vision_unchanged_recorded: {
+    origin: Who,
+    schema: z.object({
+      agent_id: Name,
+      reason: z.string().min(1).max(GOAL_LIMITS.reason),
+      checkpoint: VisionCheckpoint,
+    }),
+  },
+  /** One turn's spend, charged once per turn identity. */
+  quota_spent: {
+    origin: ["runtime"],
+    schema: z.object({
+      turn_id: Name,
+      at: Timestamp,
+      turns: z.number().int().nonnegative(),
+      tokens: z.number().int().nonnegative(),
+      cost_usd: z.number().nonnegative(),
+    }),
+  },
+  ...monitorEvents,
+  ...replanEvents,
+  ...turnEventDecls,
+} as const satisfies Record<string, { origin: readonly string[]; schema: z.ZodObject }>;
+
+export type GoalEventType = keyof typeof goalEvents;
+export const goalEventTypes = Object.keys(goalEvents) as GoalEventType[];
+
+type Schemas = { [K in GoalEventType]: (typeof goalEvents)[K]["schema"] };
+/** The schemas alone, by type, for events.ts's `data` map. */
+export const goalEventSchemas = Object.fromEntries(
+  goalEventTypes.map((t) => [t, goalEvents[t].schema]),
+) as Schemas;
+
+/** A goal event as a decider emits it (the caller adds `id` and `meta`). */
+export type GoalEventBody = {
+  [K in GoalEventType]: { type: K; data: z.infer<(typeof goalEvents)[K]["schema"]> };
+}[GoalEventType];
+export type GoalEventData<K extends GoalEventType> = z.infer<(typeof goalEvents)[K]["schema"]>;
+
+/** The origin a writer records for an event it appends on a person's command (or loopgate's own fact). */
+export function goalEventOrigin(type: GoalEventType, byOperator: boolean): "operator" | "runtime" {
+  const allowed: readonly string[] = goalEvents[type].origin;
+  if (byOperator && allowed.includes("operator")) return "operator";
+  return allowed.includes("runtime") ? "runtime" : "operator";
+}
+
+/** True when `type` belongs to the goal area. */
+export function isGoalEventType(type: string): type is GoalEventType {
+  return Object.hasOwn(goalEvents, type);
+}
+
+/** True when `event` belongs to the goal area (its stream is a goal's, never a run's). */
+export function isGoalEvent<E extends { type: string }>(event: E): event is Extract<E, GoalEventBody> {
+  return isGoalEventType(event.type);
+}

@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { CorruptEventError } from "../kernel/errors.js";
+import { Origin } from "../kernel/event-parts.js";
+import { agentEvents } from "./agent.js";
+import { agentRuntimeEvents } from "./agent-runtime.js";
+import type { EventArea } from "./define.js";
+import { goalEvents } from "./goal/goal-events.js";
+import { hookSessionEvents } from "./hook-session.js";
+import { judgeEvents } from "./judge.js";
+import { runEvents } from "./run.js";
+import { selfCheckEvents } from "./self-check.js";
+import { todoEvents } from "./todo.js";
+
+export {
+  BuilderDescriptor,
+  Finding,
+  FindingSeverity,
+  GateDeclaration,
+  GateError,
+  LeaseOwner,
+  ModelFailureKind,
+  Origin,
+  PathList,
+  RunStatus,
+} from "../kernel/event-parts.js";
+export { GateTamper } from "../task/gate-tamper.js";
+export type { EventArea } from "./define.js";
+
+// Every event type is declared once, in its area's module under events/: its origins and its schema.
+// Everything below (the type list, the union, the agent's types, the origin rule) is derived from them.
+
+/** The areas, by name. A type declared in two areas is a bug: test/core/events/events-declared.unit.test.ts. */
+export const eventAreas = {
+  run: runEvents,
+  agent: agentEvents,
+  "self-check": selfCheckEvents,
+  todo: todoEvents,
+  judge: judgeEvents,
+  "agent-runtime": agentRuntimeEvents,
+  "hook-session": hookSessionEvents,
+  goal: goalEvents,
+} as const satisfies Record<string, EventArea>;
+
+const declarations = {
+  ...runEvents,
+  ...agentEvents,
+  ...selfCheckEvents,
+  ...todoEvents,
+  ...judgeEvents,
+  ...agentRuntimeEvents,
+  ...hookSessionEvents,
+  ...goalEvents,
+} as const;
+type Declarations = typeof declarations;
+
+/** The event types, past-tense noun_verb. */
+export type EventType = keyof Declarations;
+export const eventTypes = Object.keys(declarations) as EventType[];
+
+/** The agent loop's event types (its own, the self-check's and the todo tool's): recorded inside an attempt. */
+export type AgentEventType =
+  | keyof typeof agentEvents
+  | keyof typeof selfCheckEvents
+  | keyof typeof todoEvents;
+export const agentEventTypes: readonly AgentEventType[] = [
+  ...(Object.keys(agentEvents) as (keyof typeof agentEvents)[]),
+  ...(Object.keys(selfCheckEvents) as (keyof typeof selfCheckEvents)[]),
+  ...(Object.keys(todoEvents) as (keyof typeof todoEvents)[]),
+];
+
+/** Evidence of these origins may complete a goal, a step check or a task; `model` and `continuation` never. */
+const TRUSTED: ReadonlySet<Origin> = new Set<Origin>(["runtime", "gate", "judge", "operator"]);
+
+/** Whether evidence of this origin may count (docs/architecture.md, "Layers of trust"). */
+export function isTrusted(origin: Origin): boolean {
+  return TRUSTED.has(origin);
+}
+
+/** The origins an event of this type may carry, as declared with it. */
+export function originOf<T extends EventType>(type: T): Declarations[T]["origin"] {
+  return declarations[type].origin;
+}
+
+/**
+ * The origin an appended event is stamped with: the caller's when the type allows it, otherwise the
+ * type's declared one. A caller can never make a gate result of the model, or a model reply trusted.
+ */
+export function stampOrigin(type: EventType, requested: Origin): Origin {
+  const allowed: readonly Origin[] = declarations[type].origin;
+  return allowed.includes(requested) ? requested : (allowed[0] as Origin);
+}
+
+export const EventMeta = z.object({
+  at: z.string().datetime({ offset: true }),
+  origin: Origin,
+});
+export type EventMeta = z.infer<typeof EventMeta>;
+
+type Variant<T extends EventType> = z.ZodObject<{
+  id: z.ZodString;
+  type: z.ZodLiteral<T>;
+  data: Declarations[T]["schema"];
+  meta: typeof EventMeta;
+}>;
+type AnyVariant = { [T in EventType]: Variant<T> }[EventType];
+
+function variant<T extends EventType>(type: T): Variant<T> {
+  return z.object({
+    id: z.string().min(1).max(128),
+    type: z.literal(type),
+    data: declarations[type].schema,
+    meta: EventMeta,
+  }) as Variant<T>;
+}
+
+/** One event as written to the log: `{ id, type, data, meta }`, validated on write and on read. */
+export const LoopgateEvent = z.discriminatedUnion(
+  "type",
+  eventTypes.map(variant) as unknown as [AnyVariant, ...AnyVariant[]],
+);
+export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
+export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;
+export type EventData<T extends EventType> = EventOf<T>["data"];
+
+/** An event as a decider emits it: the caller adds `id` and `meta`. */
+export type EventBody = LoopgateEvent extends infer E
+  ? E extends LoopgateEvent
+    ? Pick<E, "type" | "data">
+    : never
+  : never;
+
+/** What an external agent's runtime reports through loopgate's hooks (origin agent_runtime, hook failures runtime). */
+export const agentRuntimeEventTypes = Object.keys(agentRuntimeEvents) as (keyof typeof agentRuntimeEvents)[];
+export type AgentRuntimeEventBody = Extract<EventBody, { type: keyof typeof agentRuntimeEvents }>;
+
+/** An event of the agent loop, as it records it. */
+export type AgentEventBody = Extract<EventBody, { type: AgentEventType }>;
+
+/** An event read back from a store, with its position. */
+export type RecordedEvent = LoopgateEvent & {
+  stream: string;
+  revision: number;
+  position: number;
+};
+
+// One union per stream kind. The log holds four kinds of stream: a run's (`run-…`), a goal's (`goal-…`),
+// a task's (its checks) and a hook session's. A fold of one kind takes only its kind's events: an event of
+// another kind in its stream is corruption (the store wrote it to the wrong stream), never skipped.
+
+/** The types a run's stream holds: the run's own, its attempts' agent loop, judge and agent runtime facts. */
+export type RunStreamEventType =
+  | Exclude<keyof typeof runEvents, "task_checked">
+  | AgentEventType
+  | keyof typeof judgeEvents
+  | keyof typeof agentRuntimeEvents;
+const runStreamTypes: ReadonlySet<string> = new Set([
+  ...Object.keys(runEvents).filter((t) => t !== "task_checked"),
+  ...agentEventTypes,
+  ...Object.keys(judgeEvents),
+  ...Object.keys(agentRuntimeEvents),
+]);
+
+/** An event of a run's stream, as stored. */
+export type RunStreamEvent = Extract<LoopgateEvent, { type: RunStreamEventType }>;
+/** An event of a run's stream, as a decider emits it. */
+export type RunStreamEventBody = Extract<EventBody, { type: RunStreamEventType }>;
+
+/** Whether an event belongs in a run's stream. */
+export function isRunStreamEvent<E extends { type: string }>(
+  e: E,
+): e is Extract<E, { type: RunStreamEventType }> {
+  return runStreamTypes.has(e.type);
+}
+
+/**
+ * A run stream's events, typed as such; an event of another stream kind among them is refused with
+ * CorruptEventError naming it and where it sits.
+ */
+export function runStreamOf<E extends { type: string }>(
+  events: readonly E[],
+): Extract<E, { type: RunStreamEventType }>[] {
+  events.forEach((e, i) => {
+    if (!isRunStreamEvent(e))
+      throw new CorruptEventError(
+        `event ${i} of a run's stream is a ${JSON.stringify(e.type)}, which only another kind of stream holds`,
+      );
+  });
+  return events as Extract<E, { type: RunStreamEventType }>[];
+}

@@ -1,0 +1,256 @@
+import type { GoalEventBody, TodoSpec } from "../events/goal/goal-events.js";
+import type { PollFailureKind } from "../events/goal/monitor-events.js";
+import { checkSpec, fail, need } from "./command-checks.js";
+import type { GoalState } from "./goal-state-shape.js";
+import { conditionHolds } from "./todo-rules.js";
+import {
+  decideMonitor,
+  type MonitorCommand,
+  type MonitorEvent,
+  type MonitorState,
+  monitorPollAction,
+} from "./turn/monitor.js";
+
+/**
+ * The continuous monitor in the goal decider: the goal commands of a poll, a poll failure
+ * and a completion, delegating the poll rules to decideMonitor. A material change is the observation and
+ * the successor todo (a real `todo_added`, successor_of the monitor) in ONE decided batch under one
+ * operation id; a retry of that operation id decides nothing (its receipt is replayed by readback:
+ * `monitorOperation`); the same evidence cannot open a second generation.
+ */
+export type MonitorGoalCommand =
+  | {
+      type: "record_monitor_poll";
+      todo_id: string;
+      operation_id: string;
+      now: string;
+      result_hash: string;
+      /** For a changed hash: the generation it opens (the last + 1) and the successor it asks for. */
+      generation?: number;
+      successor?: TodoSpec;
+    }
+  | {
+      type: "record_monitor_poll_failure";
+      todo_id: string;
+      operation_id: string;
+      now: string;
+      failure: PollFailureKind;
+      exit_code: number | null;
+      detail: string;
+    }
+  | {
+      type: "complete_monitor";
+      todo_id: string;
+      operation_id: string;
+      now: string;
+      reason: string;
+      followup: { kind: "successor"; successor: TodoSpec } | { kind: "no_followup"; rationale: string };
+    };
+
+/** What a host does with a monitor now. `complete`: expired or its resume_when (stop condition) holds. */
+export type MonitorAction = "quiet_noop" | "poll" | "complete" | "done";
+
+export interface MonitorSchedule {
+  todo_id: string;
+  action: MonitorAction;
+  /** When the next poll is due; null: due now (never polled yet) or nothing more to poll. */
+  next_due_at: string | null;
+  consecutive_no_change: number;
+  generation: number;
+  /** Why `complete`, when it is. */
+  stop: string | null;
+}
+
+/** Where one monitor stands at `now`. A not-yet-due monitor is a quiet no-op, never advancement work. */
+export function monitorSchedule(state: GoalState, todoId: string, now: string): MonitorSchedule | null {
+  const m = state.monitors[todoId];
+  const t = state.todos[todoId];
+  if (!m || !t) return null;
+  let action: MonitorAction = t.status === "done" ? "done" : monitorPollAction(m, now);
+  let stop: string | null = action === "complete" ? `expired at ${m.policy.expires_at}` : null;
+  const cond = t.monitor?.resume_when;
+  if ((action === "poll" || action === "quiet_noop") && cond && conditionHolds(state, cond, now)) {
+    action = "complete";
+    stop = "its resume_when holds";
+  }
+  const live = action === "poll" || action === "quiet_noop";
+  return {
+    todo_id: todoId,
+    action,
+    next_due_at: live && m.next_due_at ? m.next_due_at : null,
+    consecutive_no_change: m.consecutive_no_change,
+    generation: m.material_change_generation,
+    stop,
+  };
+}
+
+/** Every open monitor of the goal, in todo order (a blocked or deferred monitor is not polled). */
+export function monitorSchedules(state: GoalState, now: string): MonitorSchedule[] {
+  return state.order.flatMap((id) => {
+    const s = state.todos[id]?.status !== "open" ? null : monitorSchedule(state, id, now);
+    return s ? [s] : [];
+  });
+}
+
+/** The recorded facts of a monitor operation, or null: the readback of a monitor turn's writeback. */
+export function monitorOperation(
+  state: GoalState,
+  operationId: string,
+): { todo_id: string; events: MonitorEvent[] } | null {
+  for (const m of Object.values(state.monitors)) {
+    const events = m.operations[operationId];
+    if (events) return { todo_id: m.todo_id, events };
+  }
+  return null;
+}
+
+/** The successor a material change asks for when the caller names none: a person looks at what changed. */
+export function defaultMonitorSuccessor(state: GoalState, todoId: string, generation: number): TodoSpec {
+  const t = state.todos[todoId];
+  const id = `${todoId.slice(0, 58)}_g${generation}`;
+  return {
+    id,
+    class: "user_action",
+    content:
+      `Monitor ${todoId} observed a material change (generation ${generation}): ${t?.content ?? ""}`.slice(
+        0,
+        4000,
+      ),
+  };
+}
+
+/** A poll's typed result as the host saw it (runner/goal/monitor-poll.ts's PollResult has this shape). */
+export type PollObservation =
+  | { ok: true; result_hash: string }
+  | { ok: false; failure: PollFailureKind; exit_code: number | null; detail: string };
+
+/**
+ * The goal command that records a poll: a failure as a failure; a hash against the monitor's state (the
+ * baseline, a no-change, or a material change opening the next generation with `successor`, by default
+ * `defaultMonitorSuccessor`). Pure; the decider still checks every rule when it is decided.
+ */
+export function monitorPollCommand(
+  state: GoalState,
+  todoId: string,
+  operationId: string,
+  now: string,
+  poll: PollObservation,
+  successor?: TodoSpec,
+): MonitorGoalCommand {
+  const base = { todo_id: todoId, operation_id: operationId, now };
+  if (!poll.ok)
+    return {
+      type: "record_monitor_poll_failure",
+      ...base,
+      failure: poll.failure,
+      exit_code: poll.exit_code,
+      detail: poll.detail,
+    };
+  const m = state.monitors[todoId];
+  const changed = m !== undefined && m.result_hash !== null && m.result_hash !== poll.result_hash;
+  if (!changed) return { type: "record_monitor_poll", ...base, result_hash: poll.result_hash };
+  const generation = (m?.material_change_generation ?? 0) + 1;
+  return {
+    type: "record_monitor_poll",
+    ...base,
+    result_hash: poll.result_hash,
+    generation,
+    successor: successor ?? defaultMonitorSuccessor(state, todoId, generation),
+  };
+}
+
+function monitorOf(state: GoalState, cmd: MonitorGoalCommand): MonitorState {
+  const t = need(state, cmd.todo_id, cmd.type);
+  if (t.class !== "continuous_monitor")
+    fail(`${cmd.type}: ${t.id} is a ${t.class}, not a continuous_monitor`);
+  if (t.status === "blocked" || t.status === "deferred")
+    fail(`${cmd.type}: monitor ${t.id} is ${t.status}; only an open monitor is polled`);
+  return state.monitors[t.id] ?? fail(`${cmd.type}: ${t.id} has no monitor poll`);
+}
+
+export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState): GoalEventBody[] {
+  const m = monitorOf(state, cmd);
+  const other = monitorOperation(state, cmd.operation_id);
+  if (other && other.todo_id !== cmd.todo_id)
+    fail(
+      `${cmd.type}: rule operation_once: operation ${cmd.operation_id} belongs to monitor ${other.todo_id}`,
+    );
+  if (other) return []; // a retry: the operation's receipt is already in the stream, nothing new is decided
+  const sched = monitorSchedule(state, cmd.todo_id, cmd.now);
+  if (sched?.action === "done")
+    fail(`${cmd.type}: rule monitor_completed: monitor ${cmd.todo_id} is completed`);
+  if (cmd.type !== "complete_monitor" && sched?.action === "complete")
+    fail(
+      `${cmd.type}: rule monitor_stop: monitor ${cmd.todo_id} ${sched.stop}: complete it with a successor or no_followup`,
+    );
+  const wrap = (mc: MonitorCommand): MonitorEvent[] => {
+    try {
+      return decideMonitor(mc, m);
+    } catch (e) {
+      return fail(`${cmd.type}: ${(e as Error).message}`);
+    }
+  };
+  switch (cmd.type) {
+    case "record_monitor_poll": {
+      const changed = m.result_hash !== null && cmd.result_hash !== m.result_hash;
+      if (changed && cmd.successor) checkSpec(state, cmd.successor, cmd.type);
+      const events = wrap({
+        kind: "record_poll",
+        operation_id: cmd.operation_id,
+        now: cmd.now,
+        result_hash: cmd.result_hash,
+        ...(cmd.generation !== undefined ? { generation: cmd.generation } : {}),
+        ...(cmd.successor
+          ? { successor: { todo_id: cmd.successor.id, content: cmd.successor.content } }
+          : {}),
+      });
+      return events.flatMap((e): GoalEventBody[] => {
+        if (e.type === "monitor_armed") return [];
+        if (e.type === "monitor_successor_created" && cmd.successor)
+          return [{ type: "todo_added", data: { todo: cmd.successor, successor_of: cmd.todo_id } }, e];
+        return [e];
+      });
+    }
+    case "record_monitor_poll_failure": {
+      const { operation_id, now, failure, exit_code, detail } = cmd;
+      const mc: MonitorCommand = {
+        kind: "record_poll_failure",
+        operation_id,
+        now,
+        failure,
+        exit_code,
+        detail: detail.slice(0, 2000),
+      };
+      return wrap(mc).filter((e): e is Extract<MonitorEvent, GoalEventBody> => e.type !== "monitor_armed");
+    }
+    case "complete_monitor": {
+      const f = cmd.followup;
+      if (f.kind === "successor") checkSpec(state, f.successor, cmd.type);
+      const events = wrap({
+        kind: "complete",
+        operation_id: cmd.operation_id,
+        now: cmd.now,
+        reason: cmd.reason.slice(0, 2000),
+        followup:
+          f.kind === "successor"
+            ? { kind: "successor", successor: { todo_id: f.successor.id, content: f.successor.content } }
+            : { kind: "no_followup", rationale: f.rationale.slice(0, 2000) },
+      }).filter((e): e is Extract<MonitorEvent, GoalEventBody> => e.type !== "monitor_armed");
+      return f.kind === "successor"
+        ? [{ type: "todo_added", data: { todo: f.successor, successor_of: cmd.todo_id } }, ...events]
+        : events;
+    }
+  }
+}
+
+/**
+ * The times the scheduler's `nextWakeUp` reads as `monitor_due`: now for a monitor to poll or complete,
+ * its next_due_at for one not yet due. A completed monitor wakes nothing.
+ */
+export function monitorDueTimes(monitors: readonly MonitorSchedule[], now: string): string[] {
+  return monitors.flatMap((m) => {
+    if (m.action === "done") return [];
+    if (m.action === "quiet_noop" && m.next_due_at) return [m.next_due_at];
+    return [now];
+  });
+}

@@ -1,0 +1,69 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { InfrastructureError } from "../../../core/kernel/errors.js";
+import { describeUncovered, uncoveredProtected } from "../../../core/observation/glob-coverage.js";
+import type { Envelope } from "../../../core/run/envelope.js";
+import { type SandboxMode, sandboxSelfTest } from "../../../sandbox/bubblewrap.js";
+import { copyTree } from "../../../workspace/copy-tree.js";
+import { WorkspaceObserver } from "../../../workspace/observer.js";
+import { mkdirPrivate } from "../../../workspace/private-modes.js";
+import { removeTree } from "../../../workspace/remove-tree.js";
+import { withoutDependencyFiles } from "../context/dependencies.js";
+import { failRun, type RunContext } from "../context/run-context.js";
+import { keepObservation } from "../context/shared-content.js";
+
+let selfTestPassed = false;
+
+/** Proves the sandbox once per process before anything relies on it. */
+export async function ensureSandbox(mode: SandboxMode): Promise<void> {
+  if (mode === "bubblewrap" && !selfTestPassed) {
+    await sandboxSelfTest();
+    selfTestPassed = true;
+  }
+}
+
+/** Copies the pristine and the run workspace and records the pristine observation; null when all went well. */
+export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
+  const { loaded, journal, runDir } = ctx;
+  try {
+    await ensureSandbox(ctx.sandbox);
+    if (!existsSync(loaded.workspace))
+      throw new InfrastructureError(`the task workspace ${loaded.workspace} is missing`);
+    if (ctx.workFrom && !existsSync(ctx.workFrom))
+      throw new InfrastructureError(`the workspace ${ctx.workFrom} is missing`);
+    // A resumed preparation starts over: nothing half-copied may count as pristine.
+    await removeTree(runDir);
+    // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
+    mkdirPrivate(runDir, { parentToo: true });
+    // A shared dependency folder is copied as its empty mount point only: its files are mounted, never copied.
+    const filter = withoutDependencyFiles(ctx.dependencies.map((d) => d.path));
+    await copyTree(loaded.workspace, ctx.pristineDir, { filter });
+    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter });
+    // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
+    for (const d of ctx.dependencies) mkdirSync(join(ctx.workspace, d.path), { recursive: true });
+    const t0 = performance.now();
+    const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
+    // Beside a shared store the pristine files go there too, so a worker elsewhere can rebuild pristine/.
+    if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
+    else await ctx.observations.put(pristine);
+    const paths = pristine.entries.map((e) => e.path);
+    for (const u of uncoveredProtected(loaded.task.protected, paths))
+      ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));
+    await journal.record({
+      type: "record_observation",
+      data: {
+        attempt: 0,
+        phase: "pristine",
+        observation_id: pristine.id,
+        entries: pristine.entries.length,
+        duration_ms: Math.round(performance.now() - t0),
+      },
+    });
+  } catch (e) {
+    return failRun(
+      ctx,
+      e instanceof InfrastructureError ? e.message : `preparing the run failed: ${String(e)}`,
+    );
+  }
+  return null;
+}

@@ -1,0 +1,59 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { noopBuilder } from "../../../../src/builders/command-builder.js";
+import { runTask } from "../../../../src/runner/run/run-task.js";
+import { loadTask } from "../../../../src/runner/task-source/load-task.js";
+import { SqliteEventStore } from "../../../../src/store/sqlite/sqlite-event-store.js";
+import { ObservationStore } from "../../../../src/workspace/observation-store.js";
+import { makeTask } from "../../task-fixture.js";
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("an attempt's observations", () => {
+  it("are read once per attempt, not once per gate", async () => {
+    const { dir, file } = await makeTask({
+      taskYaml: `id: many-gates
+prompt: Nothing to do.
+workspace: ./repo
+gates:
+  - { id: g1, static: { path: a.txt, not_match: "x" } }
+  - { id: g2, static: { path: a.txt, not_match: "y" } }
+  - { id: g3, static: { path: a.txt, not_match: "z" } }
+  - { id: g4, static: { path: a.txt, not_match: "w" } }
+budget: { attempts: 1 }
+`,
+      repo: { "a.txt": "hello\n" },
+    });
+    const storeDir = await mkdtemp(join(tmpdir(), "loopgate-inputs-"));
+    const store = SqliteEventStore.open(join(storeDir, "events.db"));
+    const reads: string[] = [];
+    const get = ObservationStore.prototype.get;
+    vi.spyOn(ObservationStore.prototype, "get").mockImplementation(function (
+      this: ObservationStore,
+      id: string,
+    ) {
+      reads.push(id);
+      return get.call(this, id);
+    });
+    try {
+      const env = await runTask({
+        loaded: loadTask(file),
+        builder: noopBuilder(),
+        store,
+        storeDir,
+        sandbox: "none",
+      });
+      expect(env.status).toBe("SUCCESS");
+      expect(env.gates.map((g) => g.id)).toEqual(["g1", "g2", "g3", "g4"]);
+      // The observation phase reads pristine once to diff against it; the four gates then share one
+      // read of pristine and one of the after-builder observation (before: two reads per gate).
+      expect(reads).toHaveLength(3);
+    } finally {
+      await store.close();
+      await rm(storeDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
