@@ -164,7 +164,8 @@ Goal turns (queued by \`loopgate goal submit\`): one governed tick under the goa
 next turn queued at the scheduler's wake-up; the goal's repository cache lives in the same folder.
 SIGTERM: claim nothing more and finish what is held; a second SIGTERM interrupts and hands it back.
 A job this machine cannot start (its folder, no working sandbox, a key it lacks) goes back to the queue
-with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its one job) the worker stops naming it. A bad task is refused.`,
+with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its one job) the worker stops naming it. A bad task is refused. A job whose worker was lost ${QUEUE_POLICY.lostClaimsToDeadLetter} times (its lease ran out
+each time) is finished as TOOL_FAILURE, a dead letter, with the reason, and said on stderr.`,
     flags: ["store", "json", "concurrency", "id", "once", "until-idle", "lease", "work-dir"],
     maxArgs: 0,
     exit: "Exit codes: 0 stopped (whatever the runs' verdicts), 1 lost the database or could not start jobs in a row on this machine, 2 bad input.",
@@ -204,7 +205,7 @@ with the reason; after ${QUEUE_POLICY.localFailuresToStop} in a row (--once: its
     name: "runs",
     usage: ["loopgate runs [--store DIR] [--limit N] [--json]"],
     about:
-      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).\nBeside a PostgreSQL store, every submitted job whose run has not started too: queued, claimed, handed back, refused.\nThen the Claude Code sessions loopgate's hooks watched (loopgate hook install): verified, or unverified when no\nStop was verified after their last tool call, with the loopgate verify that checks the folder (--json: rows with kind hook-session).",
+      "Recent runs, one line each (the 20 latest unless --limit N; it says when it shows fewer than there are).\nBeside a PostgreSQL store, every submitted job whose run has not started too: queued, claimed, handed back, refused,\ndead-lettered (finished TOOL_FAILURE after its worker was lost 3 times, with the reason).\nThen the Claude Code sessions loopgate's hooks watched (loopgate hook install): verified, or unverified when no\nStop was verified after their last tool call, with the loopgate verify that checks the folder (--json: rows with kind hook-session).",
     flags: ["store", "limit", "json"],
     maxArgs: 0,
     exit: "Exit codes: 0 listed, 2 bad input.",

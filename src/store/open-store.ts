@@ -6,18 +6,18 @@ import { resolve } from "node:path";
 import { InputError, LoopgateError, RunNotFoundError } from "../core/kernel/errors.js";
 import type { EventStore } from "./kernel/event-store.js";
 import { parsePostgresUrl } from "./kernel/pg-url.js";
+import { inspectStoreFolder, refuseEmptyLog } from "./kernel/store-folder.js";
 import type { PostgresEventStore } from "./postgres/postgres-event-store.js";
-import { inspectStoreFolder, refuseEmptyLog } from "./sqlite/store-folder.js";
 
 export { ContentCorruptError, ContentMissingError } from "./kernel/content-store.js";
 export { QUEUE_POLICY, type QueuePolicy, WAKE_POLICY, type WakePolicy } from "./kernel/queue-policy.js";
 export { StoreError } from "./kernel/store-errors.js";
+export { inspectStoreFolder } from "./kernel/store-folder.js";
 export type { PgPruneReport } from "./postgres/pg-prune.js";
 export type { PostgresEventStore } from "./postgres/postgres-event-store.js";
 export type { PostgresRunQueue } from "./postgres/run-queue.js";
 export type { Claim, JobOptions } from "./postgres/run-queue-rows.js";
 export type { JobSummary } from "./postgres/run-queue-view.js";
-export { inspectStoreFolder } from "./sqlite/store-folder.js";
 
 /**
  * Where a command keeps its log, as `--store` or $LOOPGATE_STORE name it.

@@ -1,6 +1,15 @@
 // Runs the loopgate CLI as a user does (`node bin/loopgate.js ...`) and captures what it prints.
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,6 +80,17 @@ export const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n
 const temps: string[] = [];
 
 /** A fresh temporary folder, removed by `removeTemps()`. */
+/**
+ * Makes `dir` a folder where `npx loopgate` resolves to this package, as after `npm install loopgate`.
+ * (In the repository itself npx would first install the package into its own cache, building it: tens of
+ * seconds a test must not depend on.)
+ */
+export function withLocalInstall(dir: string): void {
+  mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
+  symlinkSync(ROOT, join(dir, "node_modules", "loopgate"));
+  symlinkSync(join("..", "loopgate", "bin", "loopgate.js"), join(dir, "node_modules", ".bin", "loopgate"));
+}
+
 export function tempDir(prefix = "loopgate-e2e-"): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
   temps.push(d);

@@ -2,10 +2,10 @@
 // shell in the same folder with the same environment, it starts loopgate (never "command not found") and
 // names real ids (never a placeholder such as RUN). Under `npx loopgate` too.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, type CliResult, ROOT, removeTemps, show, tempDir } from "./cli.js";
+import { BIN, type CliResult, removeTemps, show, tempDir, withLocalInstall } from "./cli.js";
 
 afterAll(removeTemps);
 
@@ -63,13 +63,6 @@ function project(): string {
     ].join("\n"),
   );
   return dir;
-}
-
-/** A folder where `npx loopgate` resolves to this package, as after `npm install loopgate`. */
-function withLocalInstall(dir: string): void {
-  mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
-  symlinkSync(ROOT, join(dir, "node_modules", "loopgate"));
-  symlinkSync(join("..", "loopgate", "bin", "loopgate.js"), join(dir, "node_modules", ".bin", "loopgate"));
 }
 
 const HINT = /(?:audit trail|continue it(?: with)?|the whole log|evidence|next): (.+?)\s*$/;

@@ -6,7 +6,17 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { BIN, loopgate, parseStdout, ROOT, removeTemps, show, tempDir, writeTask } from "./cli.js";
+import {
+  BIN,
+  loopgate,
+  parseStdout,
+  ROOT,
+  removeTemps,
+  show,
+  tempDir,
+  withLocalInstall,
+  writeTask,
+} from "./cli.js";
 
 afterAll(removeTemps);
 
@@ -62,10 +72,11 @@ async function interruptAndCheck(
   args: string[],
   store: string,
   env: Record<string, string> = {},
+  cwd = ROOT,
 ) {
   // detached: its own process group, which receives the SIGINT as a terminal's Ctrl-C would send it.
   const child = spawn(argv0, args, {
-    cwd: ROOT,
+    cwd,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
     env: { ...process.env, ...env },
@@ -141,11 +152,14 @@ describe("interrupting the built-in agent", () => {
     const task = writeTask(TASK);
     const dir = tempDir();
     const store = join(dir, "store");
+    const project = join(dir, "project");
+    withLocalInstall(project);
     await interruptAndCheck(
       "npx",
       ["--no-install", "loopgate", "run", task, "--model", `scripted:${slowScript(dir)}`, "--store", store],
       store,
       { npm_config_script_shell: "/bin/bash" },
+      project,
     );
   });
 });

@@ -117,7 +117,7 @@ describe("a run that chooses the built-in agent", () => {
     );
     expect(t.code, `${t.stdout}\n${t.stderr}`).toBe(0);
     expect(under(t, "agent/").length).toBeGreaterThan(0);
-    expect(t.dist).toContain("runner/agent-phase.js");
+    expect(t.dist).toContain("runner/run/phases/agent-phase.js");
     // Choosing the agent does not drag in the PostgreSQL store.
     expect(under(t, "store/postgres/")).toEqual([]);
     expect(t.packages.has("pg")).toBe(false);

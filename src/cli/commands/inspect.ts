@@ -91,7 +91,11 @@ export async function runsCommand(
     } else if (rows.length === 0 && sessions.rows.length === 0) io.out(`no runs in ${where.label}\n`);
     else {
       for (const r of rows) {
-        const job = r.queue && (r.queue.state !== "finished" || r.task_id === null) ? r.queue : null;
+        // A dead-lettered job keeps its line beside its unfinished run: that is where its reason shows.
+        const job =
+          r.queue && (r.queue.state !== "finished" || r.task_id === null || r.queue.dead_letter)
+            ? r.queue
+            : null;
         if (r.task_id === null && job)
           io.out(
             `${(r.run_id ?? "(no run yet)").padEnd(22)}  ${r.status.padEnd(12)} ${oneLine(job.task_path)}  ${oneLine(jobLine(job))}\n`,
@@ -143,7 +147,7 @@ export async function statusCommand(
         const finished = job.state === "finished";
         io.out(
           flags.json
-            ? `${JSON.stringify({ job_id: job.job_id, status: word, finished, ...(finished ? { reason: (job.status ?? "").replace(/^[A-Z_]+:\s*/, "") } : {}), queue: job }, null, 2)}\n`
+            ? `${JSON.stringify({ job_id: job.job_id, status: word, finished, ...(finished ? { reason: job.dead_letter ?? (job.status ?? "").replace(/^[A-Z_]+:\s*/, "") } : {}), queue: job }, null, 2)}\n`
             : `${word} · job ${job.job_id} · ${oneLine(job.task_path)}${finished ? "" : " · not finished"}\nqueue: ${oneLine(jobLine(job))}\n`,
         );
         return jobExitCode(job);

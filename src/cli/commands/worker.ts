@@ -71,6 +71,8 @@ export function workerLine(e: WorkerEvent): string {
       return `handed ${e.jobId} back to the queue`;
     case "local_failure":
       return `could not start ${e.jobId} on this machine (${e.inRow} in a row): ${e.reason}; handed it back to the queue`;
+    case "dead_letter":
+      return `finished ${e.jobId} as TOOL_FAILURE without claiming it (dead letter): ${e.reason}`;
     case "gave_up":
       return `gave up ${e.jobId}: ${e.why}`;
     case "note":

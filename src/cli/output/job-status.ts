@@ -35,10 +35,15 @@ function handBackNote(j: JobSummary): string {
   return `; handed back ${h.times} time(s), last by ${h.last_worker} at ${h.last_at}: ${h.last_reason}`;
 }
 
+/** Lost claims in words while the job is not dead-lettered: `; 2 lost claim(s) (lease expired)`, or "". */
+function lostNote(j: JobSummary): string {
+  return j.lost_claims && !j.dead_letter ? `; ${j.lost_claims} lost claim(s) (lease expired)` : "";
+}
+
 /** One line for people: `running on w-1 (lease until …)`, `queued since …`. */
 export function jobLine(j: JobSummary): string {
   const holder = `${j.worker}${j.worker_stale ? " (stale: its heartbeat is overdue)" : ""}`;
-  const tail = `(job ${j.job_id}${handBackNote(j)})`;
+  const tail = `(job ${j.job_id}${lostNote(j)}${handBackNote(j)})`;
   switch (j.state) {
     case "queued":
       return `queued since ${j.submitted_at} ${tail}`;
@@ -49,6 +54,6 @@ export function jobLine(j: JobSummary): string {
     case "expired":
       return `lease of ${j.worker} expired at ${j.lease_expires_at}; the next worker takes it over ${tail}`;
     case "finished":
-      return `finished: ${j.status ?? "?"} (job ${j.job_id}, ${j.claims} claim(s)${handBackNote(j)})`;
+      return `finished: ${j.status ?? "?"}${j.dead_letter ? ` (dead letter: ${j.dead_letter})` : ""} (job ${j.job_id}, ${j.claims} claim(s)${lostNote(j)}${handBackNote(j)})`;
   }
 }

@@ -1,6 +1,6 @@
 import type { LoopgateEvent } from "../../core/events/loopgate-event.js";
 import { leaseOf, ownerView } from "../../core/run/run-lease.js";
-import { ownerProcessGone } from "../../runner/stream/run-lease-keeper.js";
+import { ownerProcessGone } from "../../runner/stream/lease-owner.js";
 import { shellWord } from "./store-location.js";
 
 /** What `loopgate status` adds about an unfinished run's owner (JSON `owner`, and one line for people). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../kernel/bounded.js";
+import type { EventArea } from "../kernel/event-area.js";
 import { attempt, excerpt } from "../kernel/event-parts.js";
-import type { EventArea } from "./define.js";
 
 /** The external agents whose runtime reports facts through hooks or event streams loopgate owns. */
 export const ExternalAgent = z.enum(["claude-code", "codex"]);

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import type { EventArea } from "../kernel/event-area.js";
 import { attempt, ModelFailureKind, turn } from "../kernel/event-parts.js";
 import { GoalPredicate } from "../task/task.js";
-import type { EventArea } from "./define.js";
 
 /** The built-in agent's loop. Everything it does is one of these, appended before it is acted on. */
 export const agentEvents = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import type { EventArea } from "../kernel/event-area.js";
 import { attempt } from "../kernel/event-parts.js";
-import type { EventArea } from "./define.js";
 
 /** The independent judge's verdict on an attempt (see src/judge/). */
 export const judgeEvents = {

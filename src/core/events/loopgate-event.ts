@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { CorruptEventError } from "../kernel/errors.js";
+import type { EventArea } from "../kernel/event-area.js";
 import { Origin } from "../kernel/event-parts.js";
 import { agentEvents } from "./agent.js";
 import { agentRuntimeEvents } from "./agent-runtime.js";
-import type { EventArea } from "./define.js";
 import { goalEvents } from "./goal/goal-events.js";
 import { hookSessionEvents } from "./hook-session.js";
 import { judgeEvents } from "./judge.js";
@@ -11,6 +11,7 @@ import { runEvents } from "./run.js";
 import { selfCheckEvents } from "./self-check.js";
 import { todoEvents } from "./todo.js";
 
+export type { EventArea } from "../kernel/event-area.js";
 export {
   BuilderDescriptor,
   Finding,
@@ -24,7 +25,6 @@ export {
   RunStatus,
 } from "../kernel/event-parts.js";
 export { GateTamper } from "../task/gate-tamper.js";
-export type { EventArea } from "./define.js";
 
 // Every event type is declared once, in its area's module under events/: its origins and its schema.
 // Everything below (the type list, the union, the agent's types, the origin rule) is derived from them.

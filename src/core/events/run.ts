@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../kernel/bounded.js";
+import type { EventArea } from "../kernel/event-area.js";
 import {
   attempt,
   BuilderDescriptor,
@@ -13,7 +14,6 @@ import {
 } from "../kernel/event-parts.js";
 import { GateTamper } from "../task/gate-tamper.js";
 import { PinnedIdentity } from "../task/task-lock.js";
-import type { EventArea } from "./define.js";
 
 /** The run: attempts, the builder, observations, gates, the verdict, resumes and the lease. */
 export const runEvents = {

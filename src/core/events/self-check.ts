@@ -1,7 +1,7 @@
 import { z } from "zod";
+import type { EventArea } from "../kernel/event-area.js";
 import { attempt, turn } from "../kernel/event-parts.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "../self-check/schemas.js";
-import type { EventArea } from "./define.js";
 
 /** The built-in agent's self-check (advisory): accepted submissions and the repair gate. */
 export const selfCheckEvents = {

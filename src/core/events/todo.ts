@@ -1,6 +1,6 @@
 import { z } from "zod";
+import type { EventArea } from "../kernel/event-area.js";
 import { attempt } from "../kernel/event-parts.js";
-import type { EventArea } from "./define.js";
 
 const step = z.string().max(2000);
 const command = z.string().max(4000);

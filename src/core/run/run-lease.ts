@@ -1,15 +1,14 @@
 import type { EventData, LeaseOwner, LoopgateEvent } from "../events/loopgate-event.js";
 import { LoopgateError } from "../kernel/errors.js";
+import { heldBy, type LeaseView, leaseExpiry, leaseStatus, mayTake, renewal } from "../kernel/lease.js";
 
 /**
  * The run's lease: the right to drive a run for a while. Whoever appends `run_lease_taken` (with the
- * stream's expected revision) holds it until `expires_at`, renewed by `run_lease_renewed`. Pure: the
- * clock and the "is that process gone" fact are passed in, so the same rules serve SQLite and later
- * Postgres workers.
+ * stream's expected revision) holds it until `expires_at`, renewed by `run_lease_renewed`. Decided by the
+ * one lease rule (core/kernel/lease.ts); pure: the clock and the "is that process gone" fact are passed
+ * in, so the same rules serve SQLite and Postgres.
  */
-export interface Lease {
-  owner: LeaseOwner;
-  expiresAt: string;
+export interface Lease extends LeaseView {
   /** When it was taken or last renewed (the event's `meta.at`). */
   renewedAt: string;
 }
@@ -28,7 +27,7 @@ export function evolveLease(lease: Lease | null, event: LoopgateEvent): Lease | 
     case "run_lease_taken":
       return { owner: event.data.owner, expiresAt: event.data.expires_at, renewedAt: event.meta.at };
     case "run_lease_renewed":
-      if (!lease || lease.owner.token !== event.data.token) return lease;
+      if (!lease || !heldBy(lease, event.data.token)) return lease;
       return { ...lease, expiresAt: event.data.expires_at, renewedAt: event.meta.at };
     default:
       return lease;
@@ -38,11 +37,6 @@ export function evolveLease(lease: Lease | null, event: LoopgateEvent): Lease | 
 /** The lease a run's log says is held (live or not); null when no process ever took one. */
 export function leaseOf(events: readonly LoopgateEvent[]): Lease | null {
   return events.reduce(evolveLease, null as Lease | null);
-}
-
-/** Whether `lease` still holds at `now`. */
-export function leaseLive(lease: Lease, now: Date): boolean {
-  return Date.parse(lease.expiresAt) > now.getTime();
 }
 
 /** The lease is held by another live owner: the run is being driven, so it must not be resumed. */
@@ -85,21 +79,18 @@ export type LeaseEventBody =
  * who no longer holds it.
  */
 export function decideLease(command: LeaseCommand, lease: Lease | null): LeaseEventBody[] {
-  const expires = new Date(command.now.getTime() + command.ttlMs).toISOString();
   if (command.type === "renew_lease") {
-    if (!lease || lease.owner.token !== command.token) throw new LeaseLostError(command.runId, lease);
+    const expires = renewal(lease, command.token, command.now, command.ttlMs);
+    if (expires === null) throw new LeaseLostError(command.runId, lease);
     return [{ type: "run_lease_renewed", data: { token: command.token, expires_at: expires } }];
   }
-  let previous: EventData<"run_lease_taken">["previous"] = null;
-  if (lease && lease.owner.token !== command.owner.token) {
-    const gone = command.ownerGone && lease.owner.host === command.owner.host;
-    if (leaseLive(lease, command.now) && !gone) throw new LeaseHeldError(command.runId, lease);
-    previous = {
-      ...lease.owner,
-      expires_at: lease.expiresAt,
-      reason: leaseLive(lease, command.now) ? "owner_gone" : "expired",
-    };
-  }
+  const take = mayTake(lease, command.owner, command.now, command.ownerGone);
+  if (take.kind === "refused" && lease) throw new LeaseHeldError(command.runId, lease);
+  const previous: EventData<"run_lease_taken">["previous"] =
+    take.kind === "take_over" && lease
+      ? { ...lease.owner, expires_at: lease.expiresAt, reason: take.reason }
+      : null;
+  const expires = leaseExpiry(command.now, command.ttlMs);
   return [{ type: "run_lease_taken", data: { owner: command.owner, expires_at: expires, previous } }];
 }
 
@@ -116,8 +107,14 @@ export interface OwnerView {
  * this host (null: another host, which only the lease's expiry can tell).
  */
 export function ownerView(lease: Lease | null, now: Date, processGone: boolean | null): OwnerView {
-  if (!lease) return { lease, alive: null, why: "no lease recorded" };
-  if (!leaseLive(lease, now)) return { lease, alive: false, why: "lease expired" };
-  if (processGone === true) return { lease, alive: false, why: "process gone" };
-  return { lease, alive: true, why: "lease live" };
+  switch (leaseStatus(lease, now, processGone)) {
+    case "none":
+      return { lease, alive: null, why: "no lease recorded" };
+    case "expired":
+      return { lease, alive: false, why: "lease expired" };
+    case "owner_gone":
+      return { lease, alive: false, why: "process gone" };
+    case "live":
+      return { lease, alive: true, why: "lease live" };
+  }
 }

@@ -4,10 +4,14 @@ import type { QueuePolicy, WakePolicy } from "../../store/kernel/queue-policy.js
 import type { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
 import { QueueListener } from "../../store/postgres/queue-listener.js";
 import { type Claim, goalOfJob } from "../../store/postgres/run-queue.js";
+import { HELD, keepLeaseAlive, renewEvery } from "../stream/lease-keeper.js";
 import type { JobContext } from "./job-context.js";
 import { isStoreUnreachable, LocalStartError } from "./job-start.js";
 import type { RunFaults, RunKit } from "./run-flags.js";
 import { transition, type WorkerState } from "./worker-state.js";
+
+/** The worker's shortest beat: a short lease must not turn its heartbeats and polls into load on the database. */
+const MIN_BEAT_MS = 250;
 
 /** What a worker is made of: plain values (the CLI parses its flags into these once) and injected effects. */
 export interface WorkerOptions {
@@ -61,6 +65,8 @@ export type WorkerEvent =
   | { kind: "handed_back"; jobId: string }
   | { kind: "local_failure"; jobId: string; inRow: number; reason: string }
   | { kind: "gave_up"; jobId: string; why: string }
+  /** A claim found a job at the cap of lost claims and finished it as TOOL_FAILURE (the queue's dead letter). */
+  | { kind: "dead_letter"; jobId: string; reason: string }
   /** A line about a job (a lease wait, a goal turn's progress). */
   | { kind: "note"; line: string }
   /** A run's warning. */
@@ -113,7 +119,8 @@ export function createWorker(o: WorkerOptions): Worker {
   const sleep =
     o.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => {}));
   const queue = o.store.queue();
-  const beat = Math.max(250, Math.floor(o.leaseMs / 3));
+  // The claims' heartbeat, the worker's presence and its idle poll share one beat: a third of the lease.
+  const beat = renewEvery(o.leaseMs, MIN_BEAT_MS);
   const idlePollMs = Math.min(o.wakePolicy.idlePollMs, beat);
   const pid = o.pid ?? process.pid;
   const me = { workerId: o.id, host: o.host ?? hostname(), pid, concurrency: o.concurrency, beatMs: beat };
@@ -158,19 +165,23 @@ export function createWorker(o: WorkerOptions): Worker {
   async function holdJob(claim: Claim, controller: AbortController): Promise<Outcome> {
     const { job, token } = claim;
     let lost: string | null = null;
-    const timer = setInterval(() => {
-      queue.heartbeat(job.jobId, token, o.leaseMs).then(
-        (until) => {
-          if (until === null && !lost) {
-            lost = "its lease expired before the heartbeat (another worker may hold it now)";
-            controller.abort("lease lost");
-          }
-        },
-        (e: unknown) => {
-          if (isStoreUnreachable(e)) lose(e);
-        },
-      );
-    }, beat);
+    const keeper = keepLeaseAlive({
+      everyMs: beat,
+      renew: async () =>
+        (await queue.heartbeat(job.jobId, token, o.leaseMs)) === null
+          ? { held: false, why: "its lease expired before the heartbeat (another worker may hold it now)" }
+          : HELD,
+      // The database lost ends the whole worker (below), never retried here; any other error is retried.
+      transient: (e) => !isStoreUnreachable(e),
+      onLost: (loss) => {
+        if (loss.kind === "failed" && isStoreUnreachable(loss.why)) return lose(loss.why);
+        lost =
+          loss.kind === "lost"
+            ? String(loss.why)
+            : `its lease could not be renewed (${loss.why instanceof Error ? loss.why.message : String(loss.why)})`;
+        controller.abort("lease lost");
+      },
+    });
     try {
       const ctx: JobContext = {
         claim,
@@ -216,7 +227,7 @@ export function createWorker(o: WorkerOptions): Worker {
         why: "its lease expired before it finished; the next claimer finds the run finished",
       };
     } finally {
-      clearInterval(timer);
+      keeper.stop();
     }
   }
 
@@ -259,10 +270,14 @@ export function createWorker(o: WorkerOptions): Worker {
         }
         let claim: Claim | null = null;
         if (held.size < o.concurrency)
-          claim = await queue.claim(o.id, o.leaseMs).catch((e: unknown) => {
-            lose(e);
-            return null;
-          });
+          claim = await queue
+            .claim(o.id, o.leaseMs, {
+              onDeadLetter: (j) => emit({ kind: "dead_letter", jobId: j.jobId, reason: j.deadReason ?? "" }),
+            })
+            .catch((e: unknown) => {
+              lose(e);
+              return null;
+            });
         if (claim) {
           claimedAny = true;
           const c = claim;

@@ -12,10 +12,21 @@ export interface QueuePolicy {
    * entirely: `workers` and `runs` mark it stale while its presence and its jobs' leases still run.
    */
   staleAfterBeats: number;
+  /**
+   * A job whose claim was lost this many times (its holder's lease ran out: the worker was killed, ran out
+   * of memory, lost its machine) is not handed out again: the claim that finds it expired the last time
+   * finishes it as TOOL_FAILURE with the reason (a dead letter). A job that kills every worker that takes
+   * it must not be retried forever. Polite hand-backs (release, a machine that cannot start it) do not count.
+   */
+  lostClaimsToDeadLetter: number;
 }
 
 /** The policy loopgate runs with. */
-export const QUEUE_POLICY: QueuePolicy = { localFailuresToStop: 3, staleAfterBeats: 2 };
+export const QUEUE_POLICY: QueuePolicy = {
+  localFailuresToStop: 3,
+  staleAfterBeats: 2,
+  lostClaimsToDeadLetter: 3,
+};
 
 /** How an idle worker waits for work: woken by NOTIFY, polling as the fallback (queue-listener.ts). */
 export interface WakePolicy {

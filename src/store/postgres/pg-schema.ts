@@ -201,6 +201,17 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER run_queue_notify AFTER INSERT OR UPDATE ON ${s}.run_queue
         FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION ${s}.run_queue_notify();`,
   },
+  {
+    version: 8,
+    name: "a cap on lost claims",
+    // How many times a claim of the job was lost (its holder's lease ran out and another claim took the
+    // row over), and why a job was finished without a run's end (a dead letter: the claim that found the
+    // cap reached). Existing rows start at 0 lost claims. Re-applies cleanly.
+    sql: (s) => `
+      ALTER TABLE ${s}.run_queue
+        ADD COLUMN IF NOT EXISTS lost_claims integer NOT NULL DEFAULT 0 CHECK (lost_claims >= 0),
+        ADD COLUMN IF NOT EXISTS dead_reason text;`,
+  },
 ];
 
 /** The newest schema version this code writes. */

@@ -42,6 +42,10 @@ export interface QueuedJob {
   submittedAt: string;
   /** Workers that could not start it for a reason of their own machine: how often, the last one and why. */
   handedBack: HandBack | null;
+  /** Claims of it that were lost: another claim took it over after the holder's lease ran out. */
+  lostClaims: number;
+  /** Why the queue finished it itself (a dead letter: too many lost claims); null otherwise. */
+  deadReason: string | null;
 }
 
 /** The hand-backs of a job: `times` in all, the last by `by` at `at` (the database's clock) for `reason`. */
@@ -73,7 +77,7 @@ export interface WorkerRow {
 }
 
 export const JOB_COLUMNS = `job_id, task_path, task_digest, options, state, claimed_by, locked_until, attempts,
-  run_id, status, submitted_at, handbacks, handback_reason, handback_by, handback_at`;
+  run_id, status, submitted_at, handbacks, handback_reason, handback_by, handback_at, lost_claims, dead_reason`;
 
 export const iso = (v: unknown): string | null =>
   v === null || v === undefined ? null : new Date(String(v)).toISOString();
@@ -106,5 +110,7 @@ export function jobOf(r: Record<string, unknown>): QueuedJob {
             at: iso(r.handback_at) ?? "",
           }
         : null,
+    lostClaims: Number(r.lost_claims ?? 0),
+    deadReason: r.dead_reason === null || r.dead_reason === undefined ? null : String(r.dead_reason),
   };
 }

@@ -59,6 +59,8 @@ export function jobSummary(job: QueuedJob, now: Date, staleWorkers: ReadonlySet<
           },
         }
       : {}),
+    ...(job.lostClaims > 0 ? { lost_claims: job.lostClaims } : {}),
+    ...(job.deadReason !== null ? { dead_letter: job.deadReason } : {}),
   };
 }
 export type JobSummary = ReturnType<typeof jobSummary>;

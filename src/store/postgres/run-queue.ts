@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { InputError } from "../../core/kernel/errors.js";
+import { QUEUE_POLICY, type QueuePolicy } from "../kernel/queue-policy.js";
 import {
   type Claim,
   GOAL_TURN_KIND,
@@ -14,7 +15,7 @@ import {
 } from "./run-queue-rows.js";
 
 /**
- * The run queue in PostgreSQL (migrations 3 and 6): jobs that workers claim with `FOR UPDATE SKIP
+ * The run queue in PostgreSQL (migrations 3, 6 and 8): jobs that workers claim with `FOR UPDATE SKIP
  * LOCKED` and hold by a lease (`locked_until`, the database's clock) that they extend while they run.
  *
  * Every right is the claim's: a claim gets a fresh random token, and heartbeat, setRunId, finish, release
@@ -22,6 +23,8 @@ import {
  * whose lease expired has lost the job even when nobody took it yet; whoever claims it next gets a new
  * token. Delivery is at least once: a job may be claimed again after a holder died; the run log (event
  * ids, the intent/result journal, the run's own lease) is what keeps a resumed run from doing anything twice.
+ * At least once, not forever: a job whose holder was lost `lostClaimsToDeadLetter` times (migration 8) is
+ * finished as TOOL_FAILURE with the reason by the claim that finds it (see claim).
  *
  * Every write that makes a row claimable (submit, a goal turn queued or moved earlier, release, hand-back)
  * notifies idle claimers through a trigger (migration 7); see queue-listener.ts for how they wait.
@@ -46,6 +49,18 @@ const newJobId = () =>
     .replace(/[-:.TZ]/g, "")
     .slice(0, 14)}-${randomBytes(4).toString("hex")}`;
 
+/**
+ * Why the queue finished a job itself: the cap it reached, what that suggests and what to do. `{worker}`
+ * (its last holder) and `{run}` (its run id) are filled in by the statement that dead-letters the row.
+ */
+export function deadLetterReason(cap: number): { noRun: string; withRun: string } {
+  const lost = `its worker was lost ${cap} time(s) (the lease expired each time; last held by {worker}), the cap of lost claims (lostClaimsToDeadLetter ${cap}): the job may be killing its worker, so the queue gives it no further claim`;
+  return {
+    noRun: `${lost}; it had not started a run: find the cause, then submit the task again`,
+    withRun: `${lost}; its run {run}, if it started, can be resumed by hand: loopgate resume {run} --store …`,
+  };
+}
+
 /** Lease lengths are whole milliseconds from 100 ms to a day. */
 function checkLeaseMs(ms: number): number {
   if (!Number.isInteger(ms) || ms < 100 || ms > 86_400_000)
@@ -57,9 +72,21 @@ export class PostgresRunQueue {
   private readonly withClient: WithClient;
   private readonly s: string;
 
-  constructor(deps: { withClient: WithClient; pgSchema: string }) {
+  private readonly policy: Pick<QueuePolicy, "lostClaimsToDeadLetter">;
+
+  constructor(deps: {
+    withClient: WithClient;
+    pgSchema: string;
+    policy?: Pick<QueuePolicy, "lostClaimsToDeadLetter">;
+  }) {
     this.withClient = deps.withClient;
     this.s = deps.pgSchema;
+    this.policy = deps.policy ?? QUEUE_POLICY;
+    if (!Number.isInteger(this.policy.lostClaimsToDeadLetter) || this.policy.lostClaimsToDeadLetter < 1)
+      throw new InputError(
+        `lostClaimsToDeadLetter must be a whole number from 1, got ${this.policy.lostClaimsToDeadLetter}`,
+        "run queue",
+      );
   }
 
   private async query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
@@ -142,24 +169,52 @@ export class PostgresRunQueue {
    * Claims the oldest job that is queued or whose holder's lease expired, in one statement: the inner
    * SELECT … FOR UPDATE SKIP LOCKED passes over rows another claim is locking right now (and re-checks
    * its WHERE on a row changed meanwhile), so two claimers never get the same job. Null when none is free.
+   *
+   * Taking over an expired lease counts a lost claim. A job whose lost claims would reach the cap
+   * (`lostClaimsToDeadLetter`) is never handed out: the same statement finishes every such row it can lock
+   * as TOOL_FAILURE with the reason (a dead letter), and the claim takes the next job. The claim's own
+   * WHERE leaves those rows out, so no claimer gets one, whoever locks it first. `onDeadLetter` hears of
+   * each job this claim finished so (the caller says so: reaching a cap is never silent).
    */
-  async claim(workerId: string, leaseMs: number): Promise<Claim | null> {
+  async claim(
+    workerId: string,
+    leaseMs: number,
+    options: { onDeadLetter?: (job: QueuedJob) => void } = {},
+  ): Promise<Claim | null> {
     const token = randomBytes(16).toString("hex");
+    const cap = this.policy.lostClaimsToDeadLetter;
+    const reason = deadLetterReason(cap);
     const rows = await this.query(
-      `UPDATE ${this.s}.run_queue SET state = 'claimed', claimed_by = $1, lease_token = $2,
-         locked_until = now() + make_interval(secs => $3::double precision / 1000),
-         attempts = attempts + 1, claimed_at = now()
-       WHERE job_id = (
-         SELECT job_id FROM ${this.s}.run_queue
-         WHERE (state = 'queued' AND (options::jsonb->>'not_before' IS NULL
-                 OR (options::jsonb->>'not_before')::timestamptz <= now()))
-            OR (state = 'claimed' AND locked_until <= now())
-         ORDER BY submitted_at, job_id LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${JOB_COLUMNS}`,
-      [workerId, token, checkLeaseMs(leaseMs)],
+      `WITH dead AS (
+         UPDATE ${this.s}.run_queue SET state = 'finished', status = 'TOOL_FAILURE', finished_at = now(),
+           lost_claims = lost_claims + 1,
+           dead_reason = replace(replace(CASE WHEN run_id IS NULL THEN $5 ELSE $6 END,
+             '{run}', coalesce(run_id, '')), '{worker}', claimed_by),
+           lease_token = NULL, locked_until = NULL, claimed_by = NULL
+         WHERE job_id IN (
+           SELECT job_id FROM ${this.s}.run_queue
+           WHERE state = 'claimed' AND locked_until <= now() AND lost_claims + 1 >= $4
+           FOR UPDATE SKIP LOCKED)
+         RETURNING ${JOB_COLUMNS}),
+       taken AS (
+         UPDATE ${this.s}.run_queue SET state = 'claimed', claimed_by = $1, lease_token = $2,
+           locked_until = now() + make_interval(secs => $3::double precision / 1000),
+           attempts = attempts + 1, claimed_at = now(),
+           lost_claims = lost_claims + CASE WHEN state = 'claimed' THEN 1 ELSE 0 END
+         WHERE job_id = (
+           SELECT job_id FROM ${this.s}.run_queue
+           WHERE (state = 'queued' AND (options::jsonb->>'not_before' IS NULL
+                   OR (options::jsonb->>'not_before')::timestamptz <= now()))
+              OR (state = 'claimed' AND locked_until <= now() AND lost_claims + 1 < $4)
+           ORDER BY submitted_at, job_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING ${JOB_COLUMNS})
+       SELECT true AS dead, * FROM dead UNION ALL SELECT false AS dead, * FROM taken`,
+      [workerId, token, checkLeaseMs(leaseMs), cap, reason.noRun, reason.withRun],
     );
-    if (rows.length === 0) return null;
-    const job = jobOf(rows[0] as Record<string, unknown>);
+    for (const r of rows) if (r.dead === true) options.onDeadLetter?.(jobOf(r));
+    const taken = rows.find((r) => r.dead !== true);
+    if (!taken) return null;
+    const job = jobOf(taken);
     return { job, token, lockedUntil: job.lockedUntil ?? "" };
   }
 

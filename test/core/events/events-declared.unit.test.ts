@@ -89,7 +89,7 @@ const BEFORE = {
     "vision_closed",
     "change_compensated",
     "quota_spent",
-    // governed turns (core/events/goal/turn-event-decl.ts)
+    // governed turns and their lease (core/events/goal/turn-events.ts)
     "turn_bound",
     "turn_effect_prepared",
     "turn_effect_readback",

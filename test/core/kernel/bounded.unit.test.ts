@@ -14,13 +14,7 @@ import {
   pathList,
 } from "../../../src/core/run/attempt-records.js";
 import { buildRequiredFix } from "../../../src/core/run/required-fix.js";
-import {
-  decide,
-  type EventBody,
-  evolve,
-  foldRun,
-  type RunCommand,
-} from "../../../src/core/run/run-decider.js";
+import { decide, type EventBody, foldRun, type RunCommand } from "../../../src/core/run/run-decider.js";
 
 /** Strings a hostile builder would print: long, newline-heavy, NUL, lone surrogates, escapes, emoji. */
 const piece = fc.oneof(

@@ -1,6 +1,7 @@
 // The Worker library object over a real queue, with scripted job kinds: its states as it claims, drains
 // on the first stop request and hands back on the second, and the queue's record of each job.
 import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { JobContext } from "../../../src/runner/host/job-context.js";
 import { LocalStartError } from "../../../src/runner/host/job-start.js";
@@ -8,7 +9,7 @@ import type { RunKit } from "../../../src/runner/host/run-flags.js";
 import { createWorker, type WorkerEvent, type WorkerOptions } from "../../../src/runner/host/worker.js";
 import { QUEUE_POLICY, WAKE_POLICY } from "../../../src/store/kernel/queue-policy.js";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
-import { type FreshDatabase, freshDatabase } from "../../support/postgres.js";
+import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 
 let db: FreshDatabase;
 beforeAll(async () => {
@@ -153,6 +154,45 @@ it("a job this machine cannot start, with --once, is handed back and the worker 
     expect(row?.state).toBe("queued");
     expect(row?.handedBack?.reason).toBe("no sandbox here");
   } finally {
+    await store.close();
+  }
+});
+
+it("a claim lost under a running job: the heartbeat finds it, the job is interrupted and given up, never finished", async () => {
+  const pgSchema = freshSchema();
+  const store = await PostgresEventStore.open(db.url, { pgSchema });
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    const { jobId } = await store.queue().submit(job);
+    const events: WorkerEvent[] = [];
+    let reason: unknown = null;
+    const held = (ctx: JobContext) =>
+      new Promise<{ status: string }>((resolve) => {
+        ctx.signal.addEventListener("abort", () => {
+          reason = ctx.signal.reason;
+          resolve({ status: "TOOL_FAILURE" });
+        });
+      });
+    const worker = createWorker(options(store, "w-lost", held, events, { once: true, leaseMs: 1500 }));
+    const done = worker.run();
+    await until("the worker claims", () => events.some((e) => e.kind === "claimed"));
+    // Another worker's view: the claim ran out (as if this worker had stalled past its lease).
+    await sql.query(
+      `UPDATE ${pgSchema}.run_queue SET locked_until = now() - interval '1 second' WHERE job_id = $1`,
+      [jobId],
+    );
+    expect(await done).toEqual({ state: "stopped" });
+    expect(reason).toBe("lease lost");
+    expect(events).toContainEqual({
+      kind: "gave_up",
+      jobId,
+      why: "its lease expired before the heartbeat (another worker may hold it now)",
+    });
+    expect(events.some((e) => e.kind === "finished")).toBe(false);
+    expect((await store.queue().find({ jobId }))?.state).toBe("claimed");
+  } finally {
+    await sql.end();
     await store.close();
   }
 });

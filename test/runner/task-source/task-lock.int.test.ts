@@ -183,7 +183,7 @@ describe("the task lock", () => {
 });
 
 describe("the committed locks", () => {
-  const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+  const root = join(dirname(fileURLToPath(import.meta.url)), "../../..");
   const tasks = [
     ...readdirSync(join(root, "examples")).map((d) => join(root, "examples", d, "task.yaml")),
     ...readdirSync(join(root, "bench/forgery/tasks")).map((d) =>

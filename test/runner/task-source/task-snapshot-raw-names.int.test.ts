@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadTask } from "../../../src/runner/task-source/load-task.js";
 import { materializeTask, snapshotTask } from "../../../src/runner/task-source/task-snapshot.js";
-import { FolderContentStore } from "../../../src/store/sqlite/folder-content-store.js";
+import { FolderContentStore } from "../../../src/store/kernel/folder-content-store.js";
 
 const temps: string[] = [];
 const temp = () => {

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
+import { FolderContentStore } from "../../../src/store/kernel/folder-content-store.js";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
-import { FolderContentStore } from "../../../src/store/sqlite/folder-content-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";
 import { contentStoreContract } from "../content-store-contract.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jobLine } from "../../../src/cli/output/job-status.js";
+import { QUEUE_POLICY } from "../../../src/store/kernel/queue-policy.js";
 import type { QueuedJob, WorkerRow } from "../../../src/store/postgres/run-queue.js";
 import { jobSummary, jobView, workerStale } from "../../../src/store/postgres/run-queue-view.js";
 
@@ -17,6 +18,8 @@ const base: QueuedJob = {
   status: null,
   submittedAt: "2026-12-01T11:00:00.000Z",
   handedBack: null,
+  lostClaims: 0,
+  deadReason: null,
 };
 const later = "2026-12-01T12:00:05.000Z";
 const earlier = "2026-12-01T11:59:55.000Z";
@@ -106,9 +109,7 @@ describe("a worker whose heartbeat is overdue", () => {
     expect(workerStale(fresh, at("12:00:00.000"))).toBe(false); // 10 s: one beat
     expect(workerStale(fresh, at("12:00:10.000"))).toBe(false); // 20 s: exactly two beats
     expect(workerStale(fresh, at("12:00:10.001"))).toBe(true); // past two beats
-    expect(workerStale(fresh, at("12:00:00.000"), { localFailuresToStop: 3, staleAfterBeats: 0.5 })).toBe(
-      true,
-    );
+    expect(workerStale(fresh, at("12:00:00.000"), { ...QUEUE_POLICY, staleAfterBeats: 0.5 })).toBe(true);
     expect(workerStale(fresh, at("12:00:20.000"))).toBe(true); // presence ran out
   });
 

@@ -1,10 +1,7 @@
-import { dirname } from "node:path";
-import { commandBuilder, noopBuilder, oracleBuilder } from "../../../builders/command-builder.js";
-import { DomainError, InputError } from "../../../core/kernel/errors.js";
+import { DomainError } from "../../../core/kernel/errors.js";
 import { openGoal } from "../../../runner/goal/goal-service.js";
 import { GoalTaskError, goalTaskFile } from "../../../runner/goal/goal-tasks.js";
 import { goalRepo } from "../../../runner/goal/repo/goal-repo.js";
-import type { BuilderChoice } from "../../../runner/run/context/builder-choice.js";
 import { exitCodeOf } from "../../output/exit-codes.js";
 import { formatEnvelope } from "../../output/format.js";
 import { hintCommand, hintsFor, storeLine } from "../../output/hints.js";

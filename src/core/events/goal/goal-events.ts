@@ -1,14 +1,16 @@
 import { z } from "zod";
+import type { EventArea } from "../../kernel/event-area.js";
 import { monitorEvents } from "./monitor-events.js";
 import { replanEvents } from "./replan-events.js";
-import { turnEventDecls } from "./turn-event-decl.js";
+import { turnEvents, turnLeaseEvents } from "./turn-events.js";
 import { ValidationReceipt } from "./validation-receipt.js";
 
 /**
  * The goal stream's events: source facts only. Everything else about a goal (running,
  * handoff states, runtime state, closure, projections) is derived from these and never written.
- * Declared once here as `goalEvents = { type: { origin, schema } }` (see EVENT-AREAS.md); events.ts
- * composes them into the one union.
+ * Each type is declared once, as the run's areas are: `{ type: { origin, schema } }` satisfying
+ * `EventArea`, its TypeScript type inferred from the schema. The goal area is this file's own types and
+ * those of the monitor, replan and governed-turn files; loopgate-event.ts composes it into the one union.
  */
 
 /** The most characters each bounded goal field holds. */
@@ -265,14 +267,15 @@ export const goalEvents = {
   },
   ...monitorEvents,
   ...replanEvents,
-  ...turnEventDecls,
-} as const satisfies Record<string, { origin: readonly string[]; schema: z.ZodObject }>;
+  ...turnEvents,
+  ...turnLeaseEvents,
+} as const satisfies EventArea;
 
 export type GoalEventType = keyof typeof goalEvents;
 export const goalEventTypes = Object.keys(goalEvents) as GoalEventType[];
 
 type Schemas = { [K in GoalEventType]: (typeof goalEvents)[K]["schema"] };
-/** The schemas alone, by type, for events.ts's `data` map. */
+/** The schemas alone, by type: a goal event's `data`, to parse without the envelope. */
 export const goalEventSchemas = Object.fromEntries(
   goalEventTypes.map((t) => [t, goalEvents[t].schema]),
 ) as Schemas;

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import type { EventArea } from "../../kernel/event-area.js";
 
 /**
- * The continuous monitor's facts in the goal stream, declared once: schema and origin.
+ * The continuous monitor's facts in the goal stream, declared once: schema and origin, types inferred.
  * Composed into goal-events.ts's `goalEvents`. A monitor is armed by the `todo_added` of its
  * continuous_monitor todo (no event of its own); every poll fact carries the operation id that is the
  * turn's durable_writeback effect_ref, so readback is "is there a monitor fact with this operation id".
@@ -76,7 +77,7 @@ export const monitorEvents = {
     origin: ["runtime", "operator"],
     schema: z.object({ ...Op, reason: z.string().max(2000), followup: MonitorFollowup }),
   },
-} as const;
+} as const satisfies EventArea;
 
 export type MonitorGoalEventType = keyof typeof monitorEvents;
 export type MonitorEventData<K extends MonitorGoalEventType> = z.infer<(typeof monitorEvents)[K]["schema"]>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { EventArea } from "../../kernel/event-area.js";
 
 /**
  * Replan facts in the goal stream (Vision / replan), declared once: schema and origin.
@@ -49,4 +50,4 @@ export const replanEvents = {
       turn_id: Name.optional(),
     }),
   },
-} as const;
+} as const satisfies EventArea;

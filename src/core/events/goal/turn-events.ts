@@ -1,22 +1,29 @@
-import { LoopgateError } from "../../kernel/errors.js";
-import type { ValidationReceipt } from "./validation-receipt.js";
+import { z } from "zod";
+import type { EventArea } from "../../kernel/event-area.js";
+import { LeaseOwner } from "../../kernel/event-parts.js";
+import { ValidationReceipt } from "./validation-receipt.js";
 
 /**
- * A governed turn (settlement): the facts of one turn, in phase order. Each fact carries
- * the turn identity `goal_id + agent_id + turn_instance_id`; the binding ties it to exactly one work
- * item (a todo or a replan obligation) and the goal revision it starts from.
+ * A governed turn (settlement) as goal-stream events, declared once: each fact with its schema and its
+ * origin (loopgate's runtime alone writes them); every TypeScript type here is inferred from a schema.
+ * Each fact carries the turn identity `goal_id + agent_id + turn_instance_id`; the binding ties it to
+ * exactly one work item (a todo, a replan obligation or the acceptance items) and the goal revision it
+ * starts from. goal-events.ts composes these into the goal area.
  */
-export interface TurnIdentity {
-  goal_id: string;
-  agent_id: string;
-  turn_instance_id: string;
-}
+const Name = z.string().min(1).max(200);
+const Text = z.string().max(2000);
+const At = z.string().datetime({ offset: true });
 
-export type TurnWork =
-  | { kind: "todo"; todo_id: string }
-  | { kind: "replan"; obligation_id: string }
+export const TurnIdentity = z.object({ goal_id: Name, agent_id: Name, turn_instance_id: Name });
+export type TurnIdentity = z.infer<typeof TurnIdentity>;
+
+export const TurnWork = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("todo"), todo_id: Name }),
+  z.object({ kind: z.literal("replan"), obligation_id: Name }),
   /** The acceptance items proved fresh on the turn's revision once the advancement frontier is exhausted. */
-  | { kind: "acceptance"; acceptance_ids: string[] };
+  z.object({ kind: z.literal("acceptance"), acceptance_ids: z.array(Name).min(1).max(100) }),
+]);
+export type TurnWork = z.infer<typeof TurnWork>;
 
 export const TURN_PHASES = [
   "host_execute",
@@ -27,137 +34,139 @@ export const TURN_PHASES = [
   "scheduler_apply",
   "scheduler_ack",
 ] as const;
-export type TurnPhase = (typeof TURN_PHASES)[number];
+export const TurnPhase = z.enum(TURN_PHASES);
+export type TurnPhase = z.infer<typeof TurnPhase>;
 
 /**
  * Phases whose effect lives outside the turn's stream and so is journaled as prepared first (a crash
  * after it is resolved by readback). The scheduler apply needs no readback: re-applying finds the host
  * cadence already matching and ACKs `host_match`.
  */
-export type EffectPhase = "host_execute" | "durable_writeback";
+export const EffectPhase = z.enum(["host_execute", "durable_writeback"]);
+export type EffectPhase = z.infer<typeof EffectPhase>;
 
 /** What the host carried out: an envelope of the todo's task, a monitor observation, or a plan delta. */
-export type TypedResult =
-  | { kind: "envelope"; run_id: string; task_id: string; status: string; envelope_digest: string }
-  | { kind: "observation"; result_hash: string }
-  | { kind: "plan"; delta_digest: string };
+export const TypedResult = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("envelope"),
+    run_id: Name,
+    task_id: Name,
+    status: Name,
+    envelope_digest: Name,
+  }),
+  z.object({ kind: z.literal("observation"), result_hash: Name }),
+  z.object({ kind: z.literal("plan"), delta_digest: Name }),
+]);
+export type TypedResult = z.infer<typeof TypedResult>;
 
 /** A validation receipt: a matching SUCCESS of a run, or a well-formed typed result (monitor, plan). */
-export type TurnReceipt = { kind: "run"; receipt: ValidationReceipt } | { kind: "typed"; digest: string };
+export const TurnReceipt = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("run"), receipt: ValidationReceipt }),
+  z.object({ kind: z.literal("typed"), digest: Name }),
+]);
+export type TurnReceipt = z.infer<typeof TurnReceipt>;
 
-export interface Usage {
-  tokens: number;
-  cost_usd: number;
-  turns: number;
-}
+export const Usage = z.object({
+  tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative(),
+  turns: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof Usage>;
 
-export interface SchedulerHintFact {
-  action: string;
-  not_before: string | null;
-  why: string;
-}
+export const SchedulerHintFact = z.object({ action: Name, not_before: At.nullable(), why: Text });
+export type SchedulerHintFact = z.infer<typeof SchedulerHintFact>;
 
-export type TurnFailureCode =
-  | "receipt_missing"
-  | "identity_mismatch"
-  | "writeback_rejected"
-  | "quota_spend_rejected"
-  | "needs_rebase"
-  | "blocked_health"
-  | "phase_conflict";
+export const TurnFailureCode = z.enum([
+  "receipt_missing",
+  "identity_mismatch",
+  "writeback_rejected",
+  "quota_spend_rejected",
+  "needs_rebase",
+  "blocked_health",
+  "phase_conflict",
+]);
+export type TurnFailureCode = z.infer<typeof TurnFailureCode>;
 
 /** A recorded failure (routes to repair or retry; the identity is kept for idempotency). */
-export interface TurnFailure {
-  code: TurnFailureCode;
-  phase: TurnPhase;
-  detail: string;
-  current_revision?: string;
-}
+export const TurnFailure = z.object({
+  code: TurnFailureCode,
+  phase: TurnPhase,
+  detail: Text,
+  current_revision: Name.optional(),
+});
+export type TurnFailure = z.infer<typeof TurnFailure>;
 
-type WithId<T> = { identity: TurnIdentity } & T;
+const withId = <T extends z.ZodRawShape>(shape: T) => z.object({ identity: TurnIdentity, ...shape });
+const runtime = ["runtime"] as const;
 
-export type TurnEvent =
-  | { type: "turn_bound"; data: WithId<{ work: TurnWork; base_revision: string }> }
-  | { type: "turn_effect_prepared"; data: WithId<{ phase: EffectPhase; effect_ref: string }> }
-  | {
-      type: "turn_effect_readback";
-      data: WithId<{ phase: EffectPhase; effect_ref: string; found: "committed" | "absent" }>;
-    }
-  | { type: "turn_host_executed"; data: WithId<{ effect_ref: string; run_ref: string }> }
-  | { type: "turn_typed_result"; data: WithId<{ result: TypedResult }> }
-  | { type: "turn_validated"; data: WithId<{ receipt: TurnReceipt }> }
-  | {
-      type: "turn_writeback_accepted";
-      data: WithId<{ effect_ref: string; commit: string; new_revision: string }>;
-    }
-  | { type: "turn_quota_spent"; data: WithId<{ spend_key: string; usage: Usage }> }
-  | { type: "turn_scheduler_applied"; data: WithId<{ effect_ref: string; hint: SchedulerHintFact }> }
-  | {
-      type: "turn_scheduler_acked";
-      data: WithId<{ effect_ref: string; mode: "host_match" | "host_updated" }>;
-    }
-  | { type: "turn_scheduler_apply_failed"; data: WithId<{ effect_ref: string; reason: string }> }
-  | { type: "turn_rebased"; data: WithId<{ from_revision: string; to_revision: string }> }
-  | { type: "turn_released"; data: WithId<{ reason: string }> }
-  | { type: "turn_failed"; data: WithId<{ failure: TurnFailure }> };
+/** The facts of one turn, in phase order. */
+export const turnEvents = {
+  turn_bound: { origin: runtime, schema: withId({ work: TurnWork, base_revision: Name }) },
+  turn_effect_prepared: { origin: runtime, schema: withId({ phase: EffectPhase, effect_ref: Name }) },
+  turn_effect_readback: {
+    origin: runtime,
+    schema: withId({ phase: EffectPhase, effect_ref: Name, found: z.enum(["committed", "absent"]) }),
+  },
+  turn_host_executed: { origin: runtime, schema: withId({ effect_ref: Name, run_ref: Name }) },
+  turn_typed_result: { origin: runtime, schema: withId({ result: TypedResult }) },
+  turn_validated: { origin: runtime, schema: withId({ receipt: TurnReceipt }) },
+  turn_writeback_accepted: {
+    origin: runtime,
+    schema: withId({ effect_ref: Name, commit: Name, new_revision: Name }),
+  },
+  turn_quota_spent: { origin: runtime, schema: withId({ spend_key: Name, usage: Usage }) },
+  turn_scheduler_applied: { origin: runtime, schema: withId({ effect_ref: Name, hint: SchedulerHintFact }) },
+  turn_scheduler_acked: {
+    origin: runtime,
+    schema: withId({ effect_ref: Name, mode: z.enum(["host_match", "host_updated"]) }),
+  },
+  turn_scheduler_apply_failed: { origin: runtime, schema: withId({ effect_ref: Name, reason: Text }) },
+  turn_rebased: {
+    origin: runtime,
+    schema: withId({ from_revision: z.string().max(200), to_revision: Name }),
+  },
+  turn_released: { origin: runtime, schema: withId({ reason: Text }) },
+  turn_failed: { origin: runtime, schema: withId({ failure: TurnFailure }) },
+} as const satisfies EventArea;
 
-export type TurnEventType = TurnEvent["type"];
+export type TurnEventType = keyof typeof turnEvents;
+/** A turn fact as the turn decider emits it (the caller adds `id` and `meta`). */
+export type TurnEvent = {
+  [K in TurnEventType]: { type: K; data: z.infer<(typeof turnEvents)[K]["schema"]> };
+}[TurnEventType];
 
-/** A readback of a prepared effect, looked up by its effect_ref. */
-export type Readback =
-  | { found: "committed"; payload: CommittedPayload }
-  | { found: "absent" }
-  | { found: "unknown"; reason: string };
+/**
+ * The goal's turn lease: one turn at a time per goal. `holder` is the agent the turn runs as, `owner`
+ * the process (its token only it knows); `previous` is the lease it took over, and why. Who may run a
+ * turn, not what a turn did: apart from the turn's facts, which carry an identity.
+ */
+export const turnLeaseEvents = {
+  turn_lease_acquired: {
+    origin: runtime,
+    schema: z.object({
+      holder: Name,
+      owner: LeaseOwner,
+      expires_at: At,
+      previous: z
+        .object({
+          holder: Name,
+          owner: LeaseOwner,
+          expires_at: At,
+          reason: z.enum(["expired", "owner_gone"]),
+        })
+        .nullable(),
+    }),
+  },
+  /** The holder's heartbeat: its lease now runs until `expires_at`. */
+  turn_lease_heartbeat: { origin: runtime, schema: z.object({ token: Name, expires_at: At }) },
+  turn_lease_released: { origin: runtime, schema: z.object({ token: Name, reason: Text }) },
+} as const satisfies EventArea;
 
-/** What a committed effect carries, per phase (the same data its completion fact records). */
-export type CommittedPayload =
-  | { phase: "host_execute"; run_ref: string }
-  | { phase: "durable_writeback"; commit: string; new_revision: string };
-
-export type WritebackOutcome =
-  | { kind: "accepted"; commit: string; new_revision: string }
-  | { kind: "rejected"; reason: string }
-  | { kind: "cas_conflict"; current_revision: string };
-
-export type TurnCommand =
-  | { kind: "bind"; identity: TurnIdentity; work: TurnWork; base_revision: string }
-  | { kind: "prepare_effect"; identity: TurnIdentity; phase: EffectPhase; effect_ref: string }
-  | { kind: "record_host_execute"; identity: TurnIdentity; effect_ref: string; run_ref: string }
-  | { kind: "record_typed_result"; identity: TurnIdentity; result: TypedResult }
-  | { kind: "record_validation"; identity: TurnIdentity; receipt: TurnReceipt | null }
-  | { kind: "record_writeback"; identity: TurnIdentity; effect_ref: string; outcome: WritebackOutcome }
-  | {
-      kind: "record_spend";
-      identity: TurnIdentity;
-      spend_key: string;
-      usage: Usage;
-      outcome: { kind: "accepted" } | { kind: "rejected"; reason: string };
-    }
-  | { kind: "record_scheduler_apply"; identity: TurnIdentity; effect_ref: string; hint: SchedulerHintFact }
-  | {
-      kind: "record_scheduler_ack";
-      identity: TurnIdentity;
-      effect_ref: string;
-      outcome: { kind: "ack"; mode: "host_match" | "host_updated" } | { kind: "failed"; reason: string };
-    }
-  | {
-      kind: "resolve_readback";
-      identity: TurnIdentity;
-      phase: EffectPhase;
-      effect_ref: string;
-      readback: Readback;
-    }
-  | { kind: "rebase"; identity: TurnIdentity; to_revision: string }
-  | { kind: "release"; identity: TurnIdentity; reason: string };
-
-/** A refused turn command; `failure` is the typed reason (the message names the rule). */
-export class TurnRefusal extends LoopgateError {
-  readonly failure: TurnFailureCode;
-  constructor(failure: TurnFailureCode, message: string) {
-    super(`turn_${failure}`, `${failure}: ${message}`);
-    this.failure = failure;
-  }
-}
+export type TurnLeaseEventType = keyof typeof turnLeaseEvents;
+/** A lease event as the turn lease's rules emit it. */
+export type TurnLeaseEvent = {
+  [K in TurnLeaseEventType]: { type: K; data: z.infer<(typeof turnLeaseEvents)[K]["schema"]> };
+}[TurnLeaseEventType];
 
 /** The spend key of a turn: spend happens once per identity. */
 export function spendKey(id: TurnIdentity): string {

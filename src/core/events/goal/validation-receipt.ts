@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RunStatus } from "../../kernel/event-parts.js";
 
-// Apart from goal-events.ts so the turn events (turn/turn-event-decl.ts), which goal-events.ts composes,
+// Apart from goal-events.ts so the governed turn's events (turn-events.ts), which goal-events.ts composes,
 // can carry a receipt without an import cycle.
 
 /** GOAL_LIMITS.name: the most characters of a goal name field. */

@@ -1,13 +1,12 @@
+import { type TurnCommand, TurnRefusal } from "../../events/goal/turn-commands.js";
 import {
   type EffectPhase,
   effectRef,
   schedulerRef,
   spendKey,
-  type TurnCommand,
   type TurnEvent,
   type TurnFailure,
   type TurnIdentity,
-  TurnRefusal,
 } from "../../events/goal/turn-events.js";
 import type { Decider } from "../../kernel/decider.js";
 import { evolveTurn, initialTurnState, type TurnState } from "./turn-state.js";

@@ -1,10 +1,13 @@
+import type { TurnLeaseEvent } from "../../events/goal/turn-events.js";
 import { LoopgateError } from "../../kernel/errors.js";
 import type { LeaseOwner } from "../../kernel/event-parts.js";
+import { heldBy, type LeaseView, leaseExpiry, mayTake, renewal } from "../../kernel/lease.js";
 
 /**
  * The goal's turn lease (one governed turn at a time per goal): whoever appends `turn_lease_acquired`
- * with the goal stream's expected revision holds it until `expires_at`, renewed by heartbeats. Pure: the
- * clock and "is that process gone" are passed in, so the same rules serve SQLite and Postgres.
+ * with the goal stream's expected revision holds it until `expires_at`, renewed by heartbeats. Decided by
+ * the one lease rule (core/kernel/lease.ts); pure: the clock and "is that process gone" are passed in, so
+ * the same rules serve SQLite and Postgres.
  */
 export interface TurnLease {
   holder: string;
@@ -12,18 +15,8 @@ export interface TurnLease {
   expires_at: string;
 }
 
-export type TurnLeaseEvent =
-  | {
-      type: "turn_lease_acquired";
-      data: {
-        holder: string;
-        owner: LeaseOwner;
-        expires_at: string;
-        previous: (TurnLease & { reason: "expired" | "owner_gone" }) | null;
-      };
-    }
-  | { type: "turn_lease_heartbeat"; data: { token: string; expires_at: string } }
-  | { type: "turn_lease_released"; data: { token: string; reason: string } };
+/** The lease's facts: declared once in the goal area, their type inferred from the schemas. */
+export type { TurnLeaseEvent };
 
 export type TurnLeaseCommand =
   | {
@@ -60,8 +53,9 @@ export class TurnLeaseLostError extends LoopgateError {
   }
 }
 
-export function leaseLiveAt(lease: TurnLease, now: string): boolean {
-  return Date.parse(lease.expires_at) > Date.parse(now);
+/** The turn lease as the lease rule reads it (its stored field names kept as they are). */
+function view(lease: TurnLease | null): LeaseView | null {
+  return lease && { owner: lease.owner, expiresAt: lease.expires_at };
 }
 
 export function evolveTurnLease(lease: TurnLease | null, e: TurnLeaseEvent): TurnLease | null {
@@ -69,11 +63,9 @@ export function evolveTurnLease(lease: TurnLease | null, e: TurnLeaseEvent): Tur
     case "turn_lease_acquired":
       return { holder: e.data.holder, owner: e.data.owner, expires_at: e.data.expires_at };
     case "turn_lease_heartbeat":
-      return lease && lease.owner.token === e.data.token
-        ? { ...lease, expires_at: e.data.expires_at }
-        : lease;
+      return lease && heldBy(lease, e.data.token) ? { ...lease, expires_at: e.data.expires_at } : lease;
     case "turn_lease_released":
-      return lease && lease.owner.token === e.data.token ? null : lease;
+      return heldBy(lease, e.data.token) ? null : lease;
   }
 }
 
@@ -88,21 +80,19 @@ export function decideTurnLease(
   lease: TurnLease | null,
 ): TurnLeaseEvent[] {
   if (cmd.kind === "release") {
-    if (!lease || lease.owner.token !== cmd.token) throw new TurnLeaseLostError(goalId, lease);
+    if (!heldBy(lease, cmd.token)) throw new TurnLeaseLostError(goalId, lease);
     return [{ type: "turn_lease_released", data: { token: cmd.token, reason: cmd.reason } }];
   }
-  const expires_at = new Date(Date.parse(cmd.now) + cmd.ttl_ms).toISOString();
+  const now = new Date(cmd.now);
   if (cmd.kind === "heartbeat") {
-    if (!lease || lease.owner.token !== cmd.token) throw new TurnLeaseLostError(goalId, lease);
+    const expires_at = renewal(view(lease), cmd.token, now, cmd.ttl_ms);
+    if (expires_at === null) throw new TurnLeaseLostError(goalId, lease);
     return [{ type: "turn_lease_heartbeat", data: { token: cmd.token, expires_at } }];
   }
-  let previous: (TurnLease & { reason: "expired" | "owner_gone" }) | null = null;
-  if (lease && lease.owner.token !== cmd.owner.token) {
-    const live = leaseLiveAt(lease, cmd.now);
-    const gone = cmd.owner_gone && lease.owner.host === cmd.owner.host;
-    if (live && !gone) throw new TurnLeaseHeldError(goalId, lease);
-    previous = { ...lease, reason: live ? "owner_gone" : "expired" };
-  }
+  const take = mayTake(view(lease), cmd.owner, now, cmd.owner_gone);
+  if (take.kind === "refused" && lease) throw new TurnLeaseHeldError(goalId, lease);
+  const previous = take.kind === "take_over" && lease ? { ...lease, reason: take.reason } : null;
+  const expires_at = leaseExpiry(now, cmd.ttl_ms);
   return [
     { type: "turn_lease_acquired", data: { holder: cmd.holder, owner: cmd.owner, expires_at, previous } },
   ];

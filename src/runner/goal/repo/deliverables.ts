@@ -6,7 +6,7 @@ import { planGateChanges } from "../../../core/observation/gate-change-plan.js";
 import type { ObservedEntry } from "../../../core/observation/observation.js";
 import { gateChangeRules } from "../../../core/task/task.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
-import { FolderContentStore } from "../../../store/sqlite/folder-content-store.js";
+import { FolderContentStore } from "../../../store/kernel/folder-content-store.js";
 import { copyObservation } from "../../../workspace/content-sync.js";
 import { ObservationStore } from "../../../workspace/observation-store.js";
 import { RunJournal } from "../../stream/run-journal.js";

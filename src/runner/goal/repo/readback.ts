@@ -1,4 +1,4 @@
-import type { Readback } from "../../../core/events/goal/turn-events.js";
+import type { Readback } from "../../../core/events/goal/turn-commands.js";
 import { projectEnvelope } from "../../../core/run/envelope.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
 import { RunJournal } from "../../stream/run-journal.js";

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { WritebackOutcome } from "../../../core/events/goal/turn-events.js";
+import type { WritebackOutcome } from "../../../core/events/goal/turn-commands.js";
 import { hasRawBytes } from "../../../core/kernel/path-bytes.js";
 import type { AcceptedChange } from "./deliverables.js";
 import { git } from "./goal-workspace.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
-import { effectRef, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
+import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
 import { decide } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
@@ -8,9 +8,9 @@ import { DomainError } from "../../../core/kernel/errors.js";
 import { acceptanceTask } from "../acceptance-run.js";
 import { type RunReceipt, receiptOfRun } from "../evidence.js";
 import { readbackRun } from "../repo/readback.js";
+import { contractNow } from "./contract-now.js";
 import { type OperationFound, readbackGoalOperation, writeGoalOperation } from "./operation-writeback.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
-import { contractNow } from "./tick-select.js";
 import { digestOf, readbackKeptEffect } from "./turn-effects.js";
 
 /**
@@ -26,7 +26,8 @@ interface AcceptanceEffect {
   runs: { acceptance_id: string; run_id: string }[];
 }
 
-const idsOf = (t: TurnState) => (t.work?.kind === "acceptance" ? t.work.acceptance_ids : []);
+/** The acceptance items a turn proves. */
+export const idsOf = (t: TurnState) => (t.work?.kind === "acceptance" ? t.work.acceptance_ids : []);
 
 /** The run id of one acceptance item's gates in a turn (readback finds the run by it). */
 export function acceptanceRunId(id: TurnIdentity, acceptanceId: string): string {
@@ -112,40 +113,43 @@ async function receiptsOf(ctx: TickCtx, id: TurnIdentity): Promise<{ id: string;
   return out;
 }
 
-export async function recordAcceptanceResult(
+const verdictsOf = (receipts: { id: string; receipt: RunReceipt }[]) =>
+  receipts.map((r) => `${r.id} ${r.receipt.status}`).join(", ");
+
+/** typed_result: the digest of the runs' receipts. */
+export async function recordAcceptanceTypedResult(ctx: TickCtx, id: TurnIdentity): Promise<void> {
+  const receipts = await receiptsOf(ctx, id);
+  ctx.progress({ phase: "typed_result", detail: verdictsOf(receipts) });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_typed_result",
+      identity: id,
+      result: { kind: "observation", result_hash: digestOf(receipts) },
+    }),
+  );
+}
+
+/** validation: every receipt is loopgate's own, for this goal and the turn's revision; else none. */
+export async function recordAcceptanceValidation(
   ctx: TickCtx,
   id: TurnIdentity,
   t: TurnState,
-  phase: "typed_result" | "validation",
 ): Promise<void> {
   const receipts = await receiptsOf(ctx, id);
-  const digest = digestOf(receipts);
-  const verdicts = receipts.map((r) => `${r.id} ${r.receipt.status}`).join(", ");
-  if (phase === "typed_result") {
-    ctx.progress({ phase, detail: verdicts });
-    await ctx.j.append(
-      turnDecision({
-        kind: "record_typed_result",
-        identity: id,
-        result: { kind: "observation", result_hash: digest },
-      }),
-    );
-    return;
-  }
   const foreign = receipts.find(
     (r) => r.receipt.goal_id !== id.goal_id || r.receipt.goal_revision !== t.base_revision,
   );
   ctx.progress({
-    phase,
+    phase: "validation",
     detail: foreign
       ? `no receipt: run ${foreign.receipt.run_id} is not on the turn's revision`
-      : `receipts: ${verdicts}`,
+      : `receipts: ${verdictsOf(receipts)}`,
   });
   await ctx.j.append(
     turnDecision({
       kind: "record_validation",
       identity: id,
-      receipt: foreign ? null : { kind: "typed", digest },
+      receipt: foreign ? null : { kind: "typed", digest: digestOf(receipts) },
     }),
   );
 }
@@ -197,20 +201,3 @@ export const readbackAcceptanceWriteback = (ctx: TickCtx, id: TurnIdentity, t: T
           : { found: "unknown", reason: `only ${n} of the turn's ${all} acceptance receipts are recorded` };
     return { found, detail: `acceptance receipts of ${ref}: ${n} of ${all} recorded` };
   });
-
-/** Gates alone, no model: one turn, no tokens. */
-export const acceptanceUsage: Usage = { tokens: 0, cost_usd: 0, turns: 1 };
-
-export function acceptanceSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
-  const runIds = new Set(idsOf(t).map((a) => acceptanceRunId(id, a)));
-  const mine = Object.entries(s.acceptanceReceipts).flatMap(([aid, es]) =>
-    es.filter((e) => runIds.has(e.receipt.run_id)).map((e) => ({ aid, status: e.receipt.status })),
-  );
-  const failing = mine.filter((m) => m.status !== "SUCCESS").map((m) => m.aid);
-  return {
-    result: failing.length
-      ? `acceptance does not hold on ${t.base_revision?.slice(0, 12)}: ${failing.join(", ")} failed`
-      : `acceptance holds on ${t.base_revision?.slice(0, 12)}`,
-    changed: true,
-  };
-}

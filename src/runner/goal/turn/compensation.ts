@@ -8,7 +8,7 @@ import { nextTurnPhase } from "../../../core/goal/turn/turn-decider.js";
 import { DomainError, InputError } from "../../../core/kernel/errors.js";
 import type { LeaseOwner } from "../../../core/kernel/event-parts.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
-import { thisOwner } from "../../stream/run-lease-keeper.js";
+import { thisOwner } from "../../stream/lease-owner.js";
 import { git, goalWorkspace } from "../repo/goal-workspace.js";
 import { clearStaleLocks, headOf, syncWorkTree } from "../repo/writeback.js";
 import { GoalJournal } from "./goal-journal.js";

@@ -5,9 +5,9 @@ import type { LoadedTask } from "../../task-source/load-task.js";
 import { receiptOfLog } from "../evidence.js";
 import { GoalTaskError, goalTaskFile } from "../goal-tasks.js";
 import { readbackRun } from "../repo/readback.js";
+import { contractNow } from "./contract-now.js";
 import { forgetRun, runLog } from "./finished-run.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";
-import { contractNow } from "./tick-select.js";
 
 /**
  * The todo task of a turn, its digest checked against the one the todo recorded: the recorded file, or on
@@ -108,35 +108,37 @@ export async function readbackHost(ctx: TickCtx, id: TurnIdentity, t: TurnState)
   );
 }
 
-/** typed_result and validation, from loopgate's own record of the run (never the caller's word). */
-export async function recordResult(
-  ctx: TickCtx,
-  id: TurnIdentity,
-  t: TurnState,
-  phase: "typed_result" | "validation",
-): Promise<void> {
+/** The receipt of the turn's run, from loopgate's own record of it (never the caller's word). */
+async function runReceipt(ctx: TickCtx, id: TurnIdentity, t: TurnState) {
   const runId = t.host?.run_ref ?? turnRunId(id);
   const log = await runLog(ctx, runId);
-  const { receipt } = receiptOfLog(runId, log.events, ctx.deps.storeDir, log.envelope);
-  if (phase === "typed_result") {
-    ctx.progress({ phase, detail: `run ${runId}: ${receipt.status}` });
-    await ctx.j.append(
-      turnDecision({
-        kind: "record_typed_result",
-        identity: id,
-        result: {
-          kind: "envelope",
-          run_id: runId,
-          task_id: receipt.task_id,
-          status: receipt.status,
-          envelope_digest: receipt.envelope_digest,
-        },
-      }),
-    );
-    return;
-  }
+  return { runId, receipt: receiptOfLog(runId, log.events, ctx.deps.storeDir, log.envelope).receipt };
+}
+
+/** typed_result: the run's envelope (its status and digest). */
+export async function recordTypedResult(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const { runId, receipt } = await runReceipt(ctx, id, t);
+  ctx.progress({ phase: "typed_result", detail: `run ${runId}: ${receipt.status}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_typed_result",
+      identity: id,
+      result: {
+        kind: "envelope",
+        run_id: runId,
+        task_id: receipt.task_id,
+        status: receipt.status,
+        envelope_digest: receipt.envelope_digest,
+      },
+    }),
+  );
+}
+
+/** validation: the run's receipt (the decider takes only a SUCCESS on the turn's revision). */
+export async function recordValidation(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
+  const { receipt } = await runReceipt(ctx, id, t);
   ctx.progress({
-    phase,
+    phase: "validation",
     detail:
       receipt.status === "SUCCESS"
         ? "receipt: SUCCESS on the turn's revision"

@@ -27,7 +27,8 @@ export type MonitorObservation =
   | { kind: "poll"; at: string; poll: PollObservation; excerpt: string }
   | { kind: "complete"; at: string; reason: string };
 
-const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");
+/** The monitor todo a turn polls. */
+export const todoOf = (t: TurnState) => (t.work?.kind === "todo" ? t.work.todo_id : "");
 
 export const isMonitorTurn = (s: GoalState, t: TurnState) =>
   t.work?.kind === "todo" && s.todos[t.work.todo_id]?.class === "continuous_monitor";
@@ -116,27 +117,29 @@ function observation(ctx: TickCtx, id: TurnIdentity): Promise<MonitorObservation
   return repoOf(ctx).loadEffect<MonitorObservation>(id);
 }
 
-export async function recordMonitorResult(
-  ctx: TickCtx,
-  id: TurnIdentity,
-  phase: "typed_result" | "validation",
-): Promise<void> {
+/** typed_result: the observation's digest. */
+export async function recordMonitorTypedResult(ctx: TickCtx, id: TurnIdentity): Promise<void> {
   const obs = await observation(ctx, id);
-  if (phase === "typed_result") {
-    if (!obs) throw new DomainError(`turn ${id.turn_instance_id}: the poll's observation is gone`);
-    const digest = observationDigest(obs);
-    ctx.progress({ phase, detail: `observation ${digest.slice(0, 24)}` });
-    await ctx.j.append(
-      turnDecision({
-        kind: "record_typed_result",
-        identity: id,
-        result: { kind: "observation", result_hash: digest },
-      }),
-    );
-    return;
-  }
+  if (!obs) throw new DomainError(`turn ${id.turn_instance_id}: the poll's observation is gone`);
+  const digest = observationDigest(obs);
+  ctx.progress({ phase: "typed_result", detail: `observation ${digest.slice(0, 24)}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_typed_result",
+      identity: id,
+      result: { kind: "observation", result_hash: digest },
+    }),
+  );
+}
+
+/** validation: a well-formed observation is the receipt; none, nothing is written back. */
+export async function recordMonitorValidation(ctx: TickCtx, id: TurnIdentity): Promise<void> {
+  const obs = await observation(ctx, id);
   const ok = wellFormed(obs);
-  ctx.progress({ phase, detail: ok ? "a well-formed observation" : "no well-formed observation" });
+  ctx.progress({
+    phase: "validation",
+    detail: ok ? "a well-formed observation" : "no well-formed observation",
+  });
   await ctx.j.append(
     turnDecision({
       kind: "record_validation",
@@ -177,12 +180,3 @@ export const readbackMonitorWriteback = (ctx: TickCtx, id: TurnIdentity, t: Turn
     const found = presence(monitorOperation(s, ref) !== null);
     return { found, detail: `monitor operation ${ref}: ${found.found}` };
   });
-
-export function monitorSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
-  const op = monitorOperation(s, effectRef(id, "durable_writeback"));
-  const types = op?.events.map((e) => e.type) ?? [];
-  return {
-    result: `monitor ${todoOf(t)}: ${types.join(", ") || "nothing recorded"}`,
-    changed: types.includes("monitor_successor_created"),
-  };
-}

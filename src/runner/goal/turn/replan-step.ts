@@ -4,7 +4,7 @@ import { effectRef, type TurnIdentity, type Usage } from "../../../core/events/g
 import { decide, type GoalCommand } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import { type Obligation, obligations } from "../../../core/goal/obligations.js";
-import { obligationId, replanOperation } from "../../../core/goal/replan.js";
+import { replanOperation } from "../../../core/goal/replan.js";
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import { DomainError, InputError } from "../../../core/kernel/errors.js";
 import { plannerModel, planReplan, replanObligation } from "../planner-turn.js";
@@ -27,7 +27,8 @@ export interface PlanEffect {
   failure: string | null;
 }
 
-const obligationOf = (t: TurnState) => (t.work?.kind === "replan" ? t.work.obligation_id : "");
+/** The replan obligation a turn answers. */
+export const obligationOf = (t: TurnState) => (t.work?.kind === "replan" ? t.work.obligation_id : "");
 
 /** The first obligation a planner turn answers (closeout is the operator's), or null. */
 export function openObligation(s: GoalState): Obligation | null {
@@ -43,8 +44,6 @@ export function tickPlanner(ctx: TickCtx): ModelAdapter | string {
     throw e;
   }
 }
-
-export { obligationId };
 
 export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const oid = obligationOf(t);
@@ -99,33 +98,40 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
 export const readbackReplanHost = (ctx: TickCtx, id: TurnIdentity) =>
   readbackKeptEffect(ctx, id, "planner answer");
 
-const planOf = (ctx: TickCtx, id: TurnIdentity) => repoOf(ctx).loadEffect<PlanEffect>(id);
+export const planOf = (ctx: TickCtx, id: TurnIdentity) => repoOf(ctx).loadEffect<PlanEffect>(id);
 
-export async function recordReplanResult(
-  ctx: TickCtx,
-  id: TurnIdentity,
-  phase: "typed_result" | "validation",
-): Promise<void> {
+/** The planner's kept answer; gone is an error (the turn cannot be settled without it). */
+async function keptPlan(ctx: TickCtx, id: TurnIdentity): Promise<PlanEffect> {
   const p = await planOf(ctx, id);
   if (!p) throw new DomainError(`turn ${id.turn_instance_id}: the planner's answer is gone`);
-  const digest = digestOf(p.commands);
-  if (phase === "typed_result") {
-    ctx.progress({ phase, detail: `${p.outcome}${p.failure ? ` (${p.failure})` : ""}` });
-    await ctx.j.append(
-      turnDecision({
-        kind: "record_typed_result",
-        identity: id,
-        result: { kind: "plan", delta_digest: digest },
-      }),
-    );
-    return;
-  }
-  ctx.progress({ phase, detail: p.commands ? `an admitted ${p.outcome}` : `no answer: ${p.failure}` });
+  return p;
+}
+
+/** typed_result: the digest of the admitted commands. */
+export async function recordReplanTypedResult(ctx: TickCtx, id: TurnIdentity): Promise<void> {
+  const p = await keptPlan(ctx, id);
+  ctx.progress({ phase: "typed_result", detail: `${p.outcome}${p.failure ? ` (${p.failure})` : ""}` });
+  await ctx.j.append(
+    turnDecision({
+      kind: "record_typed_result",
+      identity: id,
+      result: { kind: "plan", delta_digest: digestOf(p.commands) },
+    }),
+  );
+}
+
+/** validation: an answer the model finished is the receipt (null commands: none, receipt_missing). */
+export async function recordReplanValidation(ctx: TickCtx, id: TurnIdentity): Promise<void> {
+  const p = await keptPlan(ctx, id);
+  ctx.progress({
+    phase: "validation",
+    detail: p.commands ? `an admitted ${p.outcome}` : `no answer: ${p.failure}`,
+  });
   await ctx.j.append(
     turnDecision({
       kind: "record_validation",
       identity: id,
-      receipt: p.commands ? { kind: "typed", digest } : null,
+      receipt: p.commands ? { kind: "typed", digest: digestOf(p.commands) } : null,
     }),
   );
 }
@@ -153,15 +159,3 @@ export const readbackReplanWriteback = (ctx: TickCtx, id: TurnIdentity, t: TurnS
     const found = presence(replanOperation(s, ref) !== null);
     return { found, detail: `replan operation ${ref}: ${found.found}` };
   });
-
-export async function replanUsage(ctx: TickCtx, id: TurnIdentity): Promise<Usage> {
-  return (await planOf(ctx, id))?.usage ?? { tokens: 0, cost_usd: 0, turns: 1 };
-}
-
-export function replanSummary(s: GoalState, id: TurnIdentity, t: TurnState) {
-  const op = replanOperation(s, effectRef(id, "durable_writeback"));
-  return {
-    result: `replan ${obligationOf(t)}: ${op?.outcome ?? "nothing recorded"}`,
-    changed: op?.outcome === "delta",
-  };
-}

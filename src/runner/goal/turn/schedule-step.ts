@@ -1,7 +1,7 @@
 import { schedulerRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
 import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import { contractNow } from "./contract-now.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
-import { contractNow } from "./tick-select.js";
 
 /** The host when no scheduler runs beside the tick (one `goal tick`): its cadence is "ask again", which matches. */
 export const oneShotHost = async (_wake: WakeUp) => "host_match" as const;

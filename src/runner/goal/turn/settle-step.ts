@@ -1,11 +1,6 @@
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
-import {
-  effectRef,
-  type Readback,
-  spendKey,
-  type TurnIdentity,
-  type Usage,
-} from "../../../core/events/goal/turn-events.js";
+import type { Readback } from "../../../core/events/goal/turn-commands.js";
+import { effectRef, spendKey, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
 import { decide } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
@@ -114,21 +109,8 @@ export async function readbackWritebackStep(
   });
 }
 
-/** The turn's usage from its run's envelope (audit tokens and cost; one turn). */
-async function usageOf(ctx: TickCtx, t: TurnState): Promise<Usage> {
-  const runId = t.host?.run_ref ?? "";
-  const env = (await runLog(ctx, runId)).envelope;
-  return { tokens: env?.audit.tokens ?? 0, cost_usd: env?.audit.cost ?? 0, turns: 1 };
-}
-
 /** quota_spend: charged once, keyed by the turn identity, in the same append as the turn's fact. */
-export async function recordSpend(
-  ctx: TickCtx,
-  id: TurnIdentity,
-  t: TurnState,
-  given?: Usage,
-): Promise<void> {
-  const usage = given ?? (await usageOf(ctx, t));
+export async function recordSpend(ctx: TickCtx, id: TurnIdentity, usage: Usage): Promise<void> {
   const key = spendKey(id);
   const at = ctx.now().toISOString();
   ctx.progress({

@@ -1,18 +1,13 @@
 import type { TurnIdentity, TurnWork } from "../../../core/events/goal/turn-events.js";
 import { budgetUsage } from "../../../core/goal/budget.js";
-import { type InteractionContract, interactionContract } from "../../../core/goal/contract.js";
-import { monitorDueTimes } from "../../../core/goal/monitor-goal.js";
-import { contractView, nextWakeUp, type WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import type { InteractionContract } from "../../../core/goal/contract.js";
+import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
 import { nextTurnPhase } from "../../../core/goal/turn/turn-decider.js";
-import { goalStateHealth } from "../goal-service.js";
-import { obligationId, openObligation, tickPlanner } from "./replan-step.js";
-import type { TickCtx } from "./tick-context.js";
-import { turnDecision } from "./tick-context.js";
+import { contractNow } from "./contract-now.js";
+import { turnKind } from "./kind-registry.js";
+import { type TickCtx, turnDecision } from "./tick-context.js";
 import type { TickOutcome } from "./tick-outcome.js";
-
-/** A monitor to poll or complete now (a not-yet-due one is a quiet no-op: nothing runs, nothing is spent). */
-const dueMonitor = (c: InteractionContract) =>
-  c.monitors.find((m) => m.action === "poll" || m.action === "complete") ?? null;
+import type { TurnKind } from "./turn-kind.js";
 
 /** Nothing for a tick now: look again when the next monitor is due, else on a change of state. */
 function quietWake(c: InteractionContract, why: string): WakeUp {
@@ -42,8 +37,8 @@ function budgetSpent(ctx: TickCtx, wake: WakeUp, what: string): TickOutcome | nu
   };
 }
 
-/** Binds a new turn to `work` on the goal's current revision. */
-async function bind(ctx: TickCtx, work: TurnWork, label: string | null): Promise<null> {
+/** Binds a new turn of `kind` to `work` on the goal's current revision. */
+async function bind(ctx: TickCtx, kind: TurnKind, work: TurnWork): Promise<null> {
   const s = ctx.j.state;
   const identity: TurnIdentity = {
     goal_id: s.goalId,
@@ -52,32 +47,11 @@ async function bind(ctx: TickCtx, work: TurnWork, label: string | null): Promise
   };
   await ctx.j.append(turnDecision({ kind: "bind", identity, work, base_revision: s.revision }));
   ctx.progress({
-    todo: label,
+    todo: kind.todoOf(work),
     phase: "bind",
     detail: `turn ${identity.turn_instance_id} on revision ${s.revision.slice(0, 12)}`,
   });
   return null;
-}
-
-/**
- * The interaction contract now, with the health facts (task files, the goal workspace). The goal is the
- * journal's (read once per tick, every own append folded in); only the health is looked up, as it is all
- * the contract takes from outside the stream.
- */
-export async function contractNow(ctx: TickCtx): Promise<{ contract: InteractionContract; wake: WakeUp }> {
-  const now = ctx.now();
-  const state = ctx.j.state;
-  const health = await goalStateHealth(ctx.deps.store, ctx.deps.storeDir, state);
-  const contract = interactionContract(state, {
-    now: now.toISOString(),
-    health: health.problems,
-  });
-  const wake = nextWakeUp(contractView(contract), {
-    now: now.toISOString(),
-    monitor_due: monitorDueTimes(contract.monitors, now.toISOString()),
-    backoff: null,
-  });
-  return { contract, wake };
 }
 
 /** The turn still to be settled (bound, neither done nor released), if any: it is resumed first. */
@@ -93,8 +67,9 @@ export function unsettledTurn(ctx: TickCtx): TurnIdentity | null {
 }
 
 /**
- * No turn is open: read the contract. Eligible with an advancement todo selected → bind a new turn to it
- * and its starting revision (returns null: go on); anything else → the outcome that says why not.
+ * No turn is open: read the contract. Work of a kind the runtime state admits → bind a new turn to it
+ * and the goal's revision (returns null: go on); anything else → the outcome that says why not. Each
+ * kind says whether it has work now and which (`select`); the state says which kinds may have a turn.
  */
 export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
   const { contract: c, wake } = await contractNow(ctx);
@@ -108,9 +83,9 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
     case "operator_gate": {
       // A gate holds the work it covers, not the world: a due monitor's poll is an observation of its own
       //, never an advancement frontier, so it is the turn while the goal waits on a person.
-      const due = dueMonitor(c);
-      if (due && !budgetSpent(ctx, wake, `monitor ${due.todo_id}'s poll`))
-        return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
+      const monitor = turnKind("monitor");
+      const due = monitor.select(ctx, c);
+      if (due.found && !budgetSpent(ctx, wake, due.what)) return bind(ctx, monitor, due.work);
       const g = c.user_channel.gates[0];
       return {
         kind: "waiting_person",
@@ -122,12 +97,9 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
     case "throttled":
       return { kind: "throttled", reason: c.reason, wake };
     case "waiting": {
-      const due = dueMonitor(c);
-      if (due)
-        return (
-          budgetSpent(ctx, wake, `monitor ${due.todo_id}'s poll`) ??
-          bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id)
-        );
+      const monitor = turnKind("monitor");
+      const due = monitor.select(ctx, c);
+      if (due.found) return budgetSpent(ctx, wake, due.what) ?? bind(ctx, monitor, due.work);
       const quiet = c.monitors
         .filter((m) => m.action === "quiet_noop")
         .map((m) => `${m.todo_id} next due ${m.next_due_at}`);
@@ -135,16 +107,12 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       return { kind: "idle", reason: `waiting: ${c.reason}${note}`, wake };
     }
     case "focus_wait": {
-      const o = openObligation(s);
-      const model = o ? tickPlanner(ctx) : "no open obligation a planner turn answers";
-      if (o && typeof model !== "string")
-        return (
-          budgetSpent(ctx, wake, `the planner turn on ${obligationId(o)}`) ??
-          bind(ctx, { kind: "replan", obligation_id: obligationId(o) }, null)
-        );
+      const replan = turnKind("replan");
+      const planned = replan.select(ctx, c);
+      if (planned.found) return budgetSpent(ctx, wake, planned.what) ?? bind(ctx, replan, planned.work);
       return {
         kind: "idle",
-        reason: `replan obligation: ${c.reason}; no planner turn (${model}); an operator answers: loopgate todo add, goal close`,
+        reason: `replan obligation: ${c.reason}; no planner turn (${planned.why}); an operator answers: loopgate todo add, goal close`,
         wake: {
           action: "wait_state_change",
           at: null,
@@ -155,20 +123,20 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
     case "eligible":
       break;
   }
-  const sel = c.agent_channel.selected_action;
   // The frontier is exhausted and acceptance is not proved on this revision: a turn proves it.
-  if (sel?.kind === "acceptance")
-    return bind(ctx, { kind: "acceptance", acceptance_ids: sel.acceptance_ids }, null);
-  const todo = sel?.kind === "todo" ? s.todos[sel.todo_id] : undefined;
-  const due = dueMonitor(c);
+  const acceptance = turnKind("acceptance");
+  const proof = acceptance.select(ctx, c);
+  if (proof.found) return bind(ctx, acceptance, proof.work);
+  const todo = turnKind("todo");
+  const advancement = todo.select(ctx, c);
+  if (advancement.found) return bind(ctx, todo, advancement.work);
   // No advancement todo selected (nor acceptance, which goal accept proves): a due monitor is the turn's work.
-  if ((todo?.class !== "advancement_task" || !todo.task) && due)
-    return bind(ctx, { kind: "todo", todo_id: due.todo_id }, due.todo_id);
-  if (todo?.class !== "advancement_task" || !todo.task)
-    return {
-      kind: "idle",
-      reason: `the selected work ${todo ? `${todo.id} (${todo.class})` : "(none)"} is not an advancement todo and no monitor is due`,
-      wake: quietWake(c, "no advancement todo is selected"),
-    };
-  return bind(ctx, { kind: "todo", todo_id: todo.id }, todo.id);
+  const monitor = turnKind("monitor");
+  const due = monitor.select(ctx, c);
+  if (due.found) return bind(ctx, monitor, due.work);
+  return {
+    kind: "idle",
+    reason: `${advancement.why} and no monitor is due`,
+    wake: quietWake(c, "no advancement todo is selected"),
+  };
 }

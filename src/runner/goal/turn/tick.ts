@@ -1,23 +1,18 @@
-import {
-  spendKey,
-  type TurnFailureCode,
-  type TurnIdentity,
-  TurnRefusal,
-} from "../../../core/events/goal/turn-events.js";
+import { TurnRefusal } from "../../../core/events/goal/turn-commands.js";
+import { spendKey, type TurnFailureCode, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
 import { nextTurnPhase } from "../../../core/goal/turn/turn-decider.js";
 import { TurnLeaseHeldError } from "../../../core/goal/turn/turn-lease.js";
 import { LoopgateError } from "../../../core/kernel/errors.js";
-import { thisOwner } from "../../stream/run-lease-keeper.js";
+import { thisOwner } from "../../stream/lease-owner.js";
 import { GoalJournal } from "./goal-journal.js";
 import { ackSchedule, applySchedule } from "./schedule-step.js";
-import { recordSpend } from "./settle-step.js";
 import { type TickCtx, type TickDeps, turnDecision, turnOf } from "./tick-context.js";
 import type { Tick, TickOutcome, TickRequest } from "./tick-outcome.js";
 import { selectOrBind, unsettledTurn } from "./tick-select.js";
 import { acquireTurnLease, keepTurnLease, releaseTurnLease } from "./turn-lease-keeper.js";
-import { hostStep, resultStep, turnSummary, turnUsage, writebackStep } from "./turn-work.js";
+import { effectStep, progressTodo, recordStep, turnSummary } from "./turn-work.js";
 
 /** How many facts one tick records at most (a turn needs about a dozen); a safety net against a loop. */
 const MAX_STEPS = 60;
@@ -26,10 +21,11 @@ const repair = (why: string): WakeUp => ({ action: "repair_health", at: null, wh
 
 /**
  * `goal tick`: one governed turn. Takes the goal's turn lease, resumes a turn left
- * unsettled (by readback) or binds a new one to the selected advancement todo (or, the goal waiting, a
- * due monitor; in focus_wait, a replan obligation: turn-work.ts), and settles it phase by
+ * unsettled (by readback) or binds a new one to the work the contract selects (tick-select.ts: an
+ * advancement todo, an acceptance check, a due monitor, a replan obligation), and settles it phase by
  * phase, each a goal-stream fact: host_execute → typed_result → validation → durable_writeback →
- * quota_spend → scheduler_apply → scheduler_ack. A short switch over the pure `nextTurnPhase`.
+ * quota_spend → scheduler_apply → scheduler_ack. A short switch over the pure `nextTurnPhase`; each
+ * phase is the turn kind's method (turn-kind.ts, kind-registry.ts).
  */
 export function makeTick(deps: TickDeps): Tick {
   return (req) => tick(deps, req);
@@ -74,7 +70,7 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
       const t = current ? turnOf(j.state, current) : null;
       req.onProgress?.({
         turn: current ? j.state.turnOrder.indexOf(spendKey(current)) + 1 : j.state.turnOrder.length,
-        todo: p.todo ?? (t?.work?.kind === "todo" ? t.work.todo_id : null),
+        todo: p.todo ?? progressTodo(j.state, t),
         phase: p.phase,
         detail: p.detail,
       });
@@ -131,15 +127,13 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
       return null;
     case "execute":
     case "readback":
-      if (next.phase === "host_execute") await hostStep(ctx, id, t, next.kind === "readback");
-      else await writebackStep(ctx, id, t, next.kind === "readback");
+      await effectStep(ctx, id, t, next.phase, next.kind === "readback");
       return null;
     case "record":
-      if (next.phase === "quota_spend") await recordSpend(ctx, id, t, await turnUsage(ctx, id, t));
-      else await resultStep(ctx, id, t, next.phase);
+      await recordStep(ctx, id, t, next.phase);
       return null;
     case "retry_spend": {
-      await recordSpend(ctx, id, t, await turnUsage(ctx, id, t));
+      await recordStep(ctx, id, t, "quota_spend");
       const after = turnOf(ctx.j.state, id);
       return after.failure?.code === "quota_spend_rejected"
         ? failed("quota_spend_rejected", after.failure.detail, repair(after.failure.detail))
@@ -197,8 +191,7 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
       if (next.retry && !ctx.retriedReadbacks.has(next.retry.effect_ref)) {
         ctx.retriedReadbacks.add(next.retry.effect_ref);
         ctx.progress({ phase: "readback", detail: `again after blocked_health: ${next.retry.effect_ref}` });
-        if (next.retry.phase === "host_execute") await hostStep(ctx, id, t, true);
-        else await writebackStep(ctx, id, t, true);
+        await effectStep(ctx, id, t, next.retry.phase, true);
         return null;
       }
       return {

@@ -1,12 +1,17 @@
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
-import { decideTurnLease, type TurnLease } from "../../../core/goal/turn/turn-lease.js";
+import { decideTurnLease, type TurnLease, TurnLeaseLostError } from "../../../core/goal/turn/turn-lease.js";
 import type { LeaseOwner } from "../../../core/kernel/event-parts.js";
-import { ownerProcessGone } from "../../stream/run-lease-keeper.js";
+import { StoreBusyError } from "../../../store/kernel/store-errors.js";
+import {
+  HELD,
+  keepLeaseAlive,
+  type LeaseKeeper,
+  renewEvery,
+  TURN_LEASE_TTL_MS,
+} from "../../stream/lease-keeper.js";
+import { ownerProcessGone } from "../../stream/lease-owner.js";
+import { NeedsRebaseError } from "../goal-store.js";
 import type { GoalJournal } from "./goal-journal.js";
-
-/** How long a turn lease holds without a heartbeat, and how often its holder renews it. */
-export const TURN_LEASE_TTL_MS = 60_000;
-export const TURN_LEASE_RENEW_MS = 20_000;
 
 const body = (e: unknown) => e as GoalEventBody;
 
@@ -37,29 +42,39 @@ export async function acquireTurnLease(
   );
 }
 
-/** Renews the lease on an unref'd timer until stop(); a lost lease stops the timer and says so. */
+/**
+ * Renews the lease (for `ttlMs`, every third of it unless `renewMs` says otherwise) with the one lease
+ * keeper until stop(). A lost lease stops it, aborts its signal and says so on `onLost`; a heartbeat that
+ * found the store locked, or lost its races to other writers of the goal, is tried again at the next beat.
+ */
 export function keepTurnLease(
   j: GoalJournal,
   token: string,
   now: () => Date,
   onLost: (e: unknown) => void,
   ttlMs = TURN_LEASE_TTL_MS,
-  renewMs = TURN_LEASE_RENEW_MS,
-): { stop(): void } {
-  const timer = setInterval(() => {
-    j.append((s) =>
-      decideTurnLease(
-        j.goalId,
-        { kind: "heartbeat", token, now: now().toISOString(), ttl_ms: ttlMs },
-        s.lease,
-      ).map(body),
-    ).catch((e: unknown) => {
-      clearInterval(timer);
-      onLost(e);
-    });
-  }, renewMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  renewMs = renewEvery(ttlMs),
+): LeaseKeeper {
+  return keepLeaseAlive({
+    everyMs: renewMs,
+    renew: async () => {
+      try {
+        await j.append((s) =>
+          decideTurnLease(
+            j.goalId,
+            { kind: "heartbeat", token, now: now().toISOString(), ttl_ms: ttlMs },
+            s.lease,
+          ).map(body),
+        );
+        return HELD;
+      } catch (e) {
+        if (e instanceof TurnLeaseLostError) return { held: false, why: e };
+        throw e;
+      }
+    },
+    transient: (e) => e instanceof StoreBusyError || e instanceof NeedsRebaseError,
+    onLost: (loss) => onLost(loss.why),
+  });
 }
 
 /** Gives the lease back (nothing when this owner no longer holds it). */

@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import type { LoopgateEvent } from "../../../core/events/loopgate-event.js";
 import type { Observation } from "../../../core/observation/observation.js";
 import type { ContentStore } from "../../../store/kernel/content-store.js";
-import { FolderContentStore } from "../../../store/sqlite/folder-content-store.js";
+import { FolderContentStore } from "../../../store/kernel/folder-content-store.js";
 import { copyObservation } from "../../../workspace/content-sync.js";
 import { mkdirPrivate } from "../../../workspace/private-modes.js";
 import type { RunContext } from "./run-context.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TurnRefusal } from "../../../../src/core/events/goal/turn-events.js";
+import { TurnRefusal } from "../../../../src/core/events/goal/turn-commands.js";
 import { nextTurnPhase, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import { fold, given } from "../../../support/decider.js";
 import {

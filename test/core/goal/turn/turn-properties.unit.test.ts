@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Readback, TurnCommand, TurnEvent } from "../../../../src/core/events/goal/turn-events.js";
+import type { Readback, TurnCommand } from "../../../../src/core/events/goal/turn-commands.js";
+import type { TurnEvent } from "../../../../src/core/events/goal/turn-events.js";
 import { contractIdentity, nextBackoff } from "../../../../src/core/goal/schedule/scheduler.js";
 import { type MonitorEvent, monitorDecider } from "../../../../src/core/goal/turn/monitor.js";
 import { nextTurnPhase, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";

@@ -7,7 +7,7 @@ import {
   checkBlob,
   checkKey,
   contentHash,
-} from "../kernel/content-store.js";
+} from "./content-store.js";
 
 let tmpCounter = 0;
 

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, readdirSync, type Stats, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { StoreError } from "../kernel/store-errors.js";
+import { StoreError } from "./store-errors.js";
 
 /** What a store folder holds before its log is opened. */
 export interface StoreFolder {

@@ -1,0 +1,50 @@
+import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import type { InteractionContract } from "../../../core/goal/contract.js";
+import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import { monitorOperation } from "../../../core/goal/monitor-goal.js";
+import type { TurnState } from "../../../core/goal/turn/turn-state.js";
+import {
+  executeMonitorHost,
+  executeMonitorWriteback,
+  readbackMonitorHost,
+  readbackMonitorWriteback,
+  recordMonitorTypedResult,
+  recordMonitorValidation,
+  todoOf,
+} from "./monitor-step.js";
+import type { TurnKind } from "./turn-kind.js";
+
+/** A monitor to poll or complete now (a not-yet-due one is a quiet no-op: nothing runs, nothing is spent). */
+export const dueMonitor = (c: InteractionContract) =>
+  c.monitors.find((m) => m.action === "poll" || m.action === "complete") ?? null;
+
+/** What a monitor turn did: the goal events its operation recorded; a successor is a change. */
+function summary(s: GoalState, id: TurnIdentity, t: TurnState) {
+  const op = monitorOperation(s, effectRef(id, "durable_writeback"));
+  const types = op?.events.map((e) => e.type) ?? [];
+  return {
+    result: `monitor ${todoOf(t)}: ${types.join(", ") || "nothing recorded"}`,
+    changed: types.includes("monitor_successor_created"),
+  };
+}
+
+/** A continuous monitor's poll (monitor-step.ts): a todo turn whose todo is a monitor. */
+export const monitorKind: TurnKind = {
+  name: "monitor",
+  select(_ctx, c) {
+    const due = dueMonitor(c);
+    return due
+      ? { found: true, work: { kind: "todo", todo_id: due.todo_id }, what: `monitor ${due.todo_id}'s poll` }
+      : { found: false, why: "no monitor is due" };
+  },
+  execute: executeMonitorHost,
+  readback: (ctx, id, t, phase) =>
+    phase === "host_execute" ? readbackMonitorHost(ctx, id, t) : readbackMonitorWriteback(ctx, id, t),
+  typedResult: (ctx, id) => recordMonitorTypedResult(ctx, id),
+  validate: (ctx, id) => recordMonitorValidation(ctx, id),
+  writeback: executeMonitorWriteback,
+  // A poll is one turn and no tokens.
+  usage: async () => ({ tokens: 0, cost_usd: 0, turns: 1 }),
+  summary,
+  todoOf: (work) => (work.kind === "todo" ? work.todo_id : null),
+};

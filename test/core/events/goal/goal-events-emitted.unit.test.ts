@@ -1,0 +1,415 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import {
+  type GoalEventBody,
+  type GoalEventType,
+  goalEventOrigin,
+  goalEventTypes,
+  isGoalEventType,
+  type TodoSpec,
+} from "../../../../src/core/events/goal/goal-events.js";
+import type { TurnCommand } from "../../../../src/core/events/goal/turn-commands.js";
+import type { TurnEvent, TurnLeaseEvent } from "../../../../src/core/events/goal/turn-events.js";
+import {
+  type EventBody,
+  LoopgateEvent,
+  type Origin,
+  originOf,
+  stampOrigin,
+} from "../../../../src/core/events/loopgate-event.js";
+import { type GoalCommand, goalDecider } from "../../../../src/core/goal/goal-decider.js";
+import type { GoalState } from "../../../../src/core/goal/goal-state-shape.js";
+import { turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
+import {
+  decideTurnLease,
+  evolveTurnLease,
+  type TurnLease,
+} from "../../../../src/core/goal/turn/turn-lease.js";
+import type { TurnState } from "../../../../src/core/goal/turn/turn-state.js";
+import { adv, gate, receipt, spec } from "../../goal/goal-fixtures.js";
+import { HINT, HX, ID, KEY, OTHER, RECEIPT, REV, SA, USAGE, WB } from "../../goal/turn/turn-fixtures.js";
+
+// Each goal-stream type is declared once (core/events/goal), its TypeScript type inferred from its schema.
+// What keeps the declaration and the code that writes it from drifting apart is checked here on what the
+// deciders really emit: every event the goal decider, the turn decider and the turn lease decide is of a
+// declared goal type, the origin its writer appends it with is one its declaration allows (so the store
+// keeps it, never re-stamps it), and it survives the trip through the log (JSON, then the schema) unchanged:
+// no field the schema would drop, none it would refuse. Every declared type is reached, so none goes
+// unchecked and none is declared for nothing.
+
+const T0 = "2026-12-01T10:00:00.000Z";
+const T1 = "2026-12-01T10:01:00.000Z";
+const T2 = "2026-12-01T10:02:00.000Z";
+const T3 = "2026-12-01T10:03:00.000Z";
+const EXP = "2026-12-01T11:00:00.000Z";
+const AGENT = "agent_main";
+const W = "todo_watch";
+const SUCC: TodoSpec = { id: "todo_react", content: "adapt to the new report", class: "user_action" };
+const watch: TodoSpec = {
+  id: W,
+  content: "watch upstream reports",
+  class: "continuous_monitor",
+  monitor: {
+    argv: ["cat", "reports.txt"],
+    cadence_seconds: 60,
+    timeout_seconds: 10,
+    expires_at: EXP,
+    max_no_change_before_replan: 2,
+  },
+};
+
+/** Applies each command to the decider's own state; a refusal fails the test (the script must be accepted). */
+function drive<S, C, E>(
+  d: { initialState(): S; evolve(s: S, e: E): S; decide(c: C, s: S): E[] },
+  commands: readonly C[],
+): E[][] {
+  let state = d.initialState();
+  return commands.map((c) => {
+    const out = d.decide(c, state);
+    state = out.reduce(d.evolve, state);
+    return out;
+  });
+}
+
+/** Who issues a goal command in loopgate: a person (the CLI) or loopgate itself (a governed turn). */
+type Issuer = "operator" | "runtime";
+const op = (c: GoalCommand): [Issuer, GoalCommand] => ["operator", c];
+const rt = (c: GoalCommand): [Issuer, GoalCommand] => ["runtime", c];
+
+const goalScript: [Issuer, GoalCommand][] = [
+  op({
+    type: "create_goal",
+    goal: spec([
+      adv("todo_aaa"),
+      adv("todo_bbb"),
+      adv("todo_ccc", { required_decision_scopes: ["pub"] }),
+      gate("todo_gate", "pub"),
+      watch,
+    ]),
+  }),
+  op({ type: "stop_goal", note: "a pause" }),
+  op({ type: "resume_goal", note: "back" }),
+  op({ type: "change_budget", budget: { window_seconds: 3600, turns_per_window: 4 }, reason: "slower" }),
+  op({
+    type: "change_acceptance",
+    acceptance: [{ id: "acc_all", kind: "task", ref: "tasks/acceptance.yaml", digest: "sha-acceptance-2" }],
+    reason: "a stricter check",
+  }),
+  rt({ type: "claim_todo", todo_id: "todo_aaa", agent_id: AGENT }),
+  op({ type: "release_todo", todo_id: "todo_aaa", agent_id: AGENT }),
+  op({ type: "block_todo", todo_id: "todo_bbb", reason: "upstream is down" }),
+  op({ type: "reopen_todo", todo_id: "todo_bbb", note: "upstream is back" }),
+  rt({ type: "defer_todo", todo_id: "todo_bbb", resume_when: { kind: "at", at: EXP }, note: "later" }),
+  op({ type: "supersede_todo", todo_id: "todo_bbb", successor: adv("todo_bbb2"), reason: "split" }),
+  rt({ type: "close_no_followup", todo_id: "todo_bbb2", rationale: "not needed after all" }),
+  op({ type: "decide_gate", todo_id: "todo_gate", decision: "approve", note: "go" }),
+  // `goal todo done` by a person: the receipt is still loopgate's, derived from the run.
+  op({
+    type: "complete_todo",
+    todo_id: "todo_aaa",
+    receipt: receipt("todo_aaa"),
+    writeback: { revision: "rev1", reason: "accepted change", turn_id: "t1" },
+  }),
+  rt({ type: "record_revision", revision: "rev2", previous: "rev1", reason: "commit" }),
+  rt({
+    type: "record_acceptance",
+    acceptance_id: "acc_all",
+    receipt: receipt("acceptance", { task_digest: "sha-acceptance-2", goal_revision: "rev2" }),
+  }),
+  rt({ type: "record_spend", turn_id: "t1", at: T0, turns: 1, tokens: 10, cost_usd: 0.01 }),
+  rt({ type: "record_vision", agent_id: AGENT, route: "route A" }),
+  op({ type: "record_vision_unchanged", agent_id: AGENT, reason: "still the route" }),
+  // Monitor: baseline, no change, a material change (observation + successor), a failed poll, completion.
+  rt({ type: "record_monitor_poll", todo_id: W, operation_id: "op1", now: T0, result_hash: "h1" }),
+  rt({ type: "record_monitor_poll", todo_id: W, operation_id: "op2", now: T1, result_hash: "h1" }),
+  rt({
+    type: "record_monitor_poll",
+    todo_id: W,
+    operation_id: "op3",
+    now: T2,
+    result_hash: "h2",
+    generation: 1,
+    successor: SUCC,
+  }),
+  rt({
+    type: "record_monitor_poll_failure",
+    todo_id: W,
+    operation_id: "op4",
+    now: T3,
+    failure: "timeout",
+    exit_code: null,
+    detail: "timed out after 10s",
+  }),
+  op({
+    type: "complete_monitor",
+    todo_id: W,
+    operation_id: "op5",
+    now: EXP,
+    reason: "stopped by a person",
+    followup: { kind: "no_followup", rationale: "the reporting window closed" },
+  }),
+  op({
+    type: "compensate_change",
+    reverted_revision: "rev2",
+    revert_revision: "rev3",
+    reason: "rev2 broke CRLF input",
+    successor: { id: "todo_redo", content: "redo it without the regression", class: "user_action" },
+    turn_id: "t2",
+  }),
+  op({ type: "declare_no_followup", rationale: "nothing more to do" }),
+];
+
+/** A goal whose every advancement todo is done and whose acceptance failed: it owes a replan. */
+const owingReplan: [Issuer, GoalCommand][] = [
+  op({ type: "create_goal", goal: spec([adv("todo_aaa")]) }),
+  rt({ type: "complete_todo", todo_id: "todo_aaa", receipt: receipt("todo_aaa") }),
+  rt({ type: "record_vision", agent_id: AGENT, route: "route A" }),
+  rt({
+    type: "record_acceptance",
+    acceptance_id: "acc_all",
+    receipt: receipt("acceptance", { status: "ESCALATED" }),
+  }),
+];
+const OBL = "replan_acceptance_failed:acc_all";
+const replanScripts: [Issuer, GoalCommand][][] = [
+  [
+    ...owingReplan,
+    rt({
+      type: "answer_replan",
+      answer: {
+        agent_id: AGENT,
+        obligation: OBL,
+        vision: { kind: "patch", patch: "add a fix step", route: "route B", reason: "acceptance failed" },
+        todos: [{ todo: adv("todo_fix") }],
+        operation_id: "op_plan1",
+      },
+    }),
+  ],
+  [
+    ...owingReplan,
+    rt({ type: "answer_replan", answer: { agent_id: AGENT, obligation: OBL, operation_id: "op_p2" } }),
+  ],
+  [
+    ...owingReplan,
+    op({
+      type: "answer_replan",
+      answer: {
+        agent_id: AGENT,
+        obligation: OBL,
+        vision: { kind: "close", reason: "stage done" },
+        todos: [{ todo: adv("todo_next") }],
+      },
+    }),
+  ],
+];
+
+/** One turn settled end to end, and turns that fail, rebase, read back, lose their ACK and are given back. */
+const bind = (identity = ID): TurnCommand => ({
+  kind: "bind",
+  identity,
+  work: { kind: "todo", todo_id: "todo_parse" },
+  base_revision: REV,
+});
+const toWriteback: TurnCommand[] = [
+  bind(),
+  { kind: "prepare_effect", identity: ID, phase: "host_execute", effect_ref: HX },
+  { kind: "record_host_execute", identity: ID, effect_ref: HX, run_ref: "run_1" },
+  {
+    kind: "record_typed_result",
+    identity: ID,
+    result: {
+      kind: "envelope",
+      run_id: "run_1",
+      task_id: "parse",
+      status: "SUCCESS",
+      envelope_digest: "env_1",
+    },
+  },
+  { kind: "record_validation", identity: ID, receipt: RECEIPT },
+  { kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB },
+];
+const turnScripts: TurnCommand[][] = [
+  [
+    ...toWriteback,
+    {
+      kind: "record_writeback",
+      identity: ID,
+      effect_ref: WB,
+      outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+    },
+    { kind: "record_spend", identity: ID, spend_key: KEY, usage: USAGE, outcome: { kind: "accepted" } },
+    { kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT },
+    {
+      kind: "record_scheduler_ack",
+      identity: ID,
+      effect_ref: SA,
+      outcome: { kind: "failed", reason: "host down" },
+    },
+  ],
+  [
+    ...toWriteback,
+    {
+      kind: "record_writeback",
+      identity: ID,
+      effect_ref: WB,
+      outcome: { kind: "cas_conflict", current_revision: "rev_c" },
+    },
+    { kind: "rebase", identity: ID, to_revision: "rev_c" },
+  ],
+  [
+    ...toWriteback,
+    {
+      kind: "resolve_readback",
+      identity: ID,
+      phase: "durable_writeback",
+      effect_ref: WB,
+      readback: { found: "absent" },
+    },
+  ],
+  [
+    ...toWriteback,
+    {
+      kind: "record_writeback",
+      identity: ID,
+      effect_ref: WB,
+      outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+    },
+    { kind: "record_spend", identity: ID, spend_key: KEY, usage: USAGE, outcome: { kind: "accepted" } },
+    { kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT },
+    {
+      kind: "record_scheduler_ack",
+      identity: ID,
+      effect_ref: SA,
+      outcome: { kind: "ack", mode: "host_match" },
+    },
+  ],
+  [bind(OTHER), { kind: "release", identity: OTHER, reason: "the host gave up" }],
+];
+
+/** The turn lease: acquired, renewed, taken over once expired, released. */
+function leaseEvents(): TurnLeaseEvent[] {
+  const a = { pid: 101, host: "host-a", token: "tok-a" };
+  const b = { pid: 202, host: "host-b", token: "tok-b" };
+  const out: TurnLeaseEvent[] = [];
+  let lease: TurnLease | null = null;
+  const step = (es: TurnLeaseEvent[]) => {
+    out.push(...es);
+    lease = es.reduce(evolveTurnLease, lease);
+  };
+  step(
+    decideTurnLease(
+      "goal_csv",
+      { kind: "acquire", holder: AGENT, owner: a, now: T0, ttl_ms: 60_000, owner_gone: false },
+      lease,
+    ),
+  );
+  step(decideTurnLease("goal_csv", { kind: "heartbeat", token: "tok-a", now: T1, ttl_ms: 60_000 }, lease));
+  step(
+    decideTurnLease(
+      "goal_csv",
+      { kind: "acquire", holder: AGENT, owner: b, now: EXP, ttl_ms: 60_000, owner_gone: false },
+      lease,
+    ),
+  );
+  step(decideTurnLease("goal_csv", { kind: "release", token: "tok-b", reason: "turn done" }, lease));
+  return out;
+}
+
+/**
+ * The facts loopgate derives itself (receipts, revisions, spend, monitor polls, the turn and its lease):
+ * recorded as `runtime` even when a person's command led to them, never as the person's word. Written
+ * out from docs/architecture.md ("Layers of trust"), not read from the declarations.
+ */
+const DERIVED = new Set<string>([
+  "goal_revision_recorded",
+  "todo_completed",
+  "acceptance_receipt_recorded",
+  "quota_spent",
+  "monitor_baseline_recorded",
+  "monitor_no_change_recorded",
+  "monitor_observation_recorded",
+  "monitor_successor_created",
+  "monitor_poll_failed",
+]);
+
+/** Every goal-stream event the deciders emit over the scripts above, with who appends it. */
+function emitted(): { body: GoalEventBody; issuer: Issuer }[] {
+  const goal = [goalScript, ...replanScripts].flatMap((script) => {
+    const batches = drive<GoalState, GoalCommand, GoalEventBody>(
+      goalDecider,
+      script.map(([, c]) => c),
+    );
+    return batches.flatMap((batch, i) => batch.map((body) => ({ body, issuer: script[i]?.[0] as Issuer })));
+  });
+  const turn = turnScripts.flatMap((s) => drive<TurnState, TurnCommand, TurnEvent>(turnDecider, s).flat());
+  return [
+    ...goal,
+    // Turn facts and the lease are loopgate's own.
+    ...[...turn, ...leaseEvents()].map((body) => ({
+      body: body as GoalEventBody,
+      issuer: "runtime" as const,
+    })),
+  ];
+}
+
+/** The origin a fact must carry: its issuer's, except that what loopgate derives is always `runtime`. */
+const expectedOrigin = (type: string, issuer: Issuer): Origin => (DERIVED.has(type) ? "runtime" : issuer);
+
+const stored = (body: GoalEventBody, origin: Origin) => ({
+  id: "e1",
+  type: body.type,
+  data: body.data,
+  meta: { at: T0, origin },
+});
+
+let memo: ReturnType<typeof emitted> | undefined;
+const decided = () => {
+  memo ??= emitted();
+  return memo;
+};
+
+describe("every goal event a decider emits is declared in the goal area, as it is written", () => {
+  it("each is of a declared goal type, appended with the origin its issuer gives it, which its declaration allows", () => {
+    for (const { body, issuer } of decided()) {
+      const want = expectedOrigin(body.type, issuer);
+      expect(isGoalEventType(body.type), body.type).toBe(true);
+      expect(goalEventOrigin(body.type, issuer === "operator"), `${body.type} by ${issuer}`).toBe(want);
+      expect(originOf(body.type) as readonly Origin[], body.type).toContain(want);
+      expect(stampOrigin(body.type, want), body.type).toBe(want);
+    }
+  });
+
+  it("the turn's facts and its lease are loopgate's alone: declared with the runtime origin only", () => {
+    for (const t of goalEventTypes.filter((t) => t.startsWith("turn_")))
+      expect(originOf(t) as readonly Origin[], t).toEqual(["runtime"]);
+  });
+
+  it("each survives the log unchanged: JSON, then the schema, gives back what was decided", () => {
+    for (const { body, issuer } of decided()) {
+      const event = stored(body, expectedOrigin(body.type, issuer));
+      const read = LoopgateEvent.safeParse(JSON.parse(JSON.stringify(event)));
+      expect(read.success, `${body.type}: ${read.error?.message}`).toBe(true);
+      expect(read.data, body.type).toEqual(event);
+    }
+  });
+
+  it("every declared goal type is reached by some decider (none unchecked, none declared for nothing)", () => {
+    const seen = new Set(decided().map((e) => e.body.type));
+    expect(goalEventTypes.filter((t) => !seen.has(t))).toEqual([]);
+  });
+
+  it("a field the schema does not declare is dropped on read: the round trip above would catch it", () => {
+    // The check the round trip relies on: zod objects strip unknown keys, so a decided field that is not
+    // declared comes back missing and `toEqual` fails.
+    const body = { type: "todo_claimed", data: { todo_id: "todo_aaa", agent_id: AGENT, extra: 1 } };
+    const read = LoopgateEvent.parse(stored(body as unknown as GoalEventBody, "operator"));
+    expect(read.data).toEqual({ todo_id: "todo_aaa", agent_id: AGENT });
+  });
+});
+
+describe("the goal stream's types are the declared ones, inferred", () => {
+  it("a goal event body is exactly an event body of a goal type; turn and lease facts are among them", () => {
+    expectTypeOf<GoalEventBody>().toEqualTypeOf<Extract<EventBody, { type: GoalEventType }>>();
+    expectTypeOf<TurnEvent>().toMatchTypeOf<GoalEventBody>();
+    expectTypeOf<TurnLeaseEvent>().toMatchTypeOf<GoalEventBody>();
+  });
+});
