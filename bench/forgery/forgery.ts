@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InputError } from "../../src/core/kernel/errors.js";
+import { planExperiment } from "../../src/experiments/experiment-plan.js";
 import { type LoadedManifest, loadManifest } from "../../src/experiments/manifest.js";
-import { planExperiment } from "../../src/experiments/plan.js";
 import { type ExperimentExport, runExperiment } from "../../src/experiments/run-experiment.js";
 import { type ForgeryTable, forgeryTable } from "./table.js";
 

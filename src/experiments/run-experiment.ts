@@ -5,9 +5,9 @@ import type { Envelope } from "../core/run/envelope.js";
 import { runTask } from "../runner/run/run-task.js";
 import { RunJournal } from "../runner/stream/run-journal.js";
 import { SqliteEventStore } from "../store/sqlite/sqlite-event-store.js";
+import type { ExperimentPlan, PlannedTask } from "./experiment-plan.js";
 import type { Arm } from "./manifest.js";
 import { type ExperimentSummary, type Pair, pairRuns, type RunRecord, summarize } from "./pairing.js";
-import type { ExperimentPlan, PlannedTask } from "./plan.js";
 import { finalMessages, judgeRun, type PolicyVerdict, setupPolicy } from "./policies.js";
 
 /** The JSON export of an experiment (`loopgate exp run --out FILE`; also `<out_dir>/experiment.json`). */

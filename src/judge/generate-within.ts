@@ -1,4 +1,4 @@
-import type { ModelAdapter, ModelRequest, ModelResponse } from "../core/agent/model.js";
+import type { ModelAdapter, ModelRequest, ModelResponse } from "../core/agent/model-boundary.js";
 import { type LongTimer, setLongTimeout } from "../core/kernel/long-timer.js";
 
 /**

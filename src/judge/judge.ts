@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ModelAdapter, ModelResponse } from "../core/agent/model.js";
+import type { ModelAdapter, ModelResponse } from "../core/agent/model-boundary.js";
 import type { EventData } from "../core/events/loopgate-event.js";
 import type { ResolvedRule } from "../core/task/task.js";
 import { generateWithin } from "./generate-within.js";

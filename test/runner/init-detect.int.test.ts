@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/kernel/errors.js";
 import { parseTask } from "../../src/core/task/task.js";
 import { detectProject } from "../../src/runner/init/detect.js";
-import { planTask } from "../../src/runner/init/plan.js";
 import { renderTask } from "../../src/runner/init/render.js";
+import { planTask } from "../../src/runner/init/task-plan.js";
 import { type FixtureRunner, fixtureSpec } from "./init-fixtures.js";
 
 const temps: string[] = [];

@@ -1,4 +1,4 @@
-/** The model boundary's types, declared in core/agent/model.ts (the judge uses them too); re-exported for the agent. */
+/** The model boundary's types, declared in core/agent/model-boundary.ts (the judge uses them too); re-exported for the agent. */
 export type {
   ModelAdapter,
   ModelFailure,
@@ -8,4 +8,4 @@ export type {
   ModelUsage,
   ToolCall,
   ToolSpec,
-} from "../../core/agent/model.js";
+} from "../../core/agent/model-boundary.js";

@@ -3,6 +3,7 @@ import { ClaudeBuilder } from "../../builders/claude/claude-builder.js";
 import { stopDeadlineSeconds } from "../../builders/stop-gate/stop-deadline.js";
 import { InputError } from "../../core/kernel/errors.js";
 import { packagePath } from "../../core/kernel/package-root.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
 import { resolveProgram } from "../../sandbox/environment.js";
 import { storeFrom } from "../output/context.js";
@@ -11,7 +12,8 @@ import { hintCommand, hintsFor } from "../output/hints.js";
 import type { CommandIO } from "../output/io.js";
 import { CLAUDE_NOT_RESUMABLE } from "../output/run-owner.js";
 import { shellWord } from "../output/store-location.js";
-import { executeRun, type RunFlags, verdictText } from "./run-common.js";
+import { verdictText } from "../output/verdict.js";
+import { executeRun } from "./execute-run.js";
 
 /** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
 export const CLAUDE_BLOCK_CAP = 8;

@@ -6,6 +6,7 @@ import type { Builder } from "../../builders/builder.js";
 import { commandBuilder, oracleBuilder } from "../../builders/command-builder.js";
 import { InputError } from "../../core/kernel/errors.js";
 import type { Envelope } from "../../core/run/envelope.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
 import { storeFrom } from "../output/context.js";
 import { formatDoctor } from "../output/doctor-report.js";
@@ -14,7 +15,7 @@ import type { CommandIO } from "../output/io.js";
 import { shellWord } from "../output/store-location.js";
 import { type DemoRow, demoConclusion } from "./demo-conclusion.js";
 import { diagnose, gateProgram } from "./doctor.js";
-import { executeRun, type RunFlags } from "./run-common.js";
+import { executeRun } from "./execute-run.js";
 
 export { packageRoot } from "../output/invocation.js";
 

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { InputError } from "../../core/kernel/errors.js";
+import { planExperiment } from "../../experiments/experiment-plan.js";
 import { loadManifest } from "../../experiments/manifest.js";
-import { planExperiment } from "../../experiments/plan.js";
 import { formatExperimentReport } from "../../experiments/report.js";
 import { runExperiment } from "../../experiments/run-experiment.js";
 import { newRunId } from "../../runner/run/run-task.js";

@@ -2,8 +2,11 @@ import type { GoalHostDeps } from "../../runner/host/goal-run-host.js";
 import type { RunFaults, RunFlags, RunKit } from "../../runner/host/run-flags.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import type { CommandIO } from "../output/io.js";
+import { chooseBuilder, chosen } from "./builder-choice.js";
+import { faultInjection } from "./fault-injection.js";
+import { judgeModelFor } from "./judge-model.js";
 import { recordedBuilder } from "./resume.js";
-import { chooseBuilder, chosen, faultInjection, judgeModelFor, runSettings } from "./run-common.js";
+import { runSettings } from "./run-settings.js";
 
 // What the CLI gives the hosts of runner/host: how its flags become a run, and the faults its environment asks for.
 
@@ -25,7 +28,7 @@ export function runKit(): RunKit {
  * process kills itself (SIGKILL) right after the append that brings the goal stream to N events
  * (heartbeats not counted); with LOOPGATE_FAULT_KILL_IN_WRITEBACK=commit_written|ref_moved, inside the
  * writeback (the commit object written; the branch moved, the work tree not yet).
- * LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run (run-common's faultInjection).
+ * LOOPGATE_FAULT_KILL_AFTER_EVENTS=N still kills inside the turn's run (faultInjection, beside this file).
  */
 export function hostFaults(): RunFaults {
   const at = process.env.LOOPGATE_FAULT_KILL_AFTER_GOAL_EVENTS;

@@ -75,7 +75,7 @@ export async function runsCommand(
       });
     }
     // The user's own Claude Code sessions its hooks watch, beside the runs: `unverified` when no Stop
-    // verification came after the last tool call (core/agent/hook-session.ts), with the verify that checks it.
+    // verification came after the last tool call (core/agent/hook-session-state.ts), with the verify that checks it.
     const sessions = await listHookSessions(store, limit, hintsFor(where));
     // A cut listing says so (on stderr with --json, so the JSON stays an array of rows).
     const cut =

@@ -6,10 +6,11 @@ import { InputError } from "../../core/kernel/errors.js";
 import { projectEnvelope } from "../../core/run/envelope.js";
 import { runPhase } from "../../core/run/run-phase.js";
 import { revisionTree } from "../../runner/goal/repo/goal-workspace.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import type { BuilderChoice } from "../../runner/run/context/builder-choice.js";
 import { resumeRun } from "../../runner/run/resume-run.js";
 import type { LoadedTask } from "../../runner/task-source/load-task.js";
-import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/task-snapshot.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/snapshot-store.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import { asPostgresStore } from "../../store/open-store.js";
 import { openStore, readRun, storeFrom } from "../output/context.js";
@@ -19,7 +20,9 @@ import { interruptRun } from "../output/interrupt.js";
 import type { CommandIO } from "../output/io.js";
 import { progressReporter } from "../output/progress.js";
 import { CLAUDE_NOT_RESUMABLE, claudeRerun } from "../output/run-owner.js";
-import { faultInjection, followOutput, type RunFlags, verdictText } from "./run-common.js";
+import { followOutput } from "../output/run-reporter.js";
+import { verdictText } from "../output/verdict.js";
+import { faultInjection } from "./fault-injection.js";
 
 /**
  * A queued run whose task file is not on this machine: the task snapshot its job holds, written out in

@@ -1,11 +1,14 @@
 import { InputError } from "../../core/kernel/errors.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../runner/task-source/mission/mission-case.js";
 import { storeDirFrom } from "../output/context.js";
 import { exitCodeOf } from "../output/exit-codes.js";
 import type { CommandIO } from "../output/io.js";
+import { printEnvelope } from "../output/verdict.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
-import { chooseBuilder, executeRun, printEnvelope, type RunFlags } from "./run-common.js";
+import { chooseBuilder } from "./builder-choice.js";
+import { executeRun } from "./execute-run.js";
 
 /** `loopgate run TASK (--builder CMD | --oracle | --noop)` or `loopgate run --case FILE (…)`. */
 export async function runCommand(

@@ -1,6 +1,7 @@
 import { InputError } from "../../core/kernel/errors.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
-import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/task-snapshot.js";
+import { snapshotTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/snapshot-store.js";
 import {
   type JobOptions,
   type PostgresEventStore,
@@ -12,7 +13,9 @@ import { storeFrom } from "../output/context.js";
 import { oneLine } from "../output/excerpt.js";
 import { hintCommand, hintsFor } from "../output/hints.js";
 import type { CommandIO } from "../output/io.js";
-import { chooseBuilder, judgeModelFor, type RunFlags, runSettings } from "./run-common.js";
+import { chooseBuilder } from "./builder-choice.js";
+import { judgeModelFor } from "./judge-model.js";
+import { runSettings } from "./run-settings.js";
 
 /** The `loopgate run` flags a job carries to the worker that runs it. */
 export const CARRIED = [

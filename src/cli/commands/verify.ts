@@ -1,11 +1,13 @@
 import { resolve } from "node:path";
 import { noopBuilder } from "../../builders/command-builder.js";
 import { InputError } from "../../core/kernel/errors.js";
+import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
 import { exitCodeOf } from "../output/exit-codes.js";
 import type { CommandIO } from "../output/io.js";
+import { printEnvelope } from "../output/verdict.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
-import { executeRun, printEnvelope, type RunFlags } from "./run-common.js";
+import { executeRun } from "./execute-run.js";
 
 /** `loopgate verify TASK --workspace DIR`: checks work produced elsewhere, one attempt, no builder. */
 export async function verifyCommand(io: CommandIO, taskPath: string, flags: RunFlags): Promise<number> {

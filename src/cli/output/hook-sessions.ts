@@ -3,7 +3,7 @@ import {
   type HookSessionView,
   nextForHookSession,
   projectHookSession,
-} from "../../core/agent/hook-session.js";
+} from "../../core/agent/hook-session-state.js";
 import type { RecordedEvent } from "../../core/events/loopgate-event.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import { oneLine } from "./excerpt.js";

@@ -7,7 +7,7 @@ import { ExternalAgent } from "./agent-runtime.js";
 /**
  * The facts of a user's own agent session that loopgate's installed hooks watch (`loopgate hook install`),
  * in the session's own stream beside the tool calls its runtime reported; never in a run's log. What they
- * add up to (verified or not, and how to verify it) is core/agent/hook-session.ts.
+ * add up to (verified or not, and how to verify it) is core/agent/hook-session-state.ts.
  */
 export const hookSessionEvents = {
   /**
@@ -31,7 +31,7 @@ export const hookSessionEvents = {
   /**
    * A Stop of a user's own session was verified: loopgate ran the held-out gates on its folder (the run
    * `run_id`, its verdict `status`) and answered `block` (exit 2, the required fix) or `allow` (exit 0).
-   * A session whose last tool call comes after its last such fact ended unverified (core/agent/hook-session.ts).
+   * A session whose last tool call comes after its last such fact ended unverified (core/agent/hook-session-state.ts).
    */
   hook_stop_verified: {
     origin: ["runtime"],

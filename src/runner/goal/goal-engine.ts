@@ -8,10 +8,10 @@ import type { LoopgateEvent, RecordedEvent } from "../../core/events/loopgate-ev
 import { decide as decideGoal, type GoalCommand, type GoalSpec } from "../../core/goal/goal-decider.js";
 import { evolve as evolveGoal, foldGoal } from "../../core/goal/goal-state.js";
 import type { GoalState } from "../../core/goal/goal-state-shape.js";
-import type { RunReceipt } from "./evidence.js";
 import { deriveGoal } from "./goal-derived.js";
 import type { ResumeConditionData } from "./goal-spec.js";
 import type { GoalFacts, GoalView } from "./goal-view.js";
+import type { RunReceipt } from "./run-receipts.js";
 
 // The one place the CLI meets core/goal: intents become the decider's commands, and the decider's state
 // and derived decisions become the view the CLI prints. Everything here is pure.

@@ -4,7 +4,7 @@ import { TASK_SNAPSHOT_LIMITS, TaskSnapshotManifest } from "../../core/task/task
 import { ContentMissingError, type ContentStore } from "../../store/kernel/content-store.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import { type LoadedTask, loadTask } from "../task-source/load-task.js";
-import { materializeTask, snapshotTask } from "../task-source/task-snapshot.js";
+import { materializeTask, snapshotTask } from "../task-source/snapshot-store.js";
 
 /**
  * The task files a goal names (its todos' tasks, its acceptance items' tasks), on a shared store

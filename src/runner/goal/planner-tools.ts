@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolSpec } from "../../core/agent/model.js";
+import type { ToolSpec } from "../../core/agent/model-boundary.js";
 import type { GoalState } from "../../core/goal/goal-state-shape.js";
 import { acceptanceReport, type Obligation } from "../../core/goal/obligations.js";
 import { obligationId } from "../../core/goal/replan.js";

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { type CreateModelOptions, createModel } from "../../agent/models/provider.js";
-import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/agent/model.js";
+import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/agent/model-boundary.js";
 import type { GoalEventBody, TodoSpec } from "../../core/events/goal/goal-events.js";
 import { decide as decideGoal, type GoalCommand } from "../../core/goal/goal-decider.js";
 import { evolve as evolveGoal } from "../../core/goal/goal-state.js";

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { CorruptEventError, DomainError, InputError } from "../../core/kernel/errors.js";
 import { ContentCorruptError, ContentMissingError } from "../../store/kernel/content-store.js";
 import { StoreError } from "../../store/kernel/store-errors.js";
-import { TaskSnapshotError } from "../task-source/task-snapshot.js";
+import { TaskSnapshotError } from "../task-source/snapshot-store.js";
 
 // Whose fault it is when a worker cannot start a job it claimed. The two are handled oppositely, so the
 // line between them is drawn here and nowhere else: a job whose TASK is bad fails alike on every worker

@@ -12,7 +12,7 @@ import { resumeRun } from "../run/resume-run.js";
 import { newRunId, runTask } from "../run/run-task.js";
 import { RunJournal } from "../stream/run-journal.js";
 import { type LoadedTask, loadTask } from "../task-source/load-task.js";
-import { materializeTask, TASK_SNAPSHOT_OPTION } from "../task-source/task-snapshot.js";
+import { materializeTask, TASK_SNAPSHOT_OPTION } from "../task-source/snapshot-store.js";
 import type { JobContext } from "./job-context.js";
 import { LocalStartError, startFault, startStep, usableFolder } from "./job-start.js";
 import { type RunFlags, runFaults } from "./run-flags.js";

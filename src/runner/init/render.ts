@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { PlannedGate, TaskPlan } from "./plan.js";
+import type { PlannedGate, TaskPlan } from "./task-plan.js";
 
 /** A path as a YAML scalar: plain when it is plainly a path, else quoted (JSON strings are valid YAML). */
 function scalar(v: string): string {

@@ -30,7 +30,7 @@ import { StreamJournal } from "./stream-journal.js";
 /**
  * Called after each append of a run's events is durable, with how many of the run's events the log
  * then holds (lease events not counted: they depend on how long the run takes). The CLI sets one for
- * its crash-and-resume fault injection (faultInjection in cli/commands/run.ts); a run works the same without one.
+ * its crash-and-resume fault injection (faultInjection in cli/commands/fault-injection.ts); a run works the same without one.
  */
 export type AfterAppend = (runEvents: number) => void;
 

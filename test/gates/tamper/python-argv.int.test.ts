@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import type { RunnerAdapter, TamperPlan } from "../../../src/gates/tamper/adapter.js";
 import { pytest, unittest } from "../../../src/gates/tamper/python.js";
 import type { TestReport } from "../../../src/gates/tamper/test-report.js";
-import { pythonTwins } from "../../../src/gates/tamper/twins/python.js";
+import { pythonTwins } from "../../../src/gates/tamper/twins/python-twins.js";
 
 const PYTHON = "/usr/bin/python3";
 const root = mkdtempSync(join(tmpdir(), "lg-pyargv-int-"));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, InfrastructureError, InputError } from "../../../src/core/kernel/errors.js";
 import { LocalStartError, startFault, startStep } from "../../../src/runner/host/job-start.js";
-import { TaskSnapshotError } from "../../../src/runner/task-source/task-snapshot.js";
+import { TaskSnapshotError } from "../../../src/runner/task-source/snapshot-store.js";
 import { ContentMissingError } from "../../../src/store/kernel/content-store.js";
 import { StoreError } from "../../../src/store/kernel/store-errors.js";
 

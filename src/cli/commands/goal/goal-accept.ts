@@ -1,11 +1,11 @@
 import { noopBuilder } from "../../../builders/command-builder.js";
 import { DomainError } from "../../../core/kernel/errors.js";
 import { acceptanceTask } from "../../../runner/goal/acceptance-run.js";
-import { receiptOfRun } from "../../../runner/goal/evidence.js";
 import { openGoal, writeGoal } from "../../../runner/goal/goal-service.js";
 import { goalRepo } from "../../../runner/goal/repo/goal-repo.js";
+import { receiptOfRun } from "../../../runner/goal/run-receipts.js";
 import type { CommandIO } from "../../output/io.js";
-import { executeRun } from "../run-common.js";
+import { executeRun } from "../execute-run.js";
 import { type GoalFlags, goalStore, guarded, withStore } from "./goal.js";
 
 /**

@@ -5,12 +5,12 @@ import { realSleep } from "../../../runner/goal/schedule/goal-loop.js";
 import { storeGoals, storeProbe } from "../../../runner/goal/schedule/schedule-probe.js";
 import { goalTickFor } from "../../../runner/host/goal-run-host.js";
 import { plannerFor } from "../../../runner/host/planner.js";
+import type { RunFlags } from "../../../runner/host/run-flags.js";
 import { storeLine } from "../../output/hints.js";
 import { handleInterrupts } from "../../output/interrupt.js";
 import type { CommandIO } from "../../output/io.js";
 import { storeHintArg } from "../../output/store-location.js";
 import { goalHostDeps } from "../host-kit.js";
-import type { RunFlags } from "../run-common.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 import { driveGoalRun, driveScheduler } from "./goal-run-drive.js";
 

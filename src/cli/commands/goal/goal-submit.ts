@@ -1,10 +1,10 @@
 import { InputError } from "../../../core/kernel/errors.js";
 import { openGoal } from "../../../runner/goal/goal-service.js";
+import type { RunFlags } from "../../../runner/host/run-flags.js";
 import type { JobOptions } from "../../../store/open-store.js";
 import { storeFrom } from "../../output/context.js";
 import { hintCommand, hintsFor } from "../../output/hints.js";
 import type { CommandIO } from "../../output/io.js";
-import type { RunFlags } from "../run-common.js";
 import { CARRIED, postgresStoreFrom } from "../submit.js";
 import { guarded } from "./goal.js";
 

@@ -9,14 +9,16 @@ import { plannerFor } from "../../../runner/host/planner.js";
 import { goalFaults } from "../../../runner/host/run-flags.js";
 import { resumeRun } from "../../../runner/run/resume-run.js";
 import type { CommandIO } from "../../output/io.js";
+import { chosen } from "../builder-choice.js";
 import { goalHostDeps, hostFaults } from "../host-kit.js";
-import { chosen } from "../run-common.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 
 export { type PlannerFlags, plannerFor } from "../../../runner/host/planner.js";
 
+import type { RunFlags } from "../../../runner/host/run-flags.js";
+import { executeRun } from "../execute-run.js";
+import { faultInjection } from "../fault-injection.js";
 import { recordedBuilder } from "../resume.js";
-import { executeRun, faultInjection, type RunFlags } from "../run-common.js";
 
 /** `goal tick`'s flags: the run flags of `todo run`, and the agent the turn runs as. */
 export type TickFlags = RunFlags & { "agent-id"?: string; "planner-model"?: string };

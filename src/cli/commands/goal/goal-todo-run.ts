@@ -2,11 +2,13 @@ import { DomainError } from "../../../core/kernel/errors.js";
 import { openGoal } from "../../../runner/goal/goal-service.js";
 import { GoalTaskError, goalTaskFile } from "../../../runner/goal/goal-tasks.js";
 import { goalRepo } from "../../../runner/goal/repo/goal-repo.js";
+import type { RunFlags } from "../../../runner/host/run-flags.js";
 import { exitCodeOf } from "../../output/exit-codes.js";
 import { formatEnvelope } from "../../output/format.js";
 import { hintCommand, hintsFor, storeLine } from "../../output/hints.js";
 import type { CommandIO } from "../../output/io.js";
-import { chosen, executeRun, type RunFlags } from "../run-common.js";
+import { chosen } from "../builder-choice.js";
+import { executeRun } from "../execute-run.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 
 /**

@@ -2,10 +2,10 @@ import { resolve } from "node:path";
 import { TODO_CLASSES, TODO_ID } from "../../../core/goal/goal-file.js";
 import { parseResumeCondition } from "../../../core/goal/todo-rules.js";
 import { InputError } from "../../../core/kernel/errors.js";
-import { receiptOfRun } from "../../../runner/goal/evidence.js";
 import type { GoalIntent, TodoSpecData } from "../../../runner/goal/goal-engine.js";
 import { writeGoal } from "../../../runner/goal/goal-service.js";
 import { taskRef } from "../../../runner/goal/goal-spec.js";
+import { receiptOfRun } from "../../../runner/goal/run-receipts.js";
 import type { CommandIO } from "../../output/io.js";
 import { expectedRevision, type GoalFlags, goalStore, guarded, printWrite, withStore } from "./goal.js";
 

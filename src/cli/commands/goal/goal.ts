@@ -1,13 +1,13 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DomainError, InputError } from "../../../core/kernel/errors.js";
-import { EvidenceError } from "../../../runner/goal/evidence.js";
 import { decideIntent, originOf } from "../../../runner/goal/goal-engine.js";
 import { openGoal, writeGoal } from "../../../runner/goal/goal-service.js";
 import { acceptanceItems, budget, goalAgent, todoSpec } from "../../../runner/goal/goal-spec.js";
 import { appendGoal, goalStream, listGoalIds, NeedsRebaseError } from "../../../runner/goal/goal-store.js";
 import { loadGoalFile } from "../../../runner/goal/load-goal.js";
 import { goalRepo } from "../../../runner/goal/repo/goal-repo.js";
+import { EvidenceError } from "../../../runner/goal/run-receipts.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
 import type { StoreLocation } from "../../../store/open-store.js";
 import { openStore, storeFrom } from "../../output/context.js";

@@ -198,7 +198,7 @@ export async function localStop(
       cap,
     });
     // The fact that this Stop was verified, in the session's own stream: a session whose last tool call
-    // comes after its last such fact ended unverified (core/agent/hook-session.ts).
+    // comes after its last such fact ended unverified (core/agent/hook-session-state.ts).
     await store.append(
       sessionStream(input.session_id),
       [

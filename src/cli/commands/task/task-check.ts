@@ -5,13 +5,15 @@ import { describeUncovered, uncoveredProtected } from "../../../core/observation
 import type { Envelope } from "../../../core/run/envelope.js";
 import { isSubprocessGate, type Task } from "../../../core/task/task.js";
 import { tamperCheckFor } from "../../../gates/tamper/instrument.js";
+import type { RunFlags } from "../../../runner/host/run-flags.js";
 import { loadTask } from "../../../runner/task-source/load-task.js";
 import { writeTaskLock } from "../../../runner/task-source/task-lock-file.js";
 import { recordTaskCheck } from "../../../runner/task-source/test-floors.js";
 import { WorkspaceObserver } from "../../../workspace/observer.js";
 import { openStore } from "../../output/context.js";
 import type { CommandIO } from "../../output/io.js";
-import { executeRun, type RunFlags, runSettings } from "../run-common.js";
+import { executeRun } from "../execute-run.js";
+import { runSettings } from "../run-settings.js";
 
 /** What applies to one gate: identities and twins, loopgate's canary, a declared one; what the oracle recorded. */
 export interface GateCheckReport {

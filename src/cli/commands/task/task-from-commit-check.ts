@@ -1,8 +1,8 @@
 // `task check` on a task `from-commit` wrote, read as a verdict: keep it, or refuse it and say why.
 import { InputError } from "../../../core/kernel/errors.js";
+import type { RunFlags } from "../../../runner/host/run-flags.js";
 import { cutLine, oneLine } from "../../output/excerpt.js";
 import type { CommandIO } from "../../output/io.js";
-import type { RunFlags } from "../run-common.js";
 import { taskCheckCommand } from "./task-check.js";
 
 /** What `task check --json` prints, as far as `from-commit` reads it. */

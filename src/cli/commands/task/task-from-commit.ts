@@ -4,10 +4,10 @@ import { InputError } from "../../../core/kernel/errors.js";
 import { GitRepo } from "../../../runner/from-commit/git.js";
 import { type FromCommitOptions, planCommit } from "../../../runner/from-commit/plan-commit.js";
 import { writeCommitTask } from "../../../runner/from-commit/write-task.js";
+import type { RunFlags } from "../../../runner/host/run-flags.js";
 import { removeTree } from "../../../workspace/remove-tree.js";
 import { cutLine, oneLine } from "../../output/excerpt.js";
 import type { CommandIO } from "../../output/io.js";
-import type { RunFlags } from "../run-common.js";
 import { type CommitCheck, checkCommitTask } from "./task-from-commit-check.js";
 
 /** The flags of `loopgate task from-commit`. */

@@ -1,5 +1,5 @@
 import { javascriptTwins } from "./javascript.js";
-import { pythonTwins } from "./python.js";
+import { pythonTwins } from "./python-twins.js";
 import type { TwinLanguage } from "./twin.js";
 
 /** Every language whose held-out test files loopgate gives mutated twins. */

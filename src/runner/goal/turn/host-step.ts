@@ -2,9 +2,9 @@ import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-eve
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import { DomainError } from "../../../core/kernel/errors.js";
 import type { LoadedTask } from "../../task-source/load-task.js";
-import { receiptOfLog } from "../evidence.js";
 import { GoalTaskError, goalTaskFile } from "../goal-tasks.js";
 import { readbackRun } from "../repo/readback.js";
+import { receiptOfLog } from "../run-receipts.js";
 import { contractNow } from "./contract-now.js";
 import { forgetRun, runLog } from "./finished-run.js";
 import { repoOf, type TickCtx, turnDecision, turnRunId } from "./tick-context.js";

@@ -1,4 +1,4 @@
-import type { ModelAdapter } from "../../../core/agent/model.js";
+import type { ModelAdapter } from "../../../core/agent/model-boundary.js";
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
 import { effectRef, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
 import { decide, type GoalCommand } from "../../../core/goal/goal-decider.js";

@@ -7,7 +7,7 @@ import { TurnLeaseHeldError } from "../../../core/goal/turn/turn-lease.js";
 import { LoopgateError } from "../../../core/kernel/errors.js";
 import { thisOwner } from "../../stream/lease-owner.js";
 import { GoalJournal } from "./goal-journal.js";
-import { ackSchedule, applySchedule } from "./schedule-step.js";
+import { ackSchedule, applySchedule } from "./scheduler-phases.js";
 import { type TickCtx, type TickDeps, turnDecision, turnOf } from "./tick-context.js";
 import type { Tick, TickOutcome, TickRequest } from "./tick-outcome.js";
 import { selectOrBind, unsettledTurn } from "./tick-select.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
-import { pythonTwins } from "../../../../src/gates/tamper/twins/python.js";
+import { pythonTwins } from "../../../../src/gates/tamper/twins/python-twins.js";
 import type { DefinedTest, FileAnalysis, RenderRequest } from "../../../../src/gates/tamper/twins/twin.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../../..");

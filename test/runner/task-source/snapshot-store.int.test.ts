@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadTask } from "../../../src/runner/task-source/load-task.js";
-import { materializeTask, snapshotTask } from "../../../src/runner/task-source/task-snapshot.js";
+import { materializeTask, snapshotTask } from "../../../src/runner/task-source/snapshot-store.js";
 import { contentHash } from "../../../src/store/kernel/content-store.js";
 import { FolderContentStore } from "../../../src/store/kernel/folder-content-store.js";
 

@@ -3,7 +3,7 @@
 // last recorded tool call; otherwise (a call after the last verification, or no verification) `unverified`.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nextForHookSession, projectHookSession } from "../../../src/core/agent/hook-session.js";
+import { nextForHookSession, projectHookSession } from "../../../src/core/agent/hook-session-state.js";
 import type { RecordedEvent } from "../../../src/core/events/loopgate-event.js";
 
 const SESSION = "7fbbada5-26da-42da-bee0-375d972d3f19";
