@@ -9,7 +9,7 @@ import {
   nextAgentAction,
 } from "../core/agent/agent-decider.js";
 import { projectMessages } from "../core/agent/agent-messages.js";
-import { describePredicate, evaluateGoal } from "../core/agent/goal-gate.js";
+import { describePredicate, evaluateGoal } from "../core/agent/stop-condition.js";
 import { type LoopgateEvent, type Origin, runStreamOf } from "../core/events/loopgate-event.js";
 import { boundText } from "../core/kernel/bounded.js";
 import { InfrastructureError } from "../core/kernel/errors.js";

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
-import { continuationPrompt, evaluateGoal } from "../../core/agent/goal-gate.js";
 import { appraiseRuntimeTask, frozenCheck, type RuntimeCheck } from "../../core/agent/runtime-steps.js";
 import type { CheckStatus } from "../../core/agent/step-appraisal.js";
+import { continuationPrompt, evaluateGoal } from "../../core/agent/stop-condition.js";
 import type { EventData, LoopgateEvent } from "../../core/events/loopgate-event.js";
 import { boundText } from "../../core/kernel/bounded.js";
 import type { GoalPredicate } from "../../core/task/task.js";

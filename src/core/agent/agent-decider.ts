@@ -19,7 +19,7 @@ import {
   type StepAction,
   type StepWorkState,
 } from "./agent-steps.js";
-import { continuationPrompt } from "./goal-gate.js";
+import { continuationPrompt } from "./stop-condition.js";
 
 const AGENT_EVENTS: ReadonlySet<string> = new Set(agentEventTypes);
 

@@ -78,7 +78,7 @@ export const agentRuntimeEvents = {
     }),
   },
   /**
-   * The task's goal judged at an external agent's Stop over its runtime facts (see core/agent/goal-gate.ts):
+   * The task's goal judged at an external agent's Stop over its runtime facts (see core/agent/stop-condition.ts):
    * `continuing` blocks the Stop with the unmet predicates; `completed` and `blocked` (no block left) let
    * the Stop go on to the held-out gates, which alone decide the verdict.
    */

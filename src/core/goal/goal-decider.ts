@@ -292,22 +292,39 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
   }
 }
 
-function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, state: GoalState) {
-  const t = need(state, command.todo_id, "complete_todo");
-  if (!command.receipt)
-    return fail(
-      `complete_todo: rule done_needs_receipt: ${t.id} cannot be marked done without evidence; give the run id of a SUCCESS of its task on the current revision (--evidence RUN_ID), or close it with a no_followup rationale`,
-    );
-  const why = receiptMismatch(state, t, command.receipt);
-  if (why) fail(`complete_todo: ${why}`);
+/**
+ * Why the goal would refuse to mark `todoId` done with `receipt` now (the rules of complete_todo apart
+ * from the writeback's revision), or null when it would accept. A query, so a governed turn can ask before
+ * it commits anything, without deciding on a stand-in revision.
+ */
+export function completionRefusal(
+  state: GoalState,
+  todoId: string,
+  receipt: Extract<GoalCommand, { type: "complete_todo" }>["receipt"],
+): string | null {
+  try {
+    need(state, todoId, "complete_todo");
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const t = state.todos[todoId] as NonNullable<GoalState["todos"][string]>;
+  if (!receipt)
+    return `complete_todo: rule done_needs_receipt: ${t.id} cannot be marked done without evidence; give the run id of a SUCCESS of its task on the current revision (--evidence RUN_ID), or close it with a no_followup rationale`;
+  const why = receiptMismatch(state, t, receipt);
+  if (why) return `complete_todo: ${why}`;
   const waits = scopeWaits(state, t);
   if (waits.length)
-    fail(
-      `complete_todo: rule decision_scope: ${t.id} needs ${waits.map((w) => `scope ${w.scope} (${w.status})`).join(", ")} approved first`,
-    );
+    return `complete_todo: rule decision_scope: ${t.id} needs ${waits.map((w) => `scope ${w.scope} (${w.status})`).join(", ")} approved first`;
   const open = t.depends_on.filter((d) => !dependencyResolved(state, d));
   if (open.length)
-    fail(`complete_todo: rule depends_on: ${t.id} depends on ${open.join(", ")}, not done yet`);
+    return `complete_todo: rule depends_on: ${t.id} depends on ${open.join(", ")}, not done yet`;
+  return null;
+}
+
+function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, state: GoalState) {
+  const refusal = completionRefusal(state, command.todo_id, command.receipt);
+  if (refusal || !command.receipt) return fail(refusal ?? "complete_todo: no receipt");
+  const t = need(state, command.todo_id, "complete_todo");
   const events: GoalEventBody[] = [
     { type: "todo_completed", data: { todo_id: t.id, receipt: command.receipt } },
   ];

@@ -3,13 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { asRuntimeEvents, goalAtStop, taskCompleted } from "../../../src/builders/claude/claude-gates.js";
 import { parseHookInput, taskOf, toolFact } from "../../../src/builders/stop-gate/hook-input.js";
-import { evaluateGoal, predicateHolds } from "../../../src/core/agent/goal-gate.js";
 import {
   appraiseRuntimeTask,
   frozenCheck,
   parseTaskDeclaration,
   runtimeSpan,
 } from "../../../src/core/agent/runtime-steps.js";
+import { evaluateGoal, predicateHolds } from "../../../src/core/agent/stop-condition.js";
 import type { EventData } from "../../../src/core/events/loopgate-event.js";
 
 type Fact = EventData<"agent_tool_observed">;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GoalEventBody } from "../../../src/core/events/goal/goal-events.js";
-import { goalDecider } from "../../../src/core/goal/goal-decider.js";
+import { completionRefusal, goalDecider } from "../../../src/core/goal/goal-decider.js";
 import { DomainError } from "../../../src/core/kernel/errors.js";
 import { given } from "../../support/decider.js";
 import {
@@ -101,6 +101,30 @@ describe("goal: creation and activation", () => {
     g([revision(REV0, "rev1")])
       .when({ type: "record_revision", revision: "rev2", previous: REV0, reason: "stale" })
       .thenError(/needs_rebase: the goal workspace is at rev1, not rev0000/);
+  });
+});
+
+describe("completionRefusal: the completion rules as a query, with no stand-in writeback", () => {
+  const state = (extra: GoalEventBody[] = []) => g(extra).state();
+  it("null when the decider would accept the completion", () => {
+    expect(completionRefusal(state(), "todo_parse", receipt("todo_parse"))).toBeNull();
+  });
+  it("the decider's own reason when it would refuse, for each rule", () => {
+    expect(completionRefusal(state(), "todo_parse", undefined)).toMatch(/done_needs_receipt: todo_parse/);
+    expect(completionRefusal(state(), "todo_parse", receipt("todo_docs"))).toMatch(/receipt_matches_task/);
+    expect(completionRefusal(state([revision(REV0, "rev1")]), "todo_parse", receipt("todo_parse"))).toMatch(
+      /receipt_on_current_revision/,
+    );
+    expect(completionRefusal(state(), "todo_release", receipt("todo_release"))).toMatch(
+      /decision_scope: todo_release needs scope publish \(pending\)/,
+    );
+    expect(completionRefusal(state(), "todo_nowhere", receipt("todo_parse"))).toMatch(/no todo todo_nowhere/);
+  });
+  it("says exactly what complete_todo throws", () => {
+    const refused = completionRefusal(state(), "todo_parse", receipt("todo_docs"));
+    g()
+      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_docs") })
+      .thenError(refused ?? "expected a refusal");
   });
 });
 

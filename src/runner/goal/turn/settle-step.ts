@@ -1,7 +1,7 @@
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
 import type { Readback } from "../../../core/events/goal/turn-commands.js";
 import { effectRef, spendKey, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
-import { decide } from "../../../core/goal/goal-decider.js";
+import { completionRefusal, decide } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import { acceptedChange } from "../repo/deliverables.js";
@@ -34,12 +34,12 @@ function completion(s: GoalState, id: TurnIdentity, commit: string): GoalEventBo
 export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const ref = effectRef(id, "durable_writeback");
   const base = t.base_revision ?? "";
-  let refusal: string | null = null;
-  try {
-    completion(ctx.j.state, id, "0".repeat(40));
-  } catch (e) {
-    refusal = (e as Error).message;
-  }
+  const turn = turnOf(ctx.j.state, id);
+  const refusal = completionRefusal(
+    ctx.j.state,
+    todoOf(turn),
+    turn.receipt?.kind === "run" ? turn.receipt.receipt : undefined,
+  );
   await ctx.j.append(
     turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
   );

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { continuationPrompt, evaluateGoal, predicateHolds } from "../../src/core/agent/goal-gate.js";
+import { continuationPrompt, evaluateGoal, predicateHolds } from "../../src/core/agent/stop-condition.js";
 import type { EventData, LoopgateEvent, Origin } from "../../src/core/events/loopgate-event.js";
 import { LoopgateEvent as LoopgateEventSchema } from "../../src/core/events/loopgate-event.js";
 import type { GoalPredicate } from "../../src/core/task/task.js";
