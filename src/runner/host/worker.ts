@@ -313,12 +313,15 @@ export function createWorker(o: WorkerOptions): Worker {
           });
           if (left === 0) break;
         }
-        // Idle (or full): a notification, the poll, or a held job ending, whichever is first.
+        // Idle (or full): a notification, the poll, or a held job ending, whichever is first. A stop
+        // request (or the database lost) that came while this pass was claiming found no wait to end:
+        // it is seen here, once the wait can be ended, so it never waits out a whole poll.
         idle = new AbortController();
-        await Promise.race([
-          listener.wait(idlePollMs, idle.signal),
-          ...[...held.values()].map((h) => h.done),
-        ]);
+        if (state === "running" && !fatal)
+          await Promise.race([
+            listener.wait(idlePollMs, idle.signal),
+            ...[...held.values()].map((h) => h.done),
+          ]);
         idle.abort();
         idle = null;
       }

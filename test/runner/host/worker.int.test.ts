@@ -196,3 +196,44 @@ it("a claim lost under a running job: the heartbeat finds it, the job is interru
     await store.close();
   }
 });
+
+it("a stop request that comes while the worker is claiming ends it at once, not after its idle poll", async () => {
+  // The request lands inside a claim that finds nothing: the queue's claim is wrapped so that the stop
+  // comes after the database answered and before the worker goes idle. Its idle poll is 30 s (and no
+  // notification will come: nothing is submitted); the bound is a third of that.
+  const store = await PostgresEventStore.open(db.url, { pgSchema: freshSchema() });
+  try {
+    const queue = store.queue();
+    let worker: ReturnType<typeof createWorker> | null = null;
+    let claims = 0;
+    const stopping = new Proxy(queue, {
+      get: (target, name) =>
+        name === "claim"
+          ? async (...args: Parameters<typeof queue.claim>) => {
+              const claim = await target.claim(...args);
+              // The second: the first wait ends at once (an established LISTEN counts as a notification).
+              if (++claims === 2) worker?.stop();
+              return claim;
+            }
+          : Reflect.get(target, name, target),
+    });
+    const wrapped = new Proxy(store, {
+      get: (target, name) => (name === "queue" ? () => stopping : Reflect.get(target, name, target)),
+    });
+    const events: WorkerEvent[] = [];
+    worker = createWorker(
+      options(wrapped, "w-stop-in-claim", async () => ({ status: "unexpected run" }), events, {
+        leaseMs: 120_000,
+        wakePolicy: { ...WAKE_POLICY, idlePollMs: 30_000 },
+      }),
+    );
+    const t0 = performance.now();
+    expect(await worker.run()).toEqual({ state: "stopped" });
+    const stoppedIn = performance.now() - t0;
+    expect(claims).toBe(2);
+    expect(events.map((e) => e.kind)).toContain("draining");
+    expect(stoppedIn, `stopped ${Math.round(stoppedIn)} ms after it started`).toBeLessThan(10_000);
+  } finally {
+    await store.close();
+  }
+});
