@@ -4,7 +4,7 @@
 // of the built-in agent (dist/agent/), of the Claude Code and Codex builders, of the PostgreSQL store
 // (dist/store/postgres/), and the model and PostgreSQL packages (ai, @ai-sdk/*, pg). None of those is needed
 // by an oracle run on SQLite; each is loaded only when a run chooses it (see store/open-store.ts and
-// cli/commands/builder-choice.ts). The baseline is the same measurement on the tree before that change.
+// cli/commands/choose-builder.ts). The baseline is the same measurement on the tree before that change.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { chooseBuilder } from "../src/cli/commands/builder-choice.js";
+import { chooseBuilder } from "../src/cli/commands/choose-builder.js";
 import { runSettings } from "../src/cli/commands/run-settings.js";
 import type { RunFlags } from "../src/runner/host/run-flags.js";
 import { runTask } from "../src/runner/run/run-task.js";

@@ -12,7 +12,7 @@ import { hintCommand, hintsFor } from "../output/hints.js";
 import type { CommandIO } from "../output/io.js";
 import { CLAUDE_NOT_RESUMABLE } from "../output/run-owner.js";
 import { shellWord } from "../output/store-location.js";
-import { verdictText } from "../output/verdict.js";
+import { verdictText } from "../output/verdict-lines.js";
 import { executeRun } from "./execute-run.js";
 
 /** Claude Code ends a turn itself after this many consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */

@@ -2,7 +2,7 @@ import type { GoalHostDeps } from "../../runner/host/goal-run-host.js";
 import type { RunFaults, RunFlags, RunKit } from "../../runner/host/run-flags.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import type { CommandIO } from "../output/io.js";
-import { chooseBuilder, chosen } from "./builder-choice.js";
+import { chooseBuilder, chosen } from "./choose-builder.js";
 import { faultInjection } from "./fault-injection.js";
 import { judgeModelFor } from "./judge-model.js";
 import { recordedBuilder } from "./resume.js";

@@ -21,7 +21,7 @@ import type { CommandIO } from "../output/io.js";
 import { progressReporter } from "../output/progress.js";
 import { CLAUDE_NOT_RESUMABLE, claudeRerun } from "../output/run-owner.js";
 import { followOutput } from "../output/run-reporter.js";
-import { verdictText } from "../output/verdict.js";
+import { verdictText } from "../output/verdict-lines.js";
 import { faultInjection } from "./fault-injection.js";
 
 /**

@@ -5,9 +5,9 @@ import { type LoadedMissionCase, loadMissionCase } from "../../runner/task-sourc
 import { storeDirFrom } from "../output/context.js";
 import { exitCodeOf } from "../output/exit-codes.js";
 import type { CommandIO } from "../output/io.js";
-import { printEnvelope } from "../output/verdict.js";
+import { printEnvelope } from "../output/verdict-lines.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
-import { chooseBuilder } from "./builder-choice.js";
+import { chooseBuilder } from "./choose-builder.js";
 import { executeRun } from "./execute-run.js";
 
 /** `loopgate run TASK (--builder CMD | --oracle | --noop)` or `loopgate run --case FILE (…)`. */

@@ -13,7 +13,7 @@ import { storeFrom } from "../output/context.js";
 import { oneLine } from "../output/excerpt.js";
 import { hintCommand, hintsFor } from "../output/hints.js";
 import type { CommandIO } from "../output/io.js";
-import { chooseBuilder } from "./builder-choice.js";
+import { chooseBuilder } from "./choose-builder.js";
 import { judgeModelFor } from "./judge-model.js";
 import { runSettings } from "./run-settings.js";
 

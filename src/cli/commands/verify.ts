@@ -5,7 +5,7 @@ import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
 import { exitCodeOf } from "../output/exit-codes.js";
 import type { CommandIO } from "../output/io.js";
-import { printEnvelope } from "../output/verdict.js";
+import { printEnvelope } from "../output/verdict-lines.js";
 import { reportTargets, writeReports } from "../report/write-reports.js";
 import { executeRun } from "./execute-run.js";
 

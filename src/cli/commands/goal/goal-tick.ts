@@ -9,7 +9,7 @@ import { plannerFor } from "../../../runner/host/planner.js";
 import { goalFaults } from "../../../runner/host/run-flags.js";
 import { resumeRun } from "../../../runner/run/resume-run.js";
 import type { CommandIO } from "../../output/io.js";
-import { chosen } from "../builder-choice.js";
+import { chosen } from "../choose-builder.js";
 import { goalHostDeps, hostFaults } from "../host-kit.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 

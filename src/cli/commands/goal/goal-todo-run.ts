@@ -7,7 +7,7 @@ import { exitCodeOf } from "../../output/exit-codes.js";
 import { formatEnvelope } from "../../output/format.js";
 import { hintCommand, hintsFor, storeLine } from "../../output/hints.js";
 import type { CommandIO } from "../../output/io.js";
-import { chosen } from "../builder-choice.js";
+import { chosen } from "../choose-builder.js";
 import { executeRun } from "../execute-run.js";
 import { goalStore, guarded, withStore } from "./goal.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hintsFor } from "../../../src/cli/output/hints.js";
 import type { CommandIO } from "../../../src/cli/output/io.js";
-import { printEnvelope, verdictText } from "../../../src/cli/output/verdict.js";
+import { printEnvelope, verdictText } from "../../../src/cli/output/verdict-lines.js";
 import type { StoreLocation } from "../../../src/store/open-store.js";
 import { envelope } from "../envelopes.js";
 
