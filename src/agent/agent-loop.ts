@@ -1,14 +1,8 @@
 import type { AgentBudget } from "../core/agent/agent-budget.js";
 import { budgetStops, retryBackoff } from "../core/agent/agent-budget.js";
-import {
-  type AgentAction,
-  type AgentOutcome,
-  type AgentState,
-  evolveAgent,
-  foldAgent,
-  nextAgentAction,
-} from "../core/agent/agent-decider.js";
+import { type AgentOutcome, type AgentState, evolveAgent, foldAgent } from "../core/agent/agent-decider.js";
 import { projectMessages } from "../core/agent/agent-messages.js";
+import { type AgentAction, nextAgentAction } from "../core/agent/agent-next.js";
 import { describePredicate, evaluateGoal } from "../core/agent/stop-condition.js";
 import { type LoopgateEvent, type Origin, runStreamOf } from "../core/events/loopgate-event.js";
 import { boundText } from "../core/kernel/bounded.js";
@@ -66,7 +60,7 @@ export interface AgentDeps {
 
 /**
  * Runs (or, after a crash, continues) the turn loop of one attempt until the goal gate lets it stop. The
- * decisions are core/agent/agent-decider.ts `nextAgentAction`; this loop carries each out and records its facts,
+ * decisions are core/agent/agent-next.ts `nextAgentAction`; this loop carries each out and records its facts,
  * evolving the state on every append (the log is folded once, at the start).
  */
 export async function runAgentAttempt(d: AgentDeps): Promise<AgentOutcome> {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ModelAdapter, ModelResponse } from "../core/agent/model-boundary.js";
 import type { EventData } from "../core/events/loopgate-event.js";
-import type { ResolvedRule } from "../core/task/task.js";
+import type { ResolvedRule } from "../core/task/judge-spec.js";
 import { generateWithin } from "./generate-within.js";
 
 /** The only shape of verdict the judge may give; anything else is inconclusive. */

@@ -1,10 +1,8 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type LongTimer, setLongTimeout } from "../../core/kernel/long-timer.js";
 import type { AgentRuntimeEventBody } from "../../core/run/run-decider.js";
 import type { GoalPredicate } from "../../core/task/task.js";
-import { runSandboxed } from "../../sandbox/bubblewrap.js";
-import { scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
@@ -16,9 +14,10 @@ import {
   toolFact,
   touchesOwnedPath,
 } from "../stop-gate/hook-input.js";
-import { haltedPass, SessionHalt, STOP_GRACE_MS } from "../stop-gate/session-halt.js";
+import { haltedPass, SessionHalt } from "../stop-gate/session-halt.js";
 import { goalAtStop, stopPredicates } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
+import { startClaude } from "./claude-process.js";
 import { claudeArgs, freshHookDir, writeHookFiles } from "./claude-settings.js";
 import { ConfirmedFacts } from "./confirmed-facts.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
@@ -40,13 +39,6 @@ export interface ClaudeBuilderOptions {
   /** How many Stops the goal may block in the whole session (so that Claude's own block cap comes last). */
   goalBlocks?: number;
 }
-
-/** Claude Code's own environment switches: no telemetry or update checks; only the provider is reached. */
-const CLAUDE_ENV = {
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  DISABLE_AUTOUPDATER: "1",
-  DISABLE_TELEMETRY: "1",
-};
 
 /** A hook reply that ends Claude's session: Claude Code honours `continue: false` on any hook, Stop included. */
 export function endSession(why: string): HookReply {
@@ -228,7 +220,6 @@ export class ClaudeBuilder implements Builder {
 
   private spawn(ctx: BuilderContext, prompt: string, resume: string | null): void {
     const args = claudeArgs({ prompt, settingsFile: this.settingsFile, resume, user: this.o.extraArgs });
-    const pkg = dirname(dirname(realpathSync(this.o.program)));
     this.kill = new AbortController();
     // Its stdout alone (never stderr's lines between them): the stream that confirms hook reports.
     this.reader = new StreamJsonReader(this.seen.calls);
@@ -245,48 +236,18 @@ export class ClaudeBuilder implements Builder {
         this.halting.halt(`loopgate: the model provider failed; the run ends here`);
     };
     const attempt = ctx.attempt;
-    let running: Promise<ProcessResult>;
-    try {
-      running = runSandboxed(
-        {
-          argv: [this.o.program, ...args],
-          cwd: ctx.workspace,
-          writable: [ctx.workspace, this.home],
-          readonly: [
-            ...ctx.mounts,
-            pkg,
-            dirname(this.settingsFile),
-            this.userSettings,
-            dirname(ctx.promptFile),
-          ],
-          ...(ctx.masked?.length ? { masked: ctx.masked } : {}),
-          ...(ctx.dependencies?.length ? { dependencies: ctx.dependencies } : {}),
-          env: scrubbedEnv({
-            home: this.home,
-            allow: ctx.allowEnv,
-            extra: { ...CLAUDE_ENV, ...this.o.providerEnv, LOOPGATE_RUN_ID: ctx.runId },
-          }),
-          network: true,
-          timeoutMs: 24 * 3600_000,
-          maxOutputBytes: 16_000,
-          onOutput,
-          onStdout,
-          signal: this.kill.signal,
-          killGraceMs: STOP_GRACE_MS,
-          ...(ctx.limits ? { limits: ctx.limits } : {}),
-        },
-        ctx.sandbox,
-      );
-    } catch (e) {
-      running = Promise.resolve({
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        durationMs: 0,
-        output: "",
-        spawnError: (e as Error).message,
-      } as ProcessResult);
-    }
+    const running = startClaude({
+      program: this.o.program,
+      args,
+      ctx,
+      home: this.home,
+      settingsFile: this.settingsFile,
+      userSettings: this.userSettings,
+      providerEnv: this.o.providerEnv,
+      onOutput,
+      onStdout,
+      signal: this.kill.signal,
+    });
     this.running = running;
     void running.then(async (r) => {
       this.reader.end();

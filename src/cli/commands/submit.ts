@@ -6,7 +6,6 @@ import {
   type JobOptions,
   type PostgresEventStore,
   postgresRoom,
-  StoreError,
   type StoreLocation,
 } from "../../store/open-store.js";
 import { storeFrom } from "../output/context.js";
@@ -35,11 +34,6 @@ export const CARRIED = [
   "no-step-checks",
   "step-escalation",
 ] as const;
-
-/** True for an error that means the database cannot be reached (not a refusal of one statement). */
-export function isStoreUnreachable(e: unknown): boolean {
-  return e instanceof StoreError;
-}
 
 /** The Postgres store the store rule gives (a queue needs one database that every worker shares). */
 export async function postgresStoreFrom(

@@ -7,6 +7,7 @@ import { globProblem } from "../kernel/glob-syntax.js";
 import { gateTemplateParams, templateNames } from "../kernel/template.js";
 import { lineOf, parseYamlSource } from "../kernel/yaml-source.js";
 import { DifferentialSpec } from "./differential-spec.js";
+import { JudgeSchema } from "./judge-spec.js";
 import { LimitsSchema } from "./limits.js";
 
 const duration = DurationField;
@@ -95,8 +96,6 @@ export function gateChangeRules(task: Pick<Task, "deliverables" | "protected" | 
 export const DEFAULT_BUDGET = { attempts: 3, turns: 20, steps_per_turn: 50 } as const;
 /** `builder.timeout` when the task gives none. */
 export const DEFAULT_BUILDER_TIMEOUT = "10m";
-/** `judge.timeout` when the task gives none. */
-export const DEFAULT_JUDGE_TIMEOUT = "120s";
 
 const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
 const feedback = z.enum(["none", "summary", "log"]);
@@ -197,27 +196,6 @@ const GoalSchema = z
     all: z
       .array(GoalPredicate)
       .min(1, "a goal needs at least one checkable predicate (command_succeeded, gate_passed, file_exists)"),
-  })
-  .strict();
-
-/** A judge rule: a string, or an id with its text; a private rule is shown to the judge, never to the builder. */
-const JudgeRule = z.union([
-  z.string().min(1).max(2000),
-  z
-    .object({
-      id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only"),
-      text: z.string().min(1).max(2000),
-      private: z.boolean().default(false),
-    })
-    .strict(),
-]);
-
-/** The independent judge: a fresh model session that can only veto an attempt whose gates all passed. */
-const JudgeSchema = z
-  .object({
-    rules: z.array(JudgeRule).min(1, "a judge needs at least one rule to judge by"),
-    model: z.string().min(1).optional(),
-    timeout: duration.default(DEFAULT_JUDGE_TIMEOUT),
   })
   .strict();
 
@@ -384,20 +362,4 @@ export function parseTask(text: string, file: string): Task {
   });
   const more = result.error.issues.length > 5 ? `\n(and ${result.error.issues.length - 5} more)` : "";
   throw new InputError(`invalid task file\n${messages.join("\n")}${more}`);
-}
-
-/** A judge rule with its id resolved: string rules are `rule-1`, `rule-2`, … in declaration order. */
-export interface ResolvedRule {
-  id: string;
-  text: string;
-  private: boolean;
-}
-
-/** The task's judge rules with ids. */
-export function judgeRules(task: Task): ResolvedRule[] {
-  return (task.judge?.rules ?? []).map((r, i) =>
-    typeof r === "string"
-      ? { id: `rule-${i + 1}`, text: r, private: false }
-      : { id: r.id, text: r.text, private: r.private },
-  );
 }

@@ -2,12 +2,8 @@ import { describe, expect, it } from "vitest";
 import { scriptedModel } from "../../../src/agent/models/scripted-model.js";
 import { escalateStep, escalationMessage } from "../../../src/agent/todo/escalation.js";
 import { escalation } from "../../../src/agent/todo/step-work.js";
-import {
-  type AgentConfig,
-  type AgentLimits,
-  foldAgent,
-  nextAgentAction,
-} from "../../../src/core/agent/agent-decider.js";
+import { type AgentConfig, foldAgent } from "../../../src/core/agent/agent-decider.js";
+import { type AgentLimits, nextAgentAction } from "../../../src/core/agent/agent-next.js";
 import {
   claimsCheckable,
   type EscalationInput,

@@ -3,12 +3,11 @@ import { describe, expect, it } from "vitest";
 import { aborted, stepsPerTurnIs, tokensAtLeast } from "../../../src/core/agent/agent-budget.js";
 import {
   type AgentConfig,
-  type AgentLimits,
   type AgentState,
   evolveAgent,
   initialAgentState,
-  nextAgentAction,
 } from "../../../src/core/agent/agent-decider.js";
+import { type AgentLimits, nextAgentAction } from "../../../src/core/agent/agent-next.js";
 import type { EventData, LoopgateEvent, RunStreamEvent } from "../../../src/core/events/loopgate-event.js";
 import { fold } from "../../support/decider.js";
 import {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../../src/core/kernel/errors.js";
-import { judgeRules, parseTask } from "../../../src/core/task/task.js";
+import { judgeRules } from "../../../src/core/task/judge-spec.js";
+import { parseTask } from "../../../src/core/task/task.js";
 
 const valid = `id: demo
 prompt: fix it

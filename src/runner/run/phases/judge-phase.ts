@@ -1,6 +1,6 @@
 import type { EventData } from "../../../core/events/loopgate-event.js";
 import type { Envelope } from "../../../core/run/envelope.js";
-import { judgeRules } from "../../../core/task/task.js";
+import { judgeRules } from "../../../core/task/judge-spec.js";
 import { runJudge } from "../../../judge/judge.js";
 import { deliverablesDiff } from "../../../judge/judge-diff.js";
 import { failRun, type RunContext } from "../context/run-context.js";

@@ -1,6 +1,6 @@
 import { buildRequiredFix, type Feedback } from "../../../core/run/required-fix.js";
 import type { FixSource } from "../../../core/run/run-step.js";
-import { judgeRules } from "../../../core/task/task.js";
+import { judgeRules } from "../../../core/task/judge-spec.js";
 import { judgeRequiredFix } from "../../../judge/judge.js";
 import { deliverablesDiff } from "../../../judge/judge-diff.js";
 import type { RunContext } from "../context/run-context.js";
