@@ -54,7 +54,7 @@ export interface Violation {
   message: string;
 }
 
-/** The top folder of a file under src/ (`src/core/events/run.ts` → `core`), or null outside src/. */
+/** The top folder of a file under src/ (`src/core/events/run-events.ts` → `core`), or null outside src/. */
 export function folderOf(file: string): string | null {
   const m = /^src\/([^/]+)\//.exec(file);
   return m ? (m[1] as string) : null;

@@ -1,4 +1,4 @@
-import { formatColumns } from "../../src/experiments/report.js";
+import { formatColumns } from "../../src/experiments/experiment-report.js";
 import type { ExperimentExport } from "../../src/experiments/run-experiment.js";
 
 /** What one policy did with one scenario. */

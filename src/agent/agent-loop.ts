@@ -12,9 +12,9 @@ import type { GoalPredicate } from "../core/task/task.js";
 import type { ModelAdapter, ToolCall } from "./models/model.js";
 import type { SelfCheckHook } from "./self-check/self-check.js";
 import { appraisal, escalation, runStepCheck, type StepCheckPolicy } from "./todo/step-work.js";
-import { executeToolCall, isMutating, toolSpecs } from "./tools/registry.js";
 import { ensureAgentSandbox } from "./tools/self-test.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
+import { executeToolCall, isMutating, toolSpecs } from "./tools/tool-registry.js";
 
 export type { AgentBudget } from "../core/agent/agent-budget.js";
 export type { AgentOutcome } from "../core/agent/agent-decider.js";

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Builder, BuilderContext, BuilderResult } from "../builders/builder.js";
+import { providerDown } from "../builders/claude/claude-provider-error.js";
 import { shellWord } from "../builders/claude/claude-settings.js";
-import { providerDown } from "../builders/claude/provider-error.js";
 import { codexConfig, findCodex } from "../builders/codex/codex-builder.js";
+import { codexProviderFailure } from "../builders/codex/codex-provider-error.js";
 import { codexFacts } from "../builders/codex/exec-events.js";
-import { codexProviderFailure } from "../builders/codex/provider-error.js";
 import { runSandboxed } from "../sandbox/bubblewrap.js";
 import { SANDBOX_PATH, scrubbedEnv } from "../sandbox/environment.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentDeps, runAgentAttempt } from "../../src/agent/agent-loop.js";
 import { scriptedModel } from "../../src/agent/models/scripted-model.js";
-import { defaultTools } from "../../src/agent/tools/registry.js";
+import { defaultTools } from "../../src/agent/tools/tool-registry.js";
 import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
 
 // The agent-tools sandbox self-test runs before an attempt relies on the sandbox: when bubblewrap cannot

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { workerLine, workerOptionsFrom } from "../../src/cli/commands/worker.js";
 import { InputError } from "../../src/core/kernel/errors.js";
 
-// `loopgate worker`'s flags, parsed once into the worker's options (runner/host/worker.ts).
+// `loopgate worker`'s flags, parsed once into the worker's options (runner/host/worker-host.ts).
 describe("workerOptionsFrom", () => {
   it("defaults: one job at a time, a 30 s lease, an id of this host and process", () => {
     expect(workerOptionsFrom({})).toEqual({

@@ -1,7 +1,7 @@
 // An experiment run whose model provider was down is infrastructure (TOOL_FAILURE, left out of the
 // pairs), never a graded failure of the arm: under every policy, and in the summary's counts.
 import { describe, expect, it } from "vitest";
-import { providerDown } from "../../src/builders/claude/provider-error.js";
+import { providerDown } from "../../src/builders/claude/claude-provider-error.js";
 import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
 import type { Envelope } from "../../src/core/run/envelope.js";
 import { POLICIES } from "../../src/experiments/manifest.js";

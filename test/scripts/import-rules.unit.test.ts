@@ -19,7 +19,7 @@ const kinds = (g: ImportGraph, allowed = [] as Parameters<typeof checkImports>[1
 
 describe("the layer rule", () => {
   it("a file's folder is its first directory under src/", () => {
-    expect(folderOf("src/core/events/run.ts")).toBe("core");
+    expect(folderOf("src/core/events/run-events.ts")).toBe("core");
     expect(folderOf("src/cli/main.ts")).toBe("cli");
     expect(folderOf("scripts/check-imports.ts")).toBeNull();
   });
@@ -28,7 +28,7 @@ describe("the layer rule", () => {
     expect(layerViolation("src/cli/main.ts", "src/runner/run/run-task.ts")).toBeNull();
     expect(layerViolation("src/runner/run/run-task.ts", "src/core/events/loopgate-event.ts")).toBeNull();
     expect(layerViolation("src/selftest/check.ts", "src/runner/run/run-task.ts")).toBeNull();
-    expect(layerViolation("src/core/events/loopgate-event.ts", "src/core/events/run.ts")).toBeNull();
+    expect(layerViolation("src/core/events/loopgate-event.ts", "src/core/events/run-events.ts")).toBeNull();
   });
 
   it("up the list is refused, naming both files and both levels", () => {
@@ -135,7 +135,7 @@ describe("the store's door", () => {
   it("applies to cli/ only: store/ itself and the layers below cli/ reach its rooms directly", () => {
     expect(storeDoorViolation("src/store/open-store.ts", "src/store/postgres/postgres-room.ts")).toBeNull();
     expect(
-      storeDoorViolation("src/runner/host/worker.ts", "src/store/postgres/queue-listener.ts"),
+      storeDoorViolation("src/runner/host/worker-host.ts", "src/store/postgres/queue-listener.ts"),
     ).toBeNull();
     expect(storeDoorViolation("src/selftest/cost.ts", "src/store/sqlite/sqlite-event-store.ts")).toBeNull();
   });

@@ -15,9 +15,9 @@ import { planGateChanges } from "../../src/core/observation/gate-change-plan.js"
 import { BlobStore } from "../../src/workspace/blob-store.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
 import { buildGateEnvironment } from "../../src/workspace/gate-environment.js";
-import { listFiles } from "../../src/workspace/list-files.js";
 import { ObservationStore } from "../../src/workspace/observation-store.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";
+import { listFiles } from "../../src/workspace/tree-files.js";
 import { useTempDirs, writeTree } from "./temp-dirs.js";
 
 /** `dir/` followed by raw bytes: a name as the file system has it, whatever its encoding. */

@@ -4,8 +4,8 @@ import type { EventData, LoopgateEvent } from "../../core/events/loopgate-event.
 import type { AgentEventBody } from "../../core/run/run-decider.js";
 import type { ModelAdapter } from "../models/model.js";
 import { bashTool } from "../tools/bash.js";
-import { executeToolCall } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
+import { executeToolCall } from "../tools/tool-registry.js";
 import { escalateStep } from "./escalation.js";
 
 /** The hard cap on declared checks executed per run. */

@@ -18,10 +18,10 @@ import { haltedPass, SessionHalt } from "../stop-gate/session-halt.js";
 import { goalAtStop, stopPredicates } from "./claude-gates.js";
 import { claudePreflight } from "./claude-preflight.js";
 import { startClaude } from "./claude-process.js";
+import { ClaudeProviderWatch, providerDown } from "./claude-provider-error.js";
 import { claudeArgs, freshHookDir, writeHookFiles } from "./claude-settings.js";
 import { ConfirmedFacts } from "./confirmed-facts.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
-import { ClaudeProviderWatch, providerDown } from "./provider-error.js";
 import { StreamJsonReader, sessionFact } from "./stream-json.js";
 
 /** How `loopgate claude` runs Claude Code. */

@@ -8,16 +8,16 @@ import { SANDBOX_PATH, scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
 import { sandboxUser } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
+import { providerDown } from "../claude/claude-provider-error.js";
 import { freshHookDir } from "../claude/claude-settings.js";
 import { type HookServer, startHookServer } from "../claude/hook-server.js";
-import { providerDown } from "../claude/provider-error.js";
 import { failedCheck, fixMessage, HeldStop, stopAnswered, verdictMessage } from "../stop-gate/held-stop.js";
 import type { HookInput, HookReply, StopInput } from "../stop-gate/hook-input.js";
 import { haltedPass, SessionHalt, STOP_GRACE_MS } from "../stop-gate/session-halt.js";
 import { type CodexInstall, codexPreflight, findCodex } from "./codex-find.js";
 import { codexHooksDir, writeCodexHome } from "./codex-home.js";
+import { CodexProviderWatch } from "./codex-provider-error.js";
 import { codexFacts, codexSessionEvent, codexToolEvents, describeFacts } from "./exec-events.js";
-import { CodexProviderWatch } from "./provider-error.js";
 
 /** How the Codex builder runs `codex exec`. */
 export interface CodexSessionOptions {

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { parseDuration } from "../../core/kernel/duration.js";
 import { InputError } from "../../core/kernel/errors.js";
-import { createWorker, type WorkerEvent, type WorkerOptions } from "../../runner/host/worker.js";
+import { createWorker, type WorkerEvent, type WorkerOptions } from "../../runner/host/worker-host.js";
 import { QUEUE_POLICY, type QueuePolicy, WAKE_POLICY, type WakePolicy } from "../../store/open-store.js";
 import type { CommandIO } from "../output/io.js";
 import { hostFaults, runKit } from "./host-kit.js";
@@ -83,7 +83,7 @@ export function workerLine(e: WorkerEvent): string {
 }
 
 /**
- * `loopgate worker --store postgres://…`: the worker of runner/host/worker.ts over the store's queue.
+ * `loopgate worker --store postgres://…`: the worker of runner/host/worker-host.ts over the store's queue.
  * SIGTERM (or SIGINT) is its stop request: the first drains, the second hands the held jobs back.
  * Exit 0 when it stopped, 1 when it lost the database or could not start jobs on this machine.
  */

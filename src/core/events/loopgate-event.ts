@@ -2,14 +2,14 @@ import { z } from "zod";
 import { CorruptEventError } from "../kernel/errors.js";
 import type { EventArea } from "../kernel/event-area.js";
 import { Origin } from "../kernel/event-parts.js";
-import { agentEvents } from "./agent.js";
-import { agentRuntimeEvents } from "./agent-runtime.js";
+import { agentEvents } from "./agent-events.js";
+import { agentRuntimeEvents } from "./agent-runtime-events.js";
 import { goalEvents } from "./goal/goal-events.js";
-import { hookSessionEvents } from "./hook-session.js";
-import { judgeEvents } from "./judge.js";
-import { runEvents } from "./run.js";
-import { selfCheckEvents } from "./self-check.js";
-import { todoEvents } from "./todo.js";
+import { hookSessionEvents } from "./hook-session-events.js";
+import { judgeEvents } from "./judge-events.js";
+import { runEvents } from "./run-events.js";
+import { selfCheckEvents } from "./self-check-events.js";
+import { todoEvents } from "./todo-events.js";
 
 export type { EventArea } from "../kernel/event-area.js";
 export {

@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LockedTwin } from "../../core/task/task-lock.js";
-import { listFiles } from "../../workspace/list-files.js";
+import { listFiles } from "../../workspace/tree-files.js";
 import type { EmittedTest } from "./identity.js";
 import type { PlantedTwins } from "./identity-verdict.js";
 import { plausibleName } from "./names.js";

@@ -5,7 +5,7 @@ import { InputError } from "../../core/kernel/errors.js";
 import { runSecrets } from "../../core/kernel/redact.js";
 import type { Envelope } from "../../core/run/envelope.js";
 import type { PinnedIdentity } from "../../core/task/task-lock.js";
-import { buildGateRegistry } from "../../gates/registry.js";
+import { buildGateRegistry } from "../../gates/gate-registry.js";
 import type { TestFloor } from "../../gates/tamper/test-report.js";
 import type { SandboxMode } from "../../sandbox/bubblewrap.js";
 import type { EventStore } from "../../store/kernel/event-store.js";

@@ -6,7 +6,7 @@ import type { Envelope } from "../../core/run/envelope.js";
 import { isSubprocessGate } from "../../core/task/task.js";
 import { type LockedGate, type PinnedIdentity, TaskLock } from "../../core/task/task-lock.js";
 import { tamperCheckFor } from "../../gates/tamper/instrument.js";
-import { listFiles } from "../../workspace/list-files.js";
+import { listFiles } from "../../workspace/tree-files.js";
 import type { LoadedTask } from "./load-task.js";
 
 /** The lock file of a task file: `task.yaml` → `task.lock.json`, beside it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyTodoWrite, renderPlan, type TodoInput } from "../../../src/agent/todo/plan.js";
 import { createTodoTool } from "../../../src/agent/todo/todo-tool.js";
-import { executeToolCall } from "../../../src/agent/tools/registry.js";
+import { executeToolCall } from "../../../src/agent/tools/tool-registry.js";
 
 const step = (status: TodoInput["status"], extra: Partial<TodoInput> = {}): TodoInput => ({
   content: "add tests",

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import { defaultTools, executeToolCall } from "../../../src/agent/tools/registry.js";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
+import { defaultTools, executeToolCall } from "../../../src/agent/tools/tool-registry.js";
 import type { SandboxMode } from "../../../src/sandbox/bubblewrap.js";
 
 /** A fresh root per test holding `ws` (the workspace) and a sibling `heldout` with a secret file. */

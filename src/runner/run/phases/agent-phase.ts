@@ -4,7 +4,7 @@ import { type AgentOutcome, describeGoal, runAgentAttempt } from "../../../agent
 import { createSelfCheck, sourceGuardContext } from "../../../agent/self-check/self-check.js";
 import { MAX_STEP_CHECKS } from "../../../agent/todo/step-work.js";
 import { createTodoTool } from "../../../agent/todo/todo-tool.js";
-import { defaultTools } from "../../../agent/tools/registry.js";
+import { defaultTools } from "../../../agent/tools/tool-registry.js";
 import { feedbackOutcome } from "../../../core/run/required-fix.js";
 import { LimitExceededError } from "../../../core/task/limits.js";
 import type { GoalPredicate } from "../../../core/task/task.js";

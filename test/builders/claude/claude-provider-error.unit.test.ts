@@ -6,7 +6,7 @@ import {
   providerDown,
   providerStatus,
   UNANSWERED_TRIES,
-} from "../../../src/builders/claude/provider-error.js";
+} from "../../../src/builders/claude/claude-provider-error.js";
 
 const retry = (attempt: number, status: number | null, error: string) => ({
   type: "system",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "../kernel/bounded.js";
 import type { EventArea } from "../kernel/event-area.js";
 import { RunStatus } from "../kernel/event-parts.js";
-import { ExternalAgent } from "./agent-runtime.js";
+import { ExternalAgent } from "./agent-runtime-events.js";
 
 /**
  * The facts of a user's own agent session that loopgate's installed hooks watch (`loopgate hook install`),

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { JobContext } from "../../../src/runner/host/job-context.js";
 import { LocalStartError } from "../../../src/runner/host/job-start.js";
 import type { RunKit } from "../../../src/runner/host/run-flags.js";
-import { createWorker, type WorkerEvent, type WorkerOptions } from "../../../src/runner/host/worker.js";
+import { createWorker, type WorkerEvent, type WorkerOptions } from "../../../src/runner/host/worker-host.js";
 import { QUEUE_POLICY, WAKE_POLICY } from "../../../src/store/kernel/queue-policy.js";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase, freshSchema } from "../../support/postgres.js";

@@ -1,7 +1,10 @@
 // What Codex 0.169.0 prints with `exec --json` when its provider is down (recorded against a refused port
 // and a server answering 401, 429 and 500), and which of it means "the provider is down".
 import { describe, expect, it } from "vitest";
-import { CodexProviderWatch, codexProviderFailure } from "../../../src/builders/codex/provider-error.js";
+import {
+  CodexProviderWatch,
+  codexProviderFailure,
+} from "../../../src/builders/codex/codex-provider-error.js";
 
 const lines = (...events: object[]) => `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
 const start = [

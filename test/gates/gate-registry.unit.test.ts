@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseTask } from "../../src/core/task/task.js";
-import { buildGateRegistry } from "../../src/gates/registry.js";
+import { buildGateRegistry } from "../../src/gates/gate-registry.js";
 
 const yaml = `
 id: slugify-unicode

@@ -1,5 +1,5 @@
 import { boundText } from "../../core/kernel/bounded.js";
-import { providerStatus, UNANSWERED_TRIES } from "../claude/provider-error.js";
+import { providerStatus, UNANSWERED_TRIES } from "../claude/claude-provider-error.js";
 import { JsonLines } from "../json-lines.js";
 
 /** Codex 0.169.0's word for a request nothing answered: "Reconnecting... waiting for network (Connection failed: …)". */

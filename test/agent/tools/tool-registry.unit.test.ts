@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defaultTools, executeToolCall, isMutating, toolSpecs } from "../../../src/agent/tools/registry.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
+import {
+  defaultTools,
+  executeToolCall,
+  isMutating,
+  toolSpecs,
+} from "../../../src/agent/tools/tool-registry.js";
 
 const ctx: ToolContext = { workspace: "/nonexistent", sandbox: "none", network: false, timeoutMs: 1000 };
 
