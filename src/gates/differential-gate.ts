@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import { parseDuration } from "../core/kernel/duration.js";
+import { mapBounded } from "../core/kernel/map-bounded.js";
 import { caseName } from "../core/task/differential-spec.js";
 import type { DifferentialGateSpec } from "../core/task/task.js";
 import { resolveProgram } from "../sandbox/environment.js";
@@ -19,6 +20,12 @@ import { type Gate, type GateContext, type GateResult, undecided } from "./gate.
 
 /** How many differing cases the gate log shows in full. */
 const SHOWN = 5;
+
+/** How many cases run at once, each in its own pair of sandboxes. */
+export const CASE_CONCURRENCY = 4;
+
+/** One case's runs: both trees' outputs, or why the oracle's tree could not serve as the reference. */
+type CaseOutcome = { want: CaseRun; got: CaseRun } | { broken: string };
 
 /**
  * A gate that runs the same cases on the oracle's tree (a copy of the pristine workspace with the task's
@@ -88,22 +95,28 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
             ? [`(${differing.length - SHOWN} more differing cases not shown)`]
             : []),
         ].join("\n");
-      for (const c of cases) {
-        if (ctx.signal?.aborted) return { ...undecided("crashed", "interrupted", elapsed()), ...withSeed };
+      // Cases run CASE_CONCURRENCY at a time (each waits on its sandboxes, not the CPU); their results are
+      // then read in case order, so the verdict and its log are the ones a case-by-case run gives.
+      const runs = await mapBounded(cases, CASE_CONCURRENCY, async (c): Promise<CaseOutcome | null> => {
+        if (ctx.signal?.aborted) return null;
         const files = await writeCaseFiles(c);
-        let want: CaseRun;
-        let got: CaseRun;
         try {
-          want = await runCase(oracle.dir, files, c, limits);
+          const want = await runCase(oracle.dir, files, c, limits);
           const broken = oracleFailure(want, timeoutMs);
-          if (broken) {
-            const why = `the oracle's tree failed case ${JSON.stringify(c.name)}: ${broken}`;
-            return { ...undecided("spawn_failed", why, elapsed(), `gate ${spec.id}: ${why}`), ...withSeed };
-          }
-          got = await runCase(ctx.gateEnv, files, c, limits);
+          if (broken) return { broken };
+          return { want, got: await runCase(ctx.gateEnv, files, c, limits) };
         } finally {
           await removeCaseFiles(files);
         }
+      });
+      for (const [i, c] of cases.entries()) {
+        const run = runs[i];
+        if (!run) return { ...undecided("crashed", "interrupted", elapsed()), ...withSeed };
+        if ("broken" in run) {
+          const why = `the oracle's tree failed case ${JSON.stringify(c.name)}: ${run.broken}`;
+          return { ...undecided("spawn_failed", why, elapsed(), `gate ${spec.id}: ${why}`), ...withSeed };
+        }
+        const { want, got } = run;
         if (got.spawnError)
           return { ...undecided("spawn_failed", got.spawnError, elapsed()), log_excerpt: log(), ...withSeed };
         if (got.timedOut) {

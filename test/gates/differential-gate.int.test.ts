@@ -97,6 +97,30 @@ describe("differentialGate", () => {
     expect(r.log_excerpt.length).toBeLessThan(4000);
   });
 
+  it("cases run several at a time, yet the log lists the differing ones in case order", async () => {
+    // The first cases take longest on the builder's tree, so they end last when cases run at once.
+    await tool(builderDir, `read n; sleep "0.$((4 - n))"; echo "late $n"`);
+    const cases = [0, 1, 2, 3].map((i) => `        - { name: c${i}, stdin: "${i}\\n" }`).join("\n");
+    const r = await differentialGate(
+      spec(`  - id: cli\n    differential:\n      run: ["sh", "bin/tool"]\n      cases:\n${cases}\n`),
+      root,
+    ).run(ctx());
+    expect(r.summary).toBe("4 of 4 cases differ");
+    const at = [0, 1, 2, 3].map((i) => r.log_excerpt.indexOf(`case "c${i}":`));
+    expect(at.every((p) => p >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it("an interrupted gate is undecided, never a pass", async () => {
+    await tool(builderDir, "tr a-z A-Z");
+    const controller = new AbortController();
+    controller.abort();
+    const r = await differentialGate(spec(upper), root).run(ctx({ signal: controller.signal }));
+    expect(r.passed).toBe(false);
+    expect(r.error).toBe("crashed");
+    expect(r.summary).toContain("interrupted");
+  });
+
   it("fails a tree whose exit code differs, even with the same stdout", async () => {
     await tool(builderDir, "tr a-z A-Z"); // never exits 3
     const r = await differentialGate(spec(upper), root).run(ctx());

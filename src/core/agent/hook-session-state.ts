@@ -1,4 +1,4 @@
-import type { RecordedEvent } from "../events/loopgate-event.js";
+import { type RecordedEvent, streamOf } from "../events/loopgate-event.js";
 import type { RunStatus } from "../kernel/event-parts.js";
 
 /**
@@ -46,7 +46,10 @@ export function projectHookSession(events: readonly RecordedEvent[]): HookSessio
   let verifications = 0;
   let last: HookSessionView["last_verification"] = null;
   let lastToolAt: string | null = null;
-  const sorted = [...events].sort((a, b) => a.revision - b.revision);
+  const sorted = streamOf(
+    "hook-session",
+    [...events].sort((a, b) => a.revision - b.revision),
+  );
   for (const e of sorted) {
     switch (e.type) {
       case "agent_tool_observed":

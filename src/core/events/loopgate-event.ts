@@ -144,8 +144,9 @@ export type RecordedEvent = LoopgateEvent & {
 };
 
 // One union per stream kind. The log holds four kinds of stream: a run's (`run-…`), a goal's (`goal-…`),
-// a task's (its checks) and a hook session's. A fold of one kind takes only its kind's events: an event of
-// another kind in its stream is corruption (the store wrote it to the wrong stream), never skipped.
+// a task's checks (`task-check-…`) and a hook session's (`claude-session-…`). A fold of one kind takes only
+// its kind's events: an event of another kind in its stream is corruption (the store wrote it to the wrong
+// stream), never skipped.
 
 /** The types a run's stream holds: the run's own, its attempts' agent loop, judge and agent runtime facts. */
 export type RunStreamEventType =
@@ -153,15 +154,59 @@ export type RunStreamEventType =
   | AgentEventType
   | keyof typeof judgeEvents
   | keyof typeof agentRuntimeEvents;
-const runStreamTypes: ReadonlySet<string> = new Set([
-  ...Object.keys(runEvents).filter((t) => t !== "task_checked"),
-  ...agentEventTypes,
-  ...Object.keys(judgeEvents),
-  ...Object.keys(agentRuntimeEvents),
-]);
+
+/** The event types of each kind of stream. */
+export interface StreamEventTypes {
+  run: RunStreamEventType;
+  goal: keyof typeof goalEvents;
+  "task-check": "task_checked";
+  /** A user's own agent session under loopgate's hooks: what its runtime reported, and the bindings and verdicts. */
+  "hook-session": keyof typeof hookSessionEvents | keyof typeof agentRuntimeEvents;
+}
+export type StreamKind = keyof StreamEventTypes;
+
+const streamTypes: { readonly [K in StreamKind]: ReadonlySet<string> } = {
+  run: new Set([
+    ...Object.keys(runEvents).filter((t) => t !== "task_checked"),
+    ...agentEventTypes,
+    ...Object.keys(judgeEvents),
+    ...Object.keys(agentRuntimeEvents),
+  ]),
+  goal: new Set(Object.keys(goalEvents)),
+  "task-check": new Set(["task_checked"]),
+  "hook-session": new Set([...Object.keys(hookSessionEvents), ...Object.keys(agentRuntimeEvents)]),
+};
+
+/** An event of a stream of kind `K`, as stored. */
+export type StreamEvent<K extends StreamKind> = Extract<LoopgateEvent, { type: StreamEventTypes[K] }>;
+
+/** Whether an event belongs in a stream of this kind. */
+export function isStreamEvent<K extends StreamKind, E extends { type: string }>(
+  kind: K,
+  e: E,
+): e is Extract<E, { type: StreamEventTypes[K] }> {
+  return streamTypes[kind].has(e.type);
+}
+
+/**
+ * A stream's events, typed as its kind's; an event of another kind among them is refused with
+ * CorruptEventError naming it and where it sits.
+ */
+export function streamOf<K extends StreamKind, E extends { type: string }>(
+  kind: K,
+  events: readonly E[],
+): Extract<E, { type: StreamEventTypes[K] }>[] {
+  events.forEach((e, i) => {
+    if (!isStreamEvent(kind, e))
+      throw new CorruptEventError(
+        `event ${i} of a ${kind} stream is a ${JSON.stringify(e.type)}, which only another kind of stream holds`,
+      );
+  });
+  return events as Extract<E, { type: StreamEventTypes[K] }>[];
+}
 
 /** An event of a run's stream, as stored. */
-export type RunStreamEvent = Extract<LoopgateEvent, { type: RunStreamEventType }>;
+export type RunStreamEvent = StreamEvent<"run">;
 /** An event of a run's stream, as a decider emits it. */
 export type RunStreamEventBody = Extract<EventBody, { type: RunStreamEventType }>;
 
@@ -169,21 +214,12 @@ export type RunStreamEventBody = Extract<EventBody, { type: RunStreamEventType }
 export function isRunStreamEvent<E extends { type: string }>(
   e: E,
 ): e is Extract<E, { type: RunStreamEventType }> {
-  return runStreamTypes.has(e.type);
+  return isStreamEvent("run", e);
 }
 
-/**
- * A run stream's events, typed as such; an event of another stream kind among them is refused with
- * CorruptEventError naming it and where it sits.
- */
+/** A run stream's events, typed as such (streamOf for runs). */
 export function runStreamOf<E extends { type: string }>(
   events: readonly E[],
 ): Extract<E, { type: RunStreamEventType }>[] {
-  events.forEach((e, i) => {
-    if (!isRunStreamEvent(e))
-      throw new CorruptEventError(
-        `event ${i} of a run's stream is a ${JSON.stringify(e.type)}, which only another kind of stream holds`,
-      );
-  });
-  return events as Extract<E, { type: RunStreamEventType }>[];
+  return streamOf("run", events);
 }

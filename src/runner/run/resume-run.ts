@@ -112,9 +112,10 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   );
   const owner = thisOwner();
   await journal.recordLease(takeLease(o.runId, owner, journal.lease, o.leaseTtlMs));
-  const lease = keepLease(journal, owner, undefined, o.leaseTtlMs);
+  const leaseLost = new AbortController();
+  const lease = keepLease(journal, owner, (why) => leaseLost.abort(why), o.leaseTtlMs);
   try {
-    return await continueRun(o, events, journal, loaded, builder);
+    return await continueRun(o, events, journal, loaded, builder, leaseLost.signal);
   } finally {
     lease.stop();
   }
@@ -126,6 +127,7 @@ async function continueRun(
   journal: RunJournal,
   loaded: LoadedTask,
   builder: BuilderChoice,
+  leaseLost: AbortSignal | null = null,
 ): Promise<Envelope> {
   // `from_revision` is the log as it was found, before this process took the lease.
   const events = stored;
@@ -158,6 +160,7 @@ async function continueRun(
     },
     journal,
     runDir,
+    leaseLost,
   );
   const task = { gates: ctx.gates.map((g) => g.id) };
   const resumed = (action: string, inDoubt: string[] = []) =>

@@ -48,6 +48,8 @@ async function drive(ctx: RunContext): Promise<Envelope> {
       const missing = st.infrastructure === null ? preflight(ctx) : null;
       if (missing) return failRun(ctx, missing);
     }
+    // A lost lease: another owner drives the run now; this process stops and records nothing more.
+    if (ctx.leaseLost?.aborted) throw ctx.leaseLost.reason;
     if (ctx.signal?.aborted)
       return failRun(ctx, `interrupted (${String(ctx.signal.reason ?? "aborted")}); the run did not finish`, {
         interrupted: true,

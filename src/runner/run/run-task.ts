@@ -83,6 +83,7 @@ export function runContext(
   o: Omit<RunTaskOptions, "runId" | "maxAttempts" | "leaseTtlMs">,
   journal: RunJournal,
   runDir: string,
+  leaseLost: AbortSignal | null = null,
 ): RunContext {
   const plan = o.workFrom
     ? { mounts: [], user: [], masked: [], notes: [] }
@@ -105,7 +106,8 @@ export function runContext(
     network: o.network ?? o.loaded.task.builder.network,
     workFrom: o.workFrom ?? null,
     reporter: o.reporter ?? {},
-    signal: o.signal,
+    signal: leaseLost && o.signal ? AbortSignal.any([o.signal, leaseLost]) : (leaseLost ?? o.signal),
+    leaseLost,
     clock: o.clock ?? (() => new Date()),
     gateEnvironment: o.gateEnvironment ?? pristineGateEnvironment,
     judge: o.judge ?? null,
@@ -136,7 +138,13 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
   });
   checkDependencySandbox(task.dependencies, o.sandbox, `${loaded.file}: dependencies`);
   const dependencies = await shareDependencies(loaded.workspace, task.dependencies, o.storeDir);
-  const ctx = runContext({ ...o, testFloors, identity: pinned, dependencies }, journal, runDir);
+  const leaseLost = new AbortController();
+  const ctx = runContext(
+    { ...o, testFloors, identity: pinned, dependencies },
+    journal,
+    runDir,
+    leaseLost.signal,
+  );
   const maxAttempts = o.workFrom ? 1 : (o.maxAttempts ?? task.budget.attempts);
   if (task.judge && !o.judge)
     throw new InputError(
@@ -170,7 +178,7 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
     "runtime",
     takeLease(runId, owner, null, o.leaseTtlMs),
   );
-  const lease = keepLease(journal, owner, undefined, o.leaseTtlMs);
+  const lease = keepLease(journal, owner, (why) => leaseLost.abort(why), o.leaseTtlMs);
   try {
     ctx.reporter.runStarted?.({ runId, taskId: task.id, maxAttempts, gates: ctx.gates.map((g) => g.id) });
     return await driveRun(ctx);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { EventData, LoopgateEvent } from "../../core/events/loopgate-event.js";
+import { type EventData, type LoopgateEvent, streamOf } from "../../core/events/loopgate-event.js";
 import type { Envelope } from "../../core/run/envelope.js";
 import { isSubprocessGate } from "../../core/task/task.js";
 import type { TestFloor } from "../../gates/tamper/test-report.js";
@@ -16,11 +16,8 @@ export async function recordedTaskCheck(
   store: EventStore,
   loaded: LoadedTask,
 ): Promise<EventData<"task_checked"> | null> {
-  const events = await store.readStream(taskCheckStream(loaded.task.id));
-  const last = events.findLast((e) => e.type === "task_checked" && e.data.task_digest === loaded.digest) as
-    | Extract<LoopgateEvent, { type: "task_checked" }>
-    | undefined;
-  return last?.data ?? null;
+  const events = streamOf("task-check", await store.readStream(taskCheckStream(loaded.task.id)));
+  return events.findLast((e) => e.data.task_digest === loaded.digest)?.data ?? null;
 }
 
 /**

@@ -1,9 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder, noopBuilder } from "../../../src/builders/command-builder.js";
+import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
+import { ConcurrencyError } from "../../../src/core/kernel/errors.js";
 import { projectEnvelope } from "../../../src/core/run/envelope.js";
 import { runTask } from "../../../src/runner/run/run-task.js";
 import { RunJournal } from "../../../src/runner/stream/run-journal.js";
@@ -257,5 +260,57 @@ EOF2
       sandbox: "bubblewrap",
     });
     expect(env2.audit.hedge_warning).toBe(false);
+  });
+
+  it("a lost lease stops the run at once: its builder is killed and this process appends nothing more", async () => {
+    // The builder would write lib/finished.txt after 20 s; another owner takes the run's lease while it sleeps.
+    const sleeper = "#!/bin/sh\nsleep 20\necho done > lib/finished.txt\n";
+    const t = await makeTask({ taskYaml: taskYaml(), repo, heldout, scripts: { "sleeper.sh": sleeper } });
+    const runId = `lease-lost-${randomUUID().slice(0, 8)}`;
+    const stream = RunJournal.stream(runId);
+    const running = runTask({
+      loaded: loadTask(t.file),
+      builder: commandBuilder(t.script("sleeper.sh")),
+      store,
+      storeDir,
+      sandbox: "bubblewrap",
+      runId,
+      leaseTtlMs: 600,
+    });
+    const outcome = running.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // Once the builder runs, another process's lease lands at the stream's next revision.
+    let taken: LoopgateEvent | null = null;
+    while (!taken) {
+      const events = await store.readStream(stream);
+      if (!events.some((e) => e.type === "attempt_started")) {
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      const event = {
+        id: randomUUID(),
+        type: "run_lease_taken",
+        data: {
+          owner: { pid: 1, host: "elsewhere", token: "b".repeat(32) },
+          expires_at: new Date(Date.now() + 600_000).toISOString(),
+          previous: null,
+        },
+        meta: { at: new Date().toISOString(), origin: "runtime" },
+      } as LoopgateEvent;
+      try {
+        await store.append(stream, [event], events.at(-1)?.revision ?? -1);
+        taken = event;
+      } catch (e) {
+        if (!(e instanceof ConcurrencyError)) throw e; // a renewal got there first: try again
+      }
+    }
+    const error = await outcome;
+    expect(error).toBeInstanceOf(Error);
+    expect(String(error)).toMatch(/lease|revision|concurren/i);
+    // Nothing after the other owner's event, and the builder never reached its end.
+    expect((await store.readStream(stream)).at(-1)?.id).toBe(taken.id);
+    expect(existsSync(join(storeDir, "runs", runId, "workspace", "lib", "finished.txt"))).toBe(false);
   });
 });

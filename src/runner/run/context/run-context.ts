@@ -43,7 +43,13 @@ export interface RunContext {
   /** `loopgate verify`: the work came from this folder; no builder runs. */
   workFrom: string | null;
   reporter: RunReporter;
+  /** The run stops when this aborts: the user's interrupt, or `leaseLost`. */
   signal: AbortSignal | undefined;
+  /**
+   * Aborted (with why) when this process lost the run's lease: another owner drives the run now, so
+   * this one stops and records nothing more. Null where no lease is kept (a finished run's reprint).
+   */
+  leaseLost: AbortSignal | null;
   clock: () => Date;
   /** How gate environments are built: loopgate's pristine policy unless a benchmark passed another in. */
   gateEnvironment: GateEnvironmentPolicy;
