@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/support/longest-first.js";
 
 // Most int and e2e tests wait on child processes (bubblewrap, git, runners, PostgreSQL), not on the CPU:
 // vitest's default of one worker per core minus one (a single worker on 2 cores) leaves the machine idle.
@@ -10,6 +11,8 @@ const workers =
 export default defineConfig({
   test: {
     maxWorkers: workers,
+    // Longest file first across all three projects (see test/support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       // Unit tests take milliseconds to a second or two; a few walk every command × flag. The bound is one
       // a loaded machine (load average 14 on 2 cores was seen) cannot reach, not vitest's 5 s default.
