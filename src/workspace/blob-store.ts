@@ -43,9 +43,16 @@ export class BlobStore {
     return saved;
   }
 
-  /** Makes `root` hold exactly what `obs` recorded: extra paths removed, changed files rewritten. */
-  async restore(obs: Observation, root: string): Promise<{ removed: number; written: number }> {
-    const now = await new WorkspaceObserver(root).observe();
+  /**
+   * Makes `root` hold exactly what `obs` recorded: extra paths removed, changed files rewritten.
+   * `current` is what `root` holds, when the caller knows (a freshly reset overlay holds its pristine).
+   */
+  async restore(
+    obs: Observation,
+    root: string,
+    current?: Observation,
+  ): Promise<{ removed: number; written: number }> {
+    const now = current ?? (await new WorkspaceObserver(root).observe());
     const want = new Map(obs.entries.map((e) => [e.path, e]));
     const have = new Map(now.entries.map((e) => [e.path, e]));
     let removed = 0;
@@ -69,7 +76,8 @@ export class BlobStore {
       const h = have.get(e.path);
       if (e.type === "dir") {
         if (!h) await mkdir(abs, { recursive: true });
-        await chmod(abs, keptMode(e.mode));
+        // Not when already so: on an overlay even a chmod to the same mode copies the folder up.
+        if (h?.mode !== keptMode(e.mode)) await chmod(abs, keptMode(e.mode));
       } else if (e.type === "symlink") {
         if (!h) await symlink(fsPath(e.target ?? ""), abs);
       } else if (e.type === "file") {

@@ -24,7 +24,7 @@ import { LimitExceededError, type ObservationLimits } from "../core/task/limits.
  * too. Times are float milliseconds (sub-microsecond resolution today): number stats cost less
  * than bigint ones, and a same-size rewrite within that resolution is caught by the racy rule.
  */
-interface CacheEntry {
+export interface CacheEntry {
   ino: number;
   size: number;
   mtimeMs: number;
@@ -49,7 +49,7 @@ export interface WorkspaceObserverOptions {
 }
 
 /** What one observation has counted so far, and the hard-linked inodes it has already hashed. */
-interface Pass {
+export interface Pass {
   paths: number;
   bytes: number;
   /** `dev:ino` of files with more than one link → the hash their first path got, while the stat matches. */
@@ -84,7 +84,7 @@ const CacheFile = z.object({
 
 // O_NOFOLLOW: a file swapped for a symlink after lstat is not followed; O_NONBLOCK: a FIFO swapped in cannot hang us.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const UNREADABLE = new Set(["EACCES", "EPERM", "ELOOP", "ENXIO", "EAGAIN", "ENAMETOOLONG"]);
+export const UNREADABLE = new Set(["EACCES", "EPERM", "ELOOP", "ENXIO", "EAGAIN", "ENAMETOOLONG"]);
 
 /**
  * The longest workspace-relative path (in bytes) that is observed as what it is: PATH_MAX (4096)
@@ -106,12 +106,12 @@ export class WorkspaceObserver {
     cacheHits: 0,
     linkHits: 0,
   };
-  private readonly root: string;
-  private readonly options: WorkspaceObserverOptions;
-  private cache = new Map<string, CacheEntry>();
-  private cacheLoaded = false;
+  protected readonly root: string;
+  protected readonly options: WorkspaceObserverOptions;
+  protected cache = new Map<string, CacheEntry>();
+  protected cacheLoaded = false;
   private readonly buf = Buffer.allocUnsafe(1 << 20);
-  private pass: Pass = { paths: 0, bytes: 0, inodes: new Map() };
+  protected pass: Pass = { paths: 0, bytes: 0, inodes: new Map() };
 
   constructor(root: string, options: WorkspaceObserverOptions = {}) {
     this.root = path.resolve(root);
@@ -204,7 +204,7 @@ export class WorkspaceObserver {
   }
 
   /** Counts one path against the limits; throws at the first one crossed. */
-  private count(rel: string, st: Stats | undefined) {
+  protected count(rel: string, st: Stats | undefined) {
     const limits = this.options.limits;
     if (!limits) return;
     const pass = this.pass;
@@ -237,7 +237,7 @@ export class WorkspaceObserver {
     return hashed;
   }
 
-  private observeFile(
+  protected observeFile(
     abs: string | Buffer,
     rel: string,
     st: Stats,
@@ -324,7 +324,7 @@ export class WorkspaceObserver {
     if (last && last.path === rel) out[out.length - 1] = { ...last, type: "other" };
   }
 
-  private loadCache() {
+  protected loadCache() {
     this.cacheLoaded = true;
     const file = this.options.cacheFile;
     if (!file) return;
@@ -341,7 +341,7 @@ export class WorkspaceObserver {
     }
   }
 
-  private saveCache(file: string) {
+  protected saveCache(file: string) {
     const entries = [...this.cache].map(([p, c]) => [
       p,
       c.ino,

@@ -1,15 +1,18 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { unmountAllUnder } from "./overlay-mount.js";
 
 /**
  * Removes a folder a sandboxed process wrote into (a gate environment, a differential case's tree, a
  * run folder), however deep or odd it is. Node's `rm` walks by whole paths and fails on a chain deeper
  * than PATH_MAX (ENAMETOOLONG), which code under test can build in a moment; GNU `rm` walks with
  * `openat` at any depth, and `chmod -R u+rwX` first undoes modes that would refuse an unprivileged
- * caller. Throws only when the folder is still there afterwards, naming it and why.
+ * caller. An overlay workspace mounted inside (a run folder) is unmounted first, so nothing is
+ * removed through it. Throws only when the folder is still there afterwards, naming it and why.
  */
 export async function removeTree(path: string): Promise<void> {
+  unmountAllUnder(path);
   try {
     await rm(path, { recursive: true, force: true });
     return;
@@ -20,6 +23,7 @@ export async function removeTree(path: string): Promise<void> {
 
 /** removeTree, synchronously (for cleanups that run in a `finally` of synchronous code). */
 export function removeTreeSync(path: string): void {
+  unmountAllUnder(path);
   try {
     rmSync(path, { recursive: true, force: true });
   } catch (e) {

@@ -11,6 +11,7 @@ import {
   StoreError,
   sqliteRoom,
 } from "../../store/open-store.js";
+import { chooseWorkspaceMode } from "../../workspace/overlay-workspace.js";
 import { openStore, storeFrom } from "../output/context.js";
 import {
   type DoctorFacts,
@@ -103,6 +104,15 @@ function probePrivileges(): NonNullable<DoctorFacts["privileges"]> {
   }
 }
 
+/** Which workspace runs under this store use (a copy, or an overlay on the shared snapshot) and why. */
+function probeWorkspace(storeDir: string): NonNullable<DoctorFacts["workspace"]> {
+  try {
+    return { ...chooseWorkspaceMode(join(storeDir, "runs"), process.env, true), error: null };
+  } catch (e) {
+    return { mode: "none", why: "", error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
 /** Probes this machine: programs on PATH, the sandbox self-test, the store, provider settings. */
 export async function probeDoctor(flags: { store?: string } = {}): Promise<DoctorFacts> {
   const where = storeFrom(flags.store);
@@ -126,6 +136,7 @@ export async function probeDoctor(flags: { store?: string } = {}): Promise<Docto
     gatePrograms: { node: gateProgram("node"), python3: gateProgram("python3") },
     sandboxSelfTest: selfTest,
     privileges: probePrivileges(),
+    ...(where.kind === "folder" ? { workspace: probeWorkspace(where.dir) } : {}),
     seccomp: { available: seccompProgram() !== null, detail: seccompSummary() },
     store: where.kind === "folder" ? await probeFolder(where.dir) : storeWritable(where.dir),
     ...(where.kind === "postgres" ? { postgres: await probePostgres(where.url, where.label) } : {}),

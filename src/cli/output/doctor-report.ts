@@ -72,6 +72,8 @@ export interface DoctorFacts {
    * machine's architecture, and what the filter denies or why there is none. Absent: not probed.
    */
   seccomp?: { available: boolean; detail: string };
+  /** How runs make their workspace (copy or overlay) and why; `error` when LOOPGATE_WORKSPACE cannot be honoured. Absent: not probed. */
+  workspace?: { mode: string; why: string; error: string | null };
   /** Provider settings from the environment, by variable name (values are never reported). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -156,6 +158,17 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
             "optional",
             f.seccomp.detail,
             "loopgate has syscall tables for x86_64 and arm64 only; on another architecture, run agents you do not trust on one of those",
+          ),
+    );
+  if (f.workspace)
+    checks.push(
+      f.workspace.error === null
+        ? ok("run workspace", "optional", `${f.workspace.mode}: ${f.workspace.why}`)
+        : missing(
+            "run workspace",
+            "required",
+            f.workspace.error,
+            "unset LOOPGATE_WORKSPACE (runs then copy), or run loopgate as root on a kernel with overlayfs",
           ),
     );
   if (f.privileges)

@@ -19,6 +19,7 @@ import type { GateEnvironmentPolicy } from "./context/gate-environment-policy.js
 import type { RunReporter } from "./context/reporter.js";
 import { failRun, type RunContext, runPaths } from "./context/run-context.js";
 import { keepObservation, rebuildRunFolder, runFolderPresent } from "./context/shared-content.js";
+import { attachWorkspace, rollbackWorkspace } from "./context/workspace-layout.js";
 import { ensureSandbox } from "./phases/prepare-run.js";
 import { driveRun } from "./run-driver.js";
 import { runContext } from "./run-task.js";
@@ -162,6 +163,8 @@ async function continueRun(
     runDir,
     leaseLost,
   );
+  // An overlay workspace is mounted again before anything reads it (workspace-layout.ts).
+  attachWorkspace(ctx);
   const task = { gates: ctx.gates.map((g) => g.id) };
   const resumed = (action: string, inDoubt: string[] = []) =>
     journal.record({
@@ -217,7 +220,7 @@ async function continueRun(
   if (st.pristineObservationId !== null)
     await ctx.blobs.save(await ctx.observations.get(st.pristineObservationId), pristineDir);
   if (builder.agent) return resumeAgent(ctx, journal, n, lastObs, say);
-  await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
+  await rollbackWorkspace(ctx, lastObs);
   await say(
     `the builder of attempt ${n} was interrupted: rolled the workspace back to observation ${lastObs.slice(0, 12)} and re-running it`,
   );
@@ -258,7 +261,7 @@ async function resumeAgent(
   const mutating = s.inDoubt.filter((c) => c.mutating);
   let action = "continued from the log";
   if (mutating.length) {
-    await ctx.blobs.restore(await ctx.observations.get(lastObs), ctx.workspace);
+    await rollbackWorkspace(ctx, lastObs);
     action = `rolled the workspace back to observation ${lastObs.slice(0, 12)} and told the model that ${mutating.map((c) => c.callId).join(", ")} was interrupted`;
   } else if (s.inDoubt.length)
     action = `repeating read-only call ${s.inDoubt.map((c) => c.callId).join(", ")}`;

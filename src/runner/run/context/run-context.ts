@@ -9,6 +9,7 @@ import type { SandboxMode } from "../../../sandbox/bubblewrap.js";
 import type { ContentStore } from "../../../store/kernel/content-store.js";
 import { BlobStore } from "../../../workspace/blob-store.js";
 import { ObservationStore } from "../../../workspace/observation-store.js";
+import { detachOverlay, overlayOf } from "../../../workspace/overlay-workspace.js";
 import type { RunJournal } from "../../stream/run-journal.js";
 import type { LoadedTask } from "../../task-source/load-task.js";
 import { type BuilderChoice, isAgentChoice } from "./builder-choice.js";
@@ -61,10 +62,10 @@ export interface RunContext {
   identity: PinnedIdentity | null;
 }
 
-/** The paths of a run's private folder. */
+/** The paths of a run's private folder; an overlay run's pristine tree is its shared snapshot. */
 export function runPaths(runDir: string) {
   return {
-    pristineDir: join(runDir, "pristine"),
+    pristineDir: overlayOf(runDir)?.lower ?? join(runDir, "pristine"),
     workspace: join(runDir, "workspace"),
     observations: new ObservationStore(join(runDir, "observations")),
     blobs: new BlobStore(join(runDir, "blobs")),
@@ -84,6 +85,9 @@ export async function finishRun(ctx: RunContext): Promise<Envelope> {
     for (const event of facts) await ctx.journal.record({ type: "record_agent_runtime", event });
   }
   if (!ctx.journal.current.finished) await ctx.journal.record({ type: "finish_run" });
+  // A finished run holds no mount: its changes stay in <run>/upper over the snapshot (a resume mounts it again).
+  const overlay = overlayOf(ctx.runDir);
+  if (overlay) detachOverlay(overlay);
   const envelope = projectEnvelope(ctx.journal.runId, ctx.journal.events);
   if (!envelope) throw new Error("unreachable: a finished run has an envelope");
   ctx.reporter.runFinished?.(envelope);

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type { LoopgateEvent } from "../../../core/events/loopgate-event.js";
-import type { Observation } from "../../../core/observation/observation.js";
+import type { Observation, ObservedEntry } from "../../../core/observation/observation.js";
 import type { ContentStore } from "../../../store/kernel/content-store.js";
 import { FolderContentStore } from "../../../store/kernel/folder-content-store.js";
 import { copyObservation } from "../../../workspace/content-sync.js";
@@ -15,9 +15,16 @@ import type { RunContext } from "./run-context.js";
  * observation id the log names is held by the store with all its blobs, and a worker elsewhere can
  * rebuild the run folder from the store alone (rebuildRunFolder).
  */
-export async function keepObservation(ctx: RunContext, obs: Observation, root: string): Promise<void> {
+export async function keepObservation(
+  ctx: RunContext,
+  obs: Observation,
+  root: string,
+  /** The files whose blobs are needed, when not all are (an overlay's changed files: workspace-layout.ts). */
+  files?: readonly ObservedEntry[],
+): Promise<void> {
   await ctx.observations.put(obs);
-  await ctx.blobs.save(obs, root);
+  // A shared store is sent every blob of the observation, so every one is kept then.
+  await ctx.blobs.save(files && !ctx.shared ? { id: obs.id, entries: [...files] } : obs, root);
   if (ctx.shared) await copyObservation(obs.id, new FolderContentStore(ctx.runDir), ctx.shared);
 }
 

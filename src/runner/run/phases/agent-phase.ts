@@ -13,6 +13,7 @@ import { assertRealpathInside } from "../../../workspace/safe-path.js";
 import type { RunContext } from "../context/run-context.js";
 import { pristineId } from "../context/run-log.js";
 import { keepObservation } from "../context/shared-content.js";
+import { filesToKeep, runObserver } from "../context/workspace-layout.js";
 import { gateState } from "./attempt-inputs.js";
 import { runGateFresh } from "./gate-run.js";
 
@@ -37,7 +38,7 @@ export async function runAgentPhase(
   const agent = ctx.builder.agent;
   if (!agent) throw new Error("runAgentPhase needs the built-in agent");
   const task = ctx.loaded.task;
-  const observer = new WorkspaceObserver(ctx.workspace, {
+  const observer = await runObserver(ctx, {
     cacheFile: join(ctx.runDir, "observer-cache.json"),
     limits: ctx.loaded.resolved.limits,
   });
@@ -92,7 +93,7 @@ export async function runAgentPhase(
       });
       if (!obs) return null;
       if (obs.id === ctx.journal.current.lastObservationId) return null;
-      await keepObservation(ctx, obs, ctx.workspace);
+      await keepObservation(ctx, obs, ctx.workspace, filesToKeep(observer));
       return obs.id;
     },
     probe: (p) => probe(ctx, n, p),

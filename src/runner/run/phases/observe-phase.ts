@@ -9,11 +9,11 @@ import { findingRecord, pathList } from "../../../core/run/attempt-records.js";
 import type { Envelope } from "../../../core/run/envelope.js";
 import { LimitExceededError } from "../../../core/task/limits.js";
 import { gateChangeRules } from "../../../core/task/task.js";
-import { WorkspaceObserver } from "../../../workspace/observer.js";
 import { clearPrivilegedBits } from "../../../workspace/private-modes.js";
 import { failRun, type RunContext } from "../context/run-context.js";
 import { pristineId } from "../context/run-log.js";
 import { keepObservation } from "../context/shared-content.js";
+import { filesToKeep, runObserver } from "../context/workspace-layout.js";
 import { ofAttempt } from "./judge-phase.js";
 
 /** Observes the workspace after the builder, records the diff against pristine and the findings. */
@@ -28,11 +28,12 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     if (!existsSync(ctx.workspace))
       throw new InfrastructureError(`the run workspace ${ctx.workspace} disappeared`);
     const t0 = performance.now();
-    after = await new WorkspaceObserver(ctx.workspace, {
+    const observer = await runObserver(ctx, {
       cacheFile: join(ctx.runDir, "observer-cache.json"),
       limits: ctx.loaded.resolved.limits,
-    }).observe();
-    await keepObservation(ctx, after, ctx.workspace);
+    });
+    after = await observer.observe();
+    await keepObservation(ctx, after, ctx.workspace, filesToKeep(observer));
     // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
     clearPrivilegedBits(ctx.workspace, after);
     const duration = Math.round(performance.now() - t0);

@@ -1,14 +1,18 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { InfrastructureError } from "../../../core/kernel/errors.js";
 import { describeUncovered, uncoveredProtected } from "../../../core/observation/glob-coverage.js";
+import type { Observation } from "../../../core/observation/observation.js";
 import type { Envelope } from "../../../core/run/envelope.js";
 import { type SandboxMode, sandboxSelfTest } from "../../../sandbox/bubblewrap.js";
+import { sandboxUser } from "../../../sandbox/sandbox-user.js";
 import { copyTree } from "../../../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../../../workspace/observer.js";
+import { chooseWorkspaceMode, createOverlay } from "../../../workspace/overlay-workspace.js";
 import { mkdirPrivate } from "../../../workspace/private-modes.js";
 import { removeTree } from "../../../workspace/remove-tree.js";
 import { withoutDependencyFiles } from "../context/dependencies.js";
+import { pristineSnapshot } from "../context/pristine-snapshot.js";
 import { failRun, type RunContext } from "../context/run-context.js";
 import { keepObservation } from "../context/shared-content.js";
 
@@ -22,7 +26,10 @@ export async function ensureSandbox(mode: SandboxMode): Promise<void> {
   }
 }
 
-/** Copies the pristine and the run workspace and records the pristine observation; null when all went well. */
+/**
+ * Makes the pristine tree and the run workspace — two copies, or an overlay on the task's shared
+ * snapshot (overlay-workspace.ts chooses) — and records the pristine observation; null when all went well.
+ */
 export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
   const { loaded, journal, runDir } = ctx;
   try {
@@ -37,15 +44,33 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     mkdirPrivate(runDir, { parentToo: true });
     // A shared dependency folder is copied as its empty mount point only: its files are mounted, never copied.
     const filter = withoutDependencyFiles(ctx.dependencies.map((d) => d.path));
-    await copyTree(loaded.workspace, ctx.pristineDir, { filter });
-    await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter });
-    // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
-    for (const d of ctx.dependencies) mkdirSync(join(ctx.workspace, d.path), { recursive: true });
+    // `verify` checks work that is already whole: there is nothing for an overlay to save.
+    const choice = ctx.workFrom ? null : chooseWorkspaceMode(dirname(runDir));
     const t0 = performance.now();
-    const pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
-    // Beside a shared store the pristine files go there too, so a worker elsewhere can rebuild pristine/.
-    if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
-    else await ctx.observations.put(pristine);
+    let pristine: Observation;
+    if (choice?.mode === "overlay") {
+      const storeDir = dirname(dirname(runDir));
+      const deps = ctx.dependencies.map((d) => d.path);
+      const owner = ctx.sandbox === "bubblewrap" ? sandboxUser() : null;
+      const snap = await pristineSnapshot(storeDir, loaded.workspace, deps, filter, owner);
+      pristine = snap.observation;
+      ctx.pristineDir = snap.tree;
+      // The pristine observation is the snapshot's, linked in whole: nothing to walk or hash per run.
+      mkdirSync(join(runDir, "observations"), { recursive: true });
+      copyFileSync(snap.observationFile, join(runDir, "observations", `${pristine.id}.json`));
+      createOverlay(runDir, snap.tree, pristine.id);
+      if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
+    } else {
+      await copyTree(loaded.workspace, ctx.pristineDir, { filter });
+      await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter });
+      // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
+      for (const d of ctx.dependencies) mkdirSync(join(ctx.workspace, d.path), { recursive: true });
+      pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
+      // Beside a shared store the pristine files go there too, so a worker elsewhere can rebuild pristine/.
+      if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
+      else await ctx.observations.put(pristine);
+    }
+    if (choice?.mode === "overlay") ctx.reporter.note?.(`workspace: ${choice.mode} (${choice.why})`);
     const paths = pristine.entries.map((e) => e.path);
     for (const u of uncoveredProtected(loaded.task.protected, paths))
       ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));

@@ -1,0 +1,144 @@
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { InfrastructureError, InputError } from "../core/kernel/errors.js";
+import {
+  isOverlayMounted,
+  mountOverlay,
+  type OverlayDirs,
+  probeOverlay,
+  unmountOverlay,
+} from "./overlay-mount.js";
+import { removeTree } from "./remove-tree.js";
+
+/** How a run's workspace is made: a private copy, or an overlay on the shared pristine snapshot. */
+export type WorkspaceMode = "copy" | "overlay";
+
+/** The mode runs use here, and why (for `loopgate doctor` and the run's note). */
+export interface WorkspaceChoice {
+  mode: WorkspaceMode;
+  why: string;
+}
+
+/** The variable that forces a mode (`copy` or `overlay`); unset, the mode is chosen automatically. */
+export const WORKSPACE_MODE_VARIABLE = "LOOPGATE_WORKSPACE";
+
+const probed = new Map<string, string | null>();
+
+/**
+ * The workspace mode of runs whose folders live under `runsDir`. `LOOPGATE_WORKSPACE=copy|overlay`
+ * forces one (a forced overlay that cannot be mounted is an error, never a silent copy). Unset, runs
+ * copy: overlays are used only when forced, until the automatic choice is switched on (see
+ * docs/explanation/sandbox.md#overlay-workspaces); the reason says whether they would be available.
+ */
+export function chooseWorkspaceMode(
+  runsDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  /** Probe whether overlays would work when none is forced (doctor asks; a run does not, as it copies anyway). */
+  probe = false,
+): WorkspaceChoice {
+  const forced = env[WORKSPACE_MODE_VARIABLE];
+  const unavailable = () => {
+    if (!probed.has(runsDir)) probed.set(runsDir, probeOverlay(runsDir));
+    return probed.get(runsDir) ?? null;
+  };
+  if (forced === "copy") return { mode: "copy", why: `${WORKSPACE_MODE_VARIABLE}=copy` };
+  if (forced === "overlay") {
+    const why = unavailable();
+    if (why) throw new InfrastructureError(`${WORKSPACE_MODE_VARIABLE}=overlay, but ${why}`);
+    return { mode: "overlay", why: `${WORKSPACE_MODE_VARIABLE}=overlay` };
+  }
+  if (forced !== undefined && forced !== "")
+    throw new InputError(
+      `${WORKSPACE_MODE_VARIABLE}=${JSON.stringify(forced.slice(0, 40))}: expected copy or overlay (or unset)`,
+      WORKSPACE_MODE_VARIABLE,
+    );
+  if (!probe)
+    return { mode: "copy", why: `overlays are used only with ${WORKSPACE_MODE_VARIABLE}=overlay for now` };
+  const why = unavailable();
+  return {
+    mode: "copy",
+    why: why
+      ? `overlays are not available: ${why}`
+      : `overlays are available but not yet chosen automatically; ${WORKSPACE_MODE_VARIABLE}=overlay uses them`,
+  };
+}
+
+/** An overlay run's folders: the shared lower layer, and its own upper layer, scratch and mount point. */
+export interface OverlayWorkspace extends OverlayDirs {
+  /** The id of the lower layer's observation: the run's pristine observation. */
+  pristineId: string;
+}
+
+const Marker = z.object({ lower: z.string().min(1), pristine_id: z.string().regex(/^[0-9a-f]{64}$/) });
+const MARKER = "overlay.json";
+
+/** The overlay of the run in `runDir`, or null when its workspace is a copy. */
+export function overlayOf(runDir: string): OverlayWorkspace | null {
+  const file = join(runDir, MARKER);
+  if (!existsSync(file)) return null;
+  let m: z.infer<typeof Marker>;
+  try {
+    m = Marker.parse(JSON.parse(readFileSync(file, "utf8")));
+  } catch (e) {
+    throw new InfrastructureError(`the run's overlay record ${file} is unreadable: ${(e as Error).message}`);
+  }
+  return {
+    lower: m.lower,
+    upper: join(runDir, "upper"),
+    work: join(runDir, "overlay-work"),
+    merged: join(runDir, "workspace"),
+    pristineId: m.pristine_id,
+  };
+}
+
+/** Makes the run's overlay on `lower` and mounts it at `<runDir>/workspace`; the folder must be new. */
+export function createOverlay(runDir: string, lower: string, pristineId: string): OverlayWorkspace {
+  writeFileSync(join(runDir, MARKER), JSON.stringify({ lower, pristine_id: pristineId }), { mode: 0o600 });
+  const o = overlayOf(runDir) as OverlayWorkspace;
+  freshLayers(o);
+  mkdirSync(o.merged, { recursive: true });
+  mountOverlay(o);
+  return o;
+}
+
+/** Mounts the run's overlay again when it is not (after a reboot, or once a finished run was unmounted). */
+export function attachOverlay(o: OverlayWorkspace): void {
+  if (!existsSync(o.lower))
+    throw new InfrastructureError(
+      `the run's pristine snapshot ${o.lower} is gone: its overlay cannot be mounted`,
+    );
+  if (isOverlayMounted(o.merged)) return;
+  mkdirSync(o.merged, { recursive: true });
+  mountOverlay(o);
+}
+
+/** Unmounts the run's overlay; its upper layer (what the builder changed) stays in the run folder. */
+export function detachOverlay(o: OverlayWorkspace): void {
+  unmountOverlay(o.merged);
+}
+
+/**
+ * Rolls the workspace back to pristine by discarding the upper layer: the cost is what the builder
+ * changed (removing it), never the tree.
+ */
+export async function discardUpper(o: OverlayWorkspace): Promise<void> {
+  unmountOverlay(o.merged);
+  await removeTree(o.upper);
+  await removeTree(o.work);
+  freshLayers(o);
+  mountOverlay(o);
+}
+
+/**
+ * An empty upper layer whose root is like the lower's (the merged root takes its owner and mode from
+ * it: the sandbox user must own it as it owns the snapshot), and an empty scratch folder.
+ */
+function freshLayers(o: OverlayWorkspace) {
+  const root = lstatSync(o.lower);
+  mkdirSync(o.upper, { mode: 0o700 });
+  chownSync(o.upper, root.uid, root.gid);
+  mkdirSync(o.work, { mode: 0o700 });
+  // After the chown, and apart from mkdir, so the umask never narrows the lower root's mode.
+  chmodSync(o.upper, root.mode & 0o777);
+}
