@@ -1,5 +1,5 @@
 // `npm run bench [-- SECTION…]`: every figure against a baseline measured in the same run on this machine.
-// Sections: store, workspace, limits, pg, tools, workers, modules, goal (default: all). `npm run bench -- store tools` runs two.
+// Sections: store, workspace, workspace-overlay, limits, pg, tools, workers, modules, goal (default: all). `npm run bench -- store tools` runs two.
 import { mkdir, writeFile } from "node:fs/promises";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 import { benchGoalTurn } from "./goal-turn-bench.js";
@@ -10,12 +10,17 @@ import { benchStore } from "./store-bench.js";
 import { benchTools } from "./tool-bench.js";
 import { benchWorkers } from "./workers-bench.js";
 import { benchWorkspace } from "./workspace-bench.js";
+import { benchWorkspaceOverlay, overlayBenchSize } from "./workspace-overlay-bench.js";
 
 const sections: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
   store: { title: "event store: appends through EventStore vs raw better-sqlite3 inserts", run: benchStore },
   workspace: {
     title: "workspace: observation vs git status, gate environment vs cp -a (20,000 files)",
     run: benchWorkspace,
+  },
+  "workspace-overlay": {
+    title: `overlay workspace: observation vs git status, new files vs the builder, run set-up vs cp -a (${overlayBenchSize})`,
+    run: benchWorkspaceOverlay,
   },
   limits: {
     title: "limits: observing 100,000 small files and a 1 GiB sparse file, per second of the builder's time",

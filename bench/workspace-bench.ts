@@ -24,11 +24,11 @@ function rng(seed: number): () => number {
 }
 
 /**
- * Writes 20,000 files in 1,110 directories (10 × 10 × 10 plus their parents), sizes mostly
- * 100 B–8 KiB, a few 64 KiB, and returns a git fast-import stream committing them: one pack
- * instead of 20,000 loose objects keeps set-up and clean-up short.
+ * Writes `count` files (20,000 unless told) in 1,110 directories (10 × 10 × 10 plus their parents),
+ * sizes mostly 100 B–8 KiB, a few 64 KiB, and returns a git fast-import stream committing them: one
+ * pack instead of as many loose objects keeps set-up and clean-up short.
  */
-export function generateTree(root: string): { files: string[]; importStream: Buffer } {
+export function generateTree(root: string, count = FILES): { files: string[]; importStream: Buffer } {
   const rand = rng(42);
   const files: string[] = [];
   const stream: Buffer[] = [];
@@ -38,7 +38,7 @@ export function generateTree(root: string): { files: string[]; importStream: Buf
       for (let k = 0; k < 10; k++) {
         const dir = `pkg${i}/mod${j}/part${k}`;
         mkdirSync(path.join(root, dir), { recursive: true });
-        for (let f = 0; f < FILES / 1000; f++) {
+        for (let f = 0; f < count / 1000; f++) {
           const size = rand() < 0.01 ? 65_536 : Math.floor(100 + rand() ** 2 * 8000);
           const rel = `${dir}/file${f}.${f % 3 === 0 ? "ts" : f % 3 === 1 ? "js" : "md"}`;
           const body = Buffer.from(`// ${rel}\n${line.repeat(Math.ceil(size / line.length))}`.slice(0, size));
@@ -63,7 +63,7 @@ export function generateTree(root: string): { files: string[]; importStream: Buf
 }
 
 /** `rm -rf` is several times faster than fs.rmSync on trees of many small files. */
-function removeTree(...dirs: string[]) {
+export function removeTree(...dirs: string[]) {
   try {
     execFileSync("rm", ["-rf", "--", ...dirs]);
   } catch {
@@ -71,18 +71,18 @@ function removeTree(...dirs: string[]) {
   }
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? Number.NaN;
 }
 
-async function time(fn: () => unknown): Promise<number> {
+export async function time(fn: () => unknown): Promise<number> {
   const t0 = process.hrtime.bigint();
   await fn();
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-function result(
+export function result(
   metric: string,
   loopgate: number,
   baseline: number,
@@ -103,6 +103,25 @@ function result(
   return r;
 }
 
+/**
+ * Commits `tree` from `importStream` into a git directory outside it (so git and loopgate see the
+ * same files) with an index fresh from the files on disk; returns a runner of git commands on it.
+ */
+export function gitRepository(gitDir: string, tree: string, importStream: Buffer) {
+  const git = (...args: string[]) =>
+    execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${tree}`, ...args], {
+      cwd: tree,
+      input: args[0] === "fast-import" ? importStream : "",
+      maxBuffer: 64 << 20,
+    });
+  execFileSync("git", ["init", "-q", "-b", "main", `--separate-git-dir=${gitDir}`, tree]);
+  unlinkSync(path.join(tree, ".git"));
+  git("fast-import", "--quiet");
+  git("reset", "-q"); // index from HEAD, with the stat data of the files on disk
+  git("update-index", "--refresh");
+  return git;
+}
+
 /** Measures observation and gate-environment building on a 20,000-file tree against git status and cp -a. */
 export async function benchWorkspace(): Promise<BenchResult[]> {
   const base = mkdtempSync(path.join(tmpdir(), "loopgate-wsbench-"));
@@ -111,19 +130,7 @@ export async function benchWorkspace(): Promise<BenchResult[]> {
     mkdirSync(tree);
     const { files, importStream } = generateTree(tree);
     const generatedAt = Date.now();
-    // The git directory lives outside the tree, so both sides see the same 20,000 files.
-    const gitDir = path.join(base, "git");
-    const git = (...args: string[]) =>
-      execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${tree}`, ...args], {
-        cwd: tree,
-        input: args[0] === "fast-import" ? importStream : "",
-        maxBuffer: 64 << 20,
-      });
-    execFileSync("git", ["init", "-q", "-b", "main", `--separate-git-dir=${gitDir}`, tree]);
-    unlinkSync(path.join(tree, ".git"));
-    git("fast-import", "--quiet");
-    git("reset", "-q"); // index from HEAD, with the stat data of the files on disk
-    git("update-index", "--refresh");
+    const git = gitRepository(path.join(base, "git"), tree, importStream);
 
     const results: BenchResult[] = [];
     const firstObs: number[] = [];

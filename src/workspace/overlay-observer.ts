@@ -5,9 +5,13 @@ import { InfrastructureError } from "../core/kernel/errors.js";
 import { childPath, encodePathBytes, pathByteLength, pathText } from "../core/kernel/path-bytes.js";
 import {
   comparePaths,
+  entryIdBytes,
   type Observation,
+  type ObservationIdBytes,
   type ObservedEntry,
   observationId,
+  observationIdBytes,
+  observationIdOf,
 } from "../core/observation/observation.js";
 import { LimitExceededError } from "../core/task/limits.js";
 import {
@@ -27,6 +31,8 @@ interface PristineIndex {
   /** Paths the WorkspaceObserver would count against limits.files (all but those too long to address). */
   counted: number;
   bytes: number;
+  /** What observationId hashes for the pristine entries, so a merge's id reuses it; null for a list it cannot split. */
+  idBytes: ObservationIdBytes | null;
 }
 
 /** What of the pristine a merge left out: its counts against the limits, and its files. */
@@ -95,7 +101,7 @@ export class OverlayObserver extends WorkspaceObserver {
     this.stats.observations++;
     if (this.options.cacheFile) this.saveCache(this.options.cacheFile);
     this.lastChanged = changed;
-    return { id: observationId(merged.entries), entries: merged.entries };
+    return { id: merged.id ?? observationId(merged.entries), entries: merged.entries };
   }
 
   private indexPristine(): PristineIndex {
@@ -116,7 +122,7 @@ export class OverlayObserver extends WorkspaceObserver {
       if (pathByteLength(e.path) <= MAX_PATH_BYTES) counted++;
       if (e.type === "file") bytes += e.size;
     }
-    this.index = { entries, position, children, counted, bytes };
+    this.index = { entries, position, children, counted, bytes, idBytes: observationIdBytes(entries) };
     return this.index;
   }
 
@@ -228,13 +234,15 @@ function lowerBound(entries: readonly ObservedEntry[], p: string): number {
 
 /**
  * The pristine entries with the changed ones in their place and the removed subtrees left out, in
- * path order; also what was dropped of the pristine, for the limits.
+ * path order; also what was dropped of the pristine, for the limits, and the merged list's id (from
+ * the pristine's bytes and the changed entries', the same as observationId's), or null when the
+ * bytes cannot be split by entry.
  */
 function mergeWithPristine(
   index: PristineIndex,
   changed: readonly ObservedEntry[],
   removed: readonly string[],
-): { entries: ObservedEntry[]; dropped: Dropped } {
+): { entries: ObservedEntry[]; dropped: Dropped; id: string | null } {
   const { entries } = index;
   const drop = new Uint8Array(entries.length);
   const dropped: Dropped = { counted: 0, bytes: 0, paths: new Set() };
@@ -263,14 +271,40 @@ function mergeWithPristine(
     if (at !== undefined) mark(at);
   }
   const out: ObservedEntry[] = [];
+  // The id's bytes: runs of kept pristine entries as slices of the pristine's bytes, changed entries between.
+  const pristineBytes = index.idBytes;
+  let parts: Uint8Array[] | null = pristineBytes ? [] : null;
+  let runFrom = 0;
+  const endRun = (i: number) => {
+    if (parts && pristineBytes && i > runFrom) {
+      const { bytes, offsets } = pristineBytes;
+      parts.push(bytes.subarray(offsets[runFrom], offsets[i]));
+    }
+  };
+  const insert = (c: ObservedEntry) => {
+    out.push(c);
+    if (!parts) return;
+    const b = entryIdBytes(c);
+    if (b) parts.push(b);
+    else parts = null;
+  };
   let j = 0;
   for (let i = 0; i < entries.length; i++) {
-    if (drop[i]) continue;
+    if (drop[i]) {
+      endRun(i);
+      runFrom = i + 1;
+      continue;
+    }
     const e = entries[i] as ObservedEntry;
-    while (j < changed.length && comparePaths((changed[j] as ObservedEntry).path, e.path) < 0)
-      out.push(changed[j++] as ObservedEntry);
+    if (j < changed.length && comparePaths((changed[j] as ObservedEntry).path, e.path) < 0) {
+      endRun(i);
+      runFrom = i;
+      while (j < changed.length && comparePaths((changed[j] as ObservedEntry).path, e.path) < 0)
+        insert(changed[j++] as ObservedEntry);
+    }
     out.push(e);
   }
-  while (j < changed.length) out.push(changed[j++] as ObservedEntry);
-  return { entries: out, dropped };
+  endRun(entries.length);
+  while (j < changed.length) insert(changed[j++] as ObservedEntry);
+  return { entries: out, dropped, id: parts ? observationIdOf(parts) : null };
 }
