@@ -71,14 +71,14 @@ function settled(store: string, events: readonly RecordedEvent[]): unknown {
   const todo = s.todos[TURN.todo];
   const tree = (rev: string | undefined) => (rev ? git(store, "rev-parse", `${rev}^{tree}`) : null);
   return {
-    todo: { status: todo?.status, run: todo?.completion?.run_id },
+    todo: { status: todo?.status, run: todo?.completion?.runId },
     turn: {
       work: t?.work,
-      base_is_initial: t?.base_revision === s.workspace?.initial_revision,
-      run: t?.host?.run_ref,
+      base_is_initial: t?.baseRevision === s.workspace?.initial_revision,
+      run: t?.host?.runRef,
       result: t?.result?.kind === "envelope" ? t.result.status : null,
       receipt: t?.receipt?.kind === "run" ? t.receipt.receipt.status : null,
-      writeback_tree: tree(t?.writeback?.new_revision),
+      writeback_tree: tree(t?.writeback?.newRevision),
       spend: t?.spend,
       acked: t?.acked ? { mode: t.acked.mode, action: t.acked.hint.action } : null,
       prepared: t?.prepared,
@@ -86,8 +86,8 @@ function settled(store: string, events: readonly RecordedEvent[]): unknown {
       released: t?.released,
     },
     spends: s.spends
-      .filter((x) => x.turn_id === TURN.key)
-      .map(({ turns, tokens, cost_usd }) => ({ turns, tokens, cost_usd })),
+      .filter((x) => x.turnId === TURN.key)
+      .map(({ turns, tokens, costUsd: cost_usd }) => ({ turns, tokens, cost_usd })),
     anomalies: s.anomalies,
   };
 }

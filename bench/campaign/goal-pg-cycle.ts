@@ -131,16 +131,16 @@ async function settled(ctx: PgGoalContext, goalId: string, events: readonly Reco
   const key = turnOf(goalId).key;
   const t = s.turns[key];
   const todo = s.todos[TODO];
-  const rev = t?.writeback?.new_revision;
+  const rev = t?.writeback?.newRevision;
   const tree = rev ? (await storeHistory(ctx, goalId, rev)).git("rev-parse", `${rev}^{tree}`) : null;
   // The turn's run id is derived from its identity (which holds the goal id): compared by that rule.
   const runId = t?.identity ? turnRunId(t.identity) : null;
   const facts = {
-    todo: { status: todo?.status, run_is_the_turns: todo?.completion?.run_id === runId },
+    todo: { status: todo?.status, run_is_the_turns: todo?.completion?.runId === runId },
     turn: {
       work: t?.work,
-      base_is_initial: t?.base_revision === s.workspace?.initial_revision,
-      run_is_the_turns: t?.host?.run_ref === runId,
+      base_is_initial: t?.baseRevision === s.workspace?.initial_revision,
+      run_is_the_turns: t?.host?.runRef === runId,
       result: t?.result?.kind === "envelope" ? t.result.status : null,
       receipt: t?.receipt?.kind === "run" ? t.receipt.receipt.status : null,
       writeback_tree: tree,
@@ -151,8 +151,8 @@ async function settled(ctx: PgGoalContext, goalId: string, events: readonly Reco
       released: t?.released,
     },
     spends: s.spends
-      .filter((x) => x.turn_id === key)
-      .map(({ turns, tokens, cost_usd }) => ({ turns, tokens, cost_usd })),
+      .filter((x) => x.turnId === key)
+      .map(({ turns, tokens, costUsd: cost_usd }) => ({ turns, tokens, cost_usd })),
     anomalies: s.anomalies,
   };
   return JSON.parse(JSON.stringify(facts).split(goalId).join("GOAL")) as unknown;
@@ -175,7 +175,7 @@ export async function pgGoalSetup(base: Omit<PgGoalContext, "reference">): Promi
   const goal = all.filter((e) => e.stream === goalStream(goalId));
   const TURN = turnOf(goalId);
   const t = goalState(goal).turns[TURN.key];
-  const history = await storeHistory(ctx, goalId, t?.writeback?.new_revision ?? "");
+  const history = await storeHistory(ctx, goalId, t?.writeback?.newRevision ?? "");
   const p = turnProblems(turnCounts(goal, trailerCommits(history.log, TURN.key), TURN), TURN);
   const bad = [...p.doubled, ...p.missing, ...p.unwritten];
   if (bad.length) throw new Error(`the reference worker did not settle its turn once: ${bad.join("; ")}`);
@@ -284,7 +284,7 @@ export async function runPgGoalCycle(
   out.lost.push(...lostAcknowledged(afterKill, final));
   out.blind.push(...blindReruns(final.filter((e) => !known.has(e.stream))));
   const goalEvents = final.filter((e) => e.stream === goalStream(goalId));
-  const rev = goalState(goalEvents).turns[TURN.key]?.writeback?.new_revision;
+  const rev = goalState(goalEvents).turns[TURN.key]?.writeback?.newRevision;
   let commits: string[] = [];
   if (rev) {
     try {

@@ -11,10 +11,10 @@ const T0 = Date.parse("2026-12-01T10:00:00.000Z");
 const runNow: WakeUp = { action: "run_now", at: new Date(T0).toISOString(), why: "work is selected" };
 const ask: WakeUp = { action: "ask_user", at: null, why: "a person must decide a gate" };
 const v: ContractView = {
-  runtime_state: "eligible",
-  selected_todo: "todo_crlf",
-  gate_ids: [],
-  not_before: null,
+  runtimeState: "eligible",
+  selectedTodo: "todo_crlf",
+  gateIds: [],
+  notBefore: null,
   terminal: false,
 };
 const script = (): TickOutcome[] => [
@@ -26,7 +26,7 @@ const script = (): TickOutcome[] => [
     changed: true,
     wake: runNow,
   },
-  { kind: "waiting_person", who: "a maintainer (publish)", gate_id: "todo_publish_gate", wake: ask },
+  { kind: "waiting_person", who: "a maintainer (publish)", gateId: "todo_publish_gate", wake: ask },
 ];
 
 function capture(): CommandIO & { stdout: string; stderr_: string } {
@@ -116,6 +116,10 @@ describe("goal run output", () => {
       outcome: "waiting_person",
       next: { kind: "exit", code: 1, stop: "waiting_person" },
     });
+    // The outcome is printed in its wire shape: snake_case keys, in their order.
+    expect(io.stdout.trim().split("\n")[1]).toContain(
+      '"detail":{"kind":"waiting_person","who":"a maintainer (publish)","gate_id":"todo_publish_gate"}',
+    );
     expect(lines[2]).toEqual({
       goal: "csv",
       summary: true,

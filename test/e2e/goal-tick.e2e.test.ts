@@ -59,7 +59,7 @@ describe("goal tick", () => {
     );
     expect(trailerCommits(store)).toEqual([`${GOAL}/oracle/t1`]);
     const s = goalState(await events(store));
-    expect(s.spends.map((x) => x.turn_id)).toEqual([`${GOAL}/oracle/t1`]);
+    expect(s.spends.map((x) => x.turnId)).toEqual([`${GOAL}/oracle/t1`]);
     expect(s.lease).toBeNull();
   });
 
@@ -162,7 +162,7 @@ describe("goal tick", () => {
     expect((await facts()).length).toBe(before);
     // Repaired (the forged commits removed by hand), the next tick's readback finds none (absent),
     // writes the change back once and settles the turn: repair, verify, recompute.
-    const base = goalState(await events(store)).turns[`${GOAL}/oracle/t1`]?.base_revision ?? "";
+    const base = goalState(await events(store)).turns[`${GOAL}/oracle/t1`]?.baseRevision ?? "";
     execFileSync("git", ["reset", "-q", "--hard", base], { cwd: ws(store) });
     const repaired = await tick(store);
     expect(repaired.code, show(repaired)).toBe(0);

@@ -2,25 +2,25 @@ import type { GoalState } from "./goal-state-shape.js";
 
 /** What the goal has spent against its quota at `now`. */
 export interface BudgetUsage {
-  window_seconds: number;
+  windowSeconds: number;
   /** Turns charged within the window ending at `now`. */
-  turns_in_window: number;
-  turns_per_window: number | null;
+  turnsInWindow: number;
+  turnsPerWindow: number | null;
   /** Lifetime totals. */
   tokens: number;
-  max_tokens: number | null;
-  cost_usd: number;
-  max_cost_usd: number | null;
+  maxTokens: number | null;
+  costUsd: number;
+  maxCostUsd: number | null;
   /** The caps that are spent: `turns_per_window`, `max_tokens`, `max_cost_usd`. Empty: budget left. */
   exhausted: string[];
   /** When the turn window frees a turn again (null if no window cap is what is spent). */
-  window_reopens_at: string | null;
+  windowReopensAt: string | null;
 }
 
 /** The goal's budget use at `now`: turns per window, tokens and cost over the goal's life. */
-export function budgetUsage(state: GoalState, now: string): BudgetUsage {
+export function budgetUsage(state: GoalState, now: Date): BudgetUsage {
   const b = state.budget;
-  const t = Date.parse(now);
+  const t = now.getTime();
   const start = t - b.window_seconds * 1000;
   const inWindow = state.spends.filter((s) => {
     const at = Date.parse(s.at);
@@ -28,7 +28,7 @@ export function budgetUsage(state: GoalState, now: string): BudgetUsage {
   });
   const turns = inWindow.reduce((n, s) => n + s.turns, 0);
   const tokens = state.spends.reduce((n, s) => n + s.tokens, 0);
-  const cost = state.spends.reduce((n, s) => n + s.cost_usd, 0);
+  const cost = state.spends.reduce((n, s) => n + s.costUsd, 0);
   const exhausted: string[] = [];
   let reopens: string | null = null;
   if (b.turns_per_window !== undefined && turns >= b.turns_per_window) {
@@ -49,15 +49,15 @@ export function budgetUsage(state: GoalState, now: string): BudgetUsage {
   if (b.max_tokens !== undefined && tokens >= b.max_tokens) exhausted.push("max_tokens");
   if (b.max_cost_usd !== undefined && cost >= b.max_cost_usd) exhausted.push("max_cost_usd");
   return {
-    window_seconds: b.window_seconds,
-    turns_in_window: turns,
-    turns_per_window: b.turns_per_window ?? null,
+    windowSeconds: b.window_seconds,
+    turnsInWindow: turns,
+    turnsPerWindow: b.turns_per_window ?? null,
     tokens,
-    max_tokens: b.max_tokens ?? null,
-    cost_usd: cost,
-    max_cost_usd: b.max_cost_usd ?? null,
+    maxTokens: b.max_tokens ?? null,
+    costUsd: cost,
+    maxCostUsd: b.max_cost_usd ?? null,
     exhausted,
     // A lifetime cap never reopens by itself: the owner must change the budget.
-    window_reopens_at: exhausted.length === 1 && exhausted[0] === "turns_per_window" ? reopens : null,
+    windowReopensAt: exhausted.length === 1 && exhausted[0] === "turns_per_window" ? reopens : null,
   };
 }

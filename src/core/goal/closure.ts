@@ -59,7 +59,7 @@ export function frontierGaps(
         gaps.push({ kind: "successor", subject: s, detail: `${s}, the successor of ${t.id}, is not done` });
   for (const h of handoffs(state))
     if (h.state === "blocking" || h.state === "deferred" || h.state === "cleared_without_successor")
-      gaps.push({ kind: "handoff", subject: h.todo_id, detail: `handoff of ${h.todo_id} is ${h.state}` });
+      gaps.push({ kind: "handoff", subject: h.todoId, detail: `handoff of ${h.todoId} is ${h.state}` });
   for (const o of assessed.obligations)
     if (o.kind !== "closeout") gaps.push({ kind: "replan", subject: o.subject, detail: o.detail });
   for (const a of acceptanceReport(state))

@@ -35,9 +35,10 @@ export function checkSpec(state: GoalState, spec: TodoSpec, cmd: string, alsoNew
     fail(`${cmd}: ${spec.id} unblocks ${spec.unblocks_todo_id}, which is not a todo of the goal`);
   // A scope no user_gate decides would hold the todo back forever: refused, as the goal file refuses it.
   const scopes = new Set(
-    [...Object.values(state.todos), ...alsoNew, spec].flatMap((t) =>
-      t.decision_scope ? [t.decision_scope] : [],
-    ),
+    [
+      ...Object.values(state.todos).map((t) => t.decisionScope),
+      ...[...alsoNew, spec].map((t) => t.decision_scope),
+    ].flatMap((scope) => (scope ? [scope] : [])),
   );
   for (const s of spec.required_decision_scopes ?? [])
     if (!scopes.has(s))

@@ -1,7 +1,7 @@
 import { terminalClosure } from "./closure.js";
 import type { PendingGate } from "./gates.js";
 import type { GoalState } from "./goal-state-shape.js";
-import { type MonitorSchedule, monitorSchedules } from "./monitor-goal.js";
+import { type MonitorSchedule, monitorDueTimes, monitorSchedules } from "./monitor-goal.js";
 import {
   type Assessment,
   assess,
@@ -31,35 +31,35 @@ export interface CliAction {
 }
 
 export interface InteractionContract {
-  goal_id: string;
-  runtime_state: RuntimeState;
+  goalId: string;
+  runtimeState: RuntimeState;
   reason: string;
-  user_channel: {
-    action_required: boolean;
+  userChannel: {
+    actionRequired: boolean;
     gates: PendingGate[];
-    actions: Assessment["operator_actions"];
+    actions: Assessment["operatorActions"];
   };
-  agent_channel: {
-    must_attempt: boolean;
-    selected_todo: string | null;
-    selected_action: Selection | null;
-    selection_reason: string;
+  agentChannel: {
+    mustAttempt: boolean;
+    selectedTodo: string | null;
+    selectedAction: Selection | null;
+    selectionReason: string;
   };
-  workspace_guard: {
-    goal_revision: string;
+  workspaceGuard: {
+    goalRevision: string;
     workspace: string | null;
     /** Work runs only on a clean goal workspace at exactly `goal_revision`. */
-    require_clean_at_revision: true;
+    requireCleanAtRevision: true;
     ok: boolean;
     issues: HealthIssue[];
   };
-  scheduler_hint: { action: SchedulerAction; not_before: string | null };
+  schedulerHint: { action: SchedulerAction; notBefore: string | null };
   /**
    * The open monitors and when each is next due (the scheduler reads next_due_at). A monitor is never
    * the selected work: a due one is polled by a governed turn, a not-yet-due one is a quiet no-op.
    */
   monitors: MonitorSchedule[];
-  next_cli_actions: CliAction[];
+  nextCliActions: CliAction[];
   terminal: boolean;
 }
 
@@ -69,85 +69,83 @@ const WORKSPACE_CODES = /workspace|revision|git/;
 export function interactionContract(state: GoalState, ctx: GoalContext): InteractionContract {
   const a = assess(state, ctx);
   const closure = terminalClosure(state, ctx, a);
-  const s = a.runtime_state;
+  const s = a.runtimeState;
   const must = s === "eligible" || s === "focus_wait";
   const selection = s === "eligible" ? a.selection : null;
   const wsIssues = a.health.filter((h) => WORKSPACE_CODES.test(h.code));
   return {
-    goal_id: state.goalId,
-    runtime_state: s,
+    goalId: state.goalId,
+    runtimeState: s,
     reason: a.reason,
-    user_channel: {
-      action_required: a.gates.length > 0 || a.operator_actions.length > 0,
+    userChannel: {
+      actionRequired: a.gates.length > 0 || a.operatorActions.length > 0,
       gates: a.gates,
-      actions: a.operator_actions,
+      actions: a.operatorActions,
     },
-    agent_channel: {
-      must_attempt: must,
-      selected_todo: selection?.kind === "todo" ? selection.todo_id : null,
-      selected_action: selection,
-      selection_reason:
+    agentChannel: {
+      mustAttempt: must,
+      selectedTodo: selection?.kind === "todo" ? selection.todoId : null,
+      selectedAction: selection,
+      selectionReason:
         s === "eligible"
           ? (selection?.reason ?? "")
           : s === "focus_wait"
             ? `answer the obligations first: ${a.reason}`
             : `nothing is selected: ${s} (${a.reason})`,
     },
-    workspace_guard: {
-      goal_revision: state.revision,
+    workspaceGuard: {
+      goalRevision: state.revision,
       workspace: state.workspace?.path ?? null,
-      require_clean_at_revision: true,
+      requireCleanAtRevision: true,
       ok: wsIssues.length === 0,
       issues: wsIssues,
     },
-    scheduler_hint: schedulerHint(state, a, closure.terminal, ctx),
+    schedulerHint: schedulerHint(state, a, closure.terminal, ctx),
     monitors: monitorSchedules(state, ctx.now),
-    next_cli_actions: cliActions(state, a),
+    nextCliActions: cliActions(state, a),
     terminal: closure.terminal,
   };
 }
 
 function schedulerHint(state: GoalState, a: Assessment, terminal: boolean, ctx: GoalContext) {
-  switch (a.runtime_state) {
+  switch (a.runtimeState) {
     case "blocked_health":
-      return { action: "repair_health" as const, not_before: null };
+      return { action: "repair_health" as const, notBefore: null };
     case "operator_gate":
-      return { action: "ask_user" as const, not_before: null };
+      return { action: "ask_user" as const, notBefore: null };
     case "focus_wait":
     case "eligible":
-      return { action: "run_now" as const, not_before: ctx.now };
+      return { action: "run_now" as const, notBefore: ctx.now.toISOString() };
     case "waiting": {
-      if (terminal) return { action: "terminal_no_followup" as const, not_before: null };
-      const monitors = monitorSchedules(state, ctx.now).flatMap((m) =>
-        m.action === "quiet_noop" && m.next_due_at ? [m.next_due_at] : m.action === "done" ? [] : [ctx.now],
-      );
+      if (terminal) return { action: "terminal_no_followup" as const, notBefore: null };
+      const monitors = monitorDueTimes(monitorSchedules(state, ctx.now), ctx.now);
       const times = state.order
-        .map((id) => state.todos[id]?.resume_when)
-        .flatMap((c) => (c?.kind === "at" && Date.parse(c.at) > Date.parse(ctx.now) ? [c.at] : []))
+        .map((id) => state.todos[id]?.resumeWhen)
+        .flatMap((c) => (c?.kind === "at" && Date.parse(c.at) > ctx.now.getTime() ? [c.at] : []))
         .concat(monitors)
         .sort((x, y) => Date.parse(x) - Date.parse(y));
-      return { action: "wait_condition" as const, not_before: times[0] ?? null };
+      return { action: "wait_condition" as const, notBefore: times[0] ?? null };
     }
     case "throttled":
-      return { action: "wait_quota" as const, not_before: a.budget.window_reopens_at };
+      return { action: "wait_quota" as const, notBefore: a.budget.windowReopensAt };
     case "paused":
-      return { action: "stop" as const, not_before: null };
+      return { action: "stop" as const, notBefore: null };
   }
 }
 
 function cliActions(state: GoalState, a: Assessment): CliAction[] {
   const g = state.goalId;
   const out: CliAction[] = [];
-  if (a.runtime_state === "blocked_health")
+  if (a.runtimeState === "blocked_health")
     out.push({
       argv: ["loopgate", "goal", "status", g],
       why: "repair the health issues it lists, then look again",
     });
-  if (a.runtime_state === "paused")
+  if (a.runtimeState === "paused")
     out.push({ argv: ["loopgate", "goal", "resume", g], why: "the goal is stopped" });
   const sel = a.selection;
-  if (a.runtime_state === "eligible" && sel?.kind === "todo") {
-    const t = state.todos[sel.todo_id];
+  if (a.runtimeState === "eligible" && sel?.kind === "todo") {
+    const t = state.todos[sel.todoId];
     if (t?.task) {
       out.push({
         argv: ["loopgate", "todo", "run", g, t.id],
@@ -159,22 +157,22 @@ function cliActions(state: GoalState, a: Assessment): CliAction[] {
       });
     }
   }
-  if (a.runtime_state === "eligible" && sel?.kind === "acceptance")
+  if (a.runtimeState === "eligible" && sel?.kind === "acceptance")
     out.push({
       argv: ["loopgate", "goal", "accept", g],
-      why: `prove acceptance (${sel.acceptance_ids.join(", ")}) fresh on the current revision`,
+      why: `prove acceptance (${sel.acceptanceIds.join(", ")}) fresh on the current revision`,
     });
   for (const gate of a.gates)
     out.push({
-      argv: ["loopgate", "gate", "approve", g, gate.gate_id],
+      argv: ["loopgate", "gate", "approve", g, gate.gateId],
       why: `decide ${gate.scope} (or reject, cancel, defer --until COND)`,
     });
-  for (const o of a.operator_actions) {
+  for (const o of a.operatorActions) {
     if (o.action === "resume_candidate")
-      out.push({ argv: ["loopgate", "todo", "reopen", g, o.todo_id], why: o.detail });
+      out.push({ argv: ["loopgate", "todo", "reopen", g, o.todoId], why: o.detail });
     else
       out.push({
-        argv: ["loopgate", "todo", "close-no-followup", g, o.todo_id, "--rationale", "TEXT"],
+        argv: ["loopgate", "todo", "close-no-followup", g, o.todoId, "--rationale", "TEXT"],
         why: o.detail,
       });
   }

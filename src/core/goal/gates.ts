@@ -30,7 +30,7 @@ function statusOfGates(gates: readonly TodoState[]): ScopeStatus {
 
 /** The status of one decision scope: approved if any gate for it was approved. */
 export function scopeStatus(state: GoalState, scope: string): ScopeStatus {
-  return statusOfGates(gateTodos(state).filter((g) => !g.global_gate && g.decision_scope === scope));
+  return statusOfGates(gateTodos(state).filter((g) => !g.globalGate && g.decisionScope === scope));
 }
 
 /** A scope an action needs and does not have yet. */
@@ -48,16 +48,16 @@ export interface ScopeWait {
 export function scopeWaits(state: GoalState, todo: TodoState): ScopeWait[] {
   const waits: ScopeWait[] = [];
   const gates = gateTodos(state);
-  for (const scope of todo.required_decision_scopes) {
-    const covering = gates.filter((g) => !g.global_gate && g.decision_scope === scope);
+  for (const scope of todo.requiredDecisionScopes) {
+    const covering = gates.filter((g) => !g.globalGate && g.decisionScope === scope);
     const status = statusOfGates(covering);
     if (status !== "approved") waits.push({ scope, status, gates: covering.map((g) => g.id) });
   }
   if (todo.class !== "user_gate") {
-    for (const g of gates.filter((x) => x.global_gate)) {
+    for (const g of gates.filter((x) => x.globalGate)) {
       const status = statusOfGates([g]);
       if (status !== "approved" && status !== "missing")
-        waits.push({ scope: g.decision_scope ?? GLOBAL_SCOPE, status, gates: [g.id] });
+        waits.push({ scope: g.decisionScope ?? GLOBAL_SCOPE, status, gates: [g.id] });
     }
   }
   return waits;
@@ -70,7 +70,7 @@ export function decisionsReady(state: GoalState, todo: TodoState): boolean {
 
 /** A gate waiting on a person, and the todos it holds back. */
 export interface PendingGate {
-  gate_id: string;
+  gateId: string;
   scope: string;
   content: string;
   /** Open todos whose required scopes (or a goal-wide gate) it covers. */
@@ -85,14 +85,13 @@ export function pendingGates(state: GoalState): PendingGate[] {
   return gateTodos(state)
     .filter((g) => g.status === "open" || g.status === "blocked")
     .map((g) => ({
-      gate_id: g.id,
-      scope: g.global_gate ? (g.decision_scope ?? GLOBAL_SCOPE) : (g.decision_scope ?? ""),
+      gateId: g.id,
+      scope: g.globalGate ? (g.decisionScope ?? GLOBAL_SCOPE) : (g.decisionScope ?? ""),
       content: g.content,
       covers: unfinished
         .filter(
           (t) =>
-            g.global_gate ||
-            (g.decision_scope !== null && t.required_decision_scopes.includes(g.decision_scope)),
+            g.globalGate || (g.decisionScope !== null && t.requiredDecisionScopes.includes(g.decisionScope)),
         )
         .map((t) => t.id),
     }));

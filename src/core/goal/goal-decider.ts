@@ -24,7 +24,7 @@ import { decideVision, type VisionCommand } from "./vision.js";
 
 /** What a goal file declares; `create_goal` turns it into `goal_created` plus one `todo_added` per todo. */
 export interface GoalSpec {
-  goal_id: string;
+  goalId: string;
   objective: string;
   acceptance: AcceptanceItem[];
   workspace: GoalWorkspace;
@@ -40,19 +40,19 @@ export type GoalCommand =
   | { type: "stop_goal"; note?: string }
   | { type: "resume_goal"; note?: string }
   /** The goal workspace moved (an accepted change was committed); `previous` must be the current one. */
-  | { type: "record_revision"; revision: string; previous: string; reason: string; turn_id?: string }
+  | { type: "record_revision"; revision: string; previous: string; reason: string; turnId?: string }
   | { type: "change_acceptance"; acceptance: AcceptanceItem[]; reason: string }
   | { type: "change_budget"; budget: Budget; reason: string }
   | { type: "declare_no_followup"; rationale: string }
-  | { type: "add_todo"; todo: TodoSpec; successor_of?: string }
-  | { type: "claim_todo"; todo_id: string; agent_id: string }
-  | { type: "release_todo"; todo_id: string; agent_id: string }
-  | { type: "block_todo"; todo_id: string; reason: string }
+  | { type: "add_todo"; todo: TodoSpec; successorOf?: string }
+  | { type: "claim_todo"; todoId: string; agentId: string }
+  | { type: "release_todo"; todoId: string; agentId: string }
+  | { type: "block_todo"; todoId: string; reason: string }
   /** `resume_when` is validated here: a deferral needs a machine-readable condition. */
-  | { type: "defer_todo"; todo_id: string; resume_when: unknown; note?: string }
-  | { type: "reopen_todo"; todo_id: string; note?: string }
-  | { type: "supersede_todo"; todo_id: string; successor: TodoSpec; reason?: string }
-  | { type: "close_no_followup"; todo_id: string; rationale: string }
+  | { type: "defer_todo"; todoId: string; resumeWhen: unknown; note?: string }
+  | { type: "reopen_todo"; todoId: string; note?: string }
+  | { type: "supersede_todo"; todoId: string; successor: TodoSpec; reason?: string }
+  | { type: "close_no_followup"; todoId: string; rationale: string }
   /**
    * Done on evidence. `receipt` is what loopgate derived from the run's envelope (undefined: an operator
    * asking for "done" without evidence, always refused). `writeback`, when given, records in the same
@@ -60,20 +60,20 @@ export type GoalCommand =
    */
   | {
       type: "complete_todo";
-      todo_id: string;
+      todoId: string;
       receipt?: ValidationReceipt;
-      writeback?: { revision: string; reason: string; turn_id?: string };
+      writeback?: { revision: string; reason: string; turnId?: string };
     }
-  | { type: "record_acceptance"; acceptance_id: string; receipt: ValidationReceipt }
-  | { type: "decide_gate"; todo_id: string; decision: "approve" | "reject" | "cancel"; note?: string }
-  | { type: "defer_gate"; todo_id: string; resume_when: unknown; note?: string }
+  | { type: "record_acceptance"; acceptanceId: string; receipt: ValidationReceipt }
+  | { type: "decide_gate"; todoId: string; decision: "approve" | "reject" | "cancel"; note?: string }
+  | { type: "defer_gate"; todoId: string; resumeWhen: unknown; note?: string }
   /** A raw status write, as a careless client would send it: routed to the lifecycle, or refused. */
-  | { type: "set_todo_status"; todo_id: string; status: string; reason?: string; resume_when?: unknown }
-  | { type: "delete_todo"; todo_id: string }
+  | { type: "set_todo_status"; todoId: string; status: string; reason?: string; resumeWhen?: unknown }
+  | { type: "delete_todo"; todoId: string }
   | VisionCommand
   | MonitorGoalCommand
   | ReplanCommand
-  | { type: "record_spend"; turn_id: string; at: string; turns: number; tokens: number; cost_usd: number };
+  | { type: "record_spend"; turnId: string; at: string; turns: number; tokens: number; costUsd: number };
 
 const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => boundText(s ?? "", max);
 
@@ -89,7 +89,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       ids.add(a.id);
     }
     const created: GoalEventData<"goal_created"> = {
-      goal_id: g.goal_id,
+      goal_id: g.goalId,
       objective: g.objective,
       acceptance: g.acceptance,
       workspace: g.workspace,
@@ -133,7 +133,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
             revision: command.revision,
             previous: command.previous,
             reason: bound(command.reason),
-            ...(command.turn_id ? { turn_id: command.turn_id } : {}),
+            ...(command.turnId ? { turn_id: command.turnId } : {}),
           },
         },
       ];
@@ -155,38 +155,38 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       return [{ type: "goal_no_followup_declared", data: { rationale: bound(command.rationale) } }];
     case "add_todo": {
       checkSpec(state, command.todo, "add_todo");
-      if (command.successor_of !== undefined) need(state, command.successor_of, "add_todo");
+      if (command.successorOf !== undefined) need(state, command.successorOf, "add_todo");
       return [
-        { type: "todo_added", data: { todo: command.todo, successor_of: command.successor_of ?? null } },
+        { type: "todo_added", data: { todo: command.todo, successor_of: command.successorOf ?? null } },
       ];
     }
     case "claim_todo": {
-      const t = need(state, command.todo_id, "claim_todo");
+      const t = need(state, command.todoId, "claim_todo");
       if (t.status !== "open") fail(`claim_todo: ${t.id} is ${t.status}; only an open todo is claimed`);
-      if (t.claimed_by === command.agent_id)
-        fail(`claim_todo: ${t.id} is already claimed by ${command.agent_id}`);
-      return [{ type: "todo_claimed", data: { todo_id: t.id, agent_id: command.agent_id } }];
+      if (t.claimedBy === command.agentId)
+        fail(`claim_todo: ${t.id} is already claimed by ${command.agentId}`);
+      return [{ type: "todo_claimed", data: { todo_id: t.id, agent_id: command.agentId } }];
     }
     case "release_todo": {
-      const t = need(state, command.todo_id, "release_todo");
-      if (t.claimed_by !== command.agent_id)
+      const t = need(state, command.todoId, "release_todo");
+      if (t.claimedBy !== command.agentId)
         fail(
-          `release_todo: ${t.id} is not claimed by ${command.agent_id} (claimed by ${t.claimed_by ?? "nobody"})`,
+          `release_todo: ${t.id} is not claimed by ${command.agentId} (claimed by ${t.claimedBy ?? "nobody"})`,
         );
-      return [{ type: "todo_claim_released", data: { todo_id: t.id, agent_id: command.agent_id } }];
+      return [{ type: "todo_claim_released", data: { todo_id: t.id, agent_id: command.agentId } }];
     }
     case "block_todo": {
-      const t = need(state, command.todo_id, "block_todo");
+      const t = need(state, command.todoId, "block_todo");
       if (t.status !== "open") fail(`block_todo: ${t.id} is ${t.status}; only an open todo can be blocked`);
       if (!command.reason.trim()) fail(`block_todo: blocking ${t.id} needs a reason`);
       return [{ type: "todo_blocked", data: { todo_id: t.id, reason: bound(command.reason) } }];
     }
     case "defer_todo":
     case "defer_gate": {
-      const t = need(state, command.todo_id, command.type);
+      const t = need(state, command.todoId, command.type);
       if (command.type === "defer_gate" && t.class !== "user_gate")
         fail(`defer_gate: ${t.id} is a ${t.class}, not a user_gate`);
-      const cond = resumeCondition(state, command.resume_when, t.id, command.type);
+      const cond = resumeCondition(state, command.resumeWhen, t.id, command.type);
       if (t.status !== "open")
         fail(`${command.type}: ${t.id} is ${t.status}; only an open todo can be deferred`);
       return [
@@ -194,7 +194,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       ];
     }
     case "reopen_todo": {
-      const t = need(state, command.todo_id, "reopen_todo");
+      const t = need(state, command.todoId, "reopen_todo");
       if (t.status === "done")
         fail(
           `reopen_todo: ${t.id} is done; done is terminal (supersede it with a successor, or add a new todo)`,
@@ -203,7 +203,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       return [{ type: "todo_reopened", data: { todo_id: t.id, note: bound(command.note) } }];
     }
     case "supersede_todo": {
-      const t = need(state, command.todo_id, "supersede_todo");
+      const t = need(state, command.todoId, "supersede_todo");
       if (t.status === "done")
         fail(`supersede_todo: ${t.id} is already done; a compensation and a new todo replace accepted work`);
       checkSpec(state, command.successor, "supersede_todo");
@@ -221,7 +221,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       ];
     }
     case "close_no_followup": {
-      const t = need(state, command.todo_id, "close_no_followup");
+      const t = need(state, command.todoId, "close_no_followup");
       if (t.status === "done") fail(`close_no_followup: ${t.id} is already done`);
       if (!command.rationale.trim())
         fail(`close_no_followup: rule no_followup_needs_rationale: closing ${t.id} needs a rationale`);
@@ -233,8 +233,8 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       return completeTodo(command, state);
     case "record_acceptance": {
       const item =
-        state.acceptance.find((a) => a.id === command.acceptance_id) ??
-        fail(`record_acceptance: ${command.acceptance_id} is not an acceptance item of goal ${state.goalId}`);
+        state.acceptance.find((a) => a.id === command.acceptanceId) ??
+        fail(`record_acceptance: ${command.acceptanceId} is not an acceptance item of goal ${state.goalId}`);
       const r = command.receipt;
       if (r.goal_id !== state.goalId)
         fail(`record_acceptance: rule receipt_matches_goal: run ${r.run_id} was for goal ${r.goal_id}`);
@@ -245,7 +245,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       return [{ type: "acceptance_receipt_recorded", data: { acceptance_id: item.id, receipt: r } }];
     }
     case "decide_gate": {
-      const t = need(state, command.todo_id, "decide_gate");
+      const t = need(state, command.todoId, "decide_gate");
       if (t.class !== "user_gate") fail(`decide_gate: ${t.id} is a ${t.class}, not a user_gate`);
       if (t.status === "done")
         fail(
@@ -259,10 +259,10 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
     case "set_todo_status":
       return setStatus(command, state);
     case "delete_todo": {
-      const t = need(state, command.todo_id, "delete_todo");
+      const t = need(state, command.todoId, "delete_todo");
       if (t.note === "superseded")
         fail(
-          `delete_todo: rule superseded_is_history: ${t.id} was superseded by ${t.superseded_by}; a superseded todo is history and is never deleted`,
+          `delete_todo: rule superseded_is_history: ${t.id} was superseded by ${t.supersededBy}; a superseded todo is history and is never deleted`,
         );
       return fail(
         `delete_todo: rule todos_are_never_deleted: close ${t.id} with a no_followup rationale, or supersede it`,
@@ -280,9 +280,9 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
     case "compensate_change":
       return decideReplan(command, state);
     case "record_spend": {
-      if (state.spends.some((s) => s.turn_id === command.turn_id))
-        fail(`record_spend: rule spend_once: turn ${command.turn_id} is already charged`);
-      const { turn_id, at, turns, tokens, cost_usd } = command;
+      if (state.spends.some((s) => s.turnId === command.turnId))
+        fail(`record_spend: rule spend_once: turn ${command.turnId} is already charged`);
+      const { turnId: turn_id, at, turns, tokens, costUsd: cost_usd } = command;
       return [{ type: "quota_spent", data: { turn_id, at, turns, tokens, cost_usd } }];
     }
     default: {
@@ -315,16 +315,16 @@ export function completionRefusal(
   const waits = scopeWaits(state, t);
   if (waits.length)
     return `complete_todo: rule decision_scope: ${t.id} needs ${waits.map((w) => `scope ${w.scope} (${w.status})`).join(", ")} approved first`;
-  const open = t.depends_on.filter((d) => !dependencyResolved(state, d));
+  const open = t.dependsOn.filter((d) => !dependencyResolved(state, d));
   if (open.length)
     return `complete_todo: rule depends_on: ${t.id} depends on ${open.join(", ")}, not done yet`;
   return null;
 }
 
 function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, state: GoalState) {
-  const refusal = completionRefusal(state, command.todo_id, command.receipt);
+  const refusal = completionRefusal(state, command.todoId, command.receipt);
   if (refusal || !command.receipt) return fail(refusal ?? "complete_todo: no receipt");
-  const t = need(state, command.todo_id, "complete_todo");
+  const t = need(state, command.todoId, "complete_todo");
   const events: GoalEventBody[] = [
     { type: "todo_completed", data: { todo_id: t.id, receipt: command.receipt } },
   ];
@@ -337,7 +337,7 @@ function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, 
         revision: command.writeback.revision,
         previous: state.revision,
         reason: bound(command.writeback.reason),
-        ...(command.writeback.turn_id ? { turn_id: command.writeback.turn_id } : {}),
+        ...(command.writeback.turnId ? { turn_id: command.writeback.turnId } : {}),
       },
     });
   }
@@ -345,7 +345,7 @@ function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, 
 }
 
 function setStatus(command: Extract<GoalCommand, { type: "set_todo_status" }>, state: GoalState) {
-  const t = need(state, command.todo_id, "set_todo_status");
+  const t = need(state, command.todoId, "set_todo_status");
   const status = command.status;
   if (status === "running" || status === "in_progress" || status === "claimed")
     fail(
@@ -361,11 +361,11 @@ function setStatus(command: Extract<GoalCommand, { type: "set_todo_status" }>, s
         `set_todo_status: rule done_needs_receipt: ${t.id} becomes done only on evidence (todo done --evidence RUN_ID), a gate decision, a supersede or a no_followup rationale`,
       );
     case "open":
-      return decideGoal({ type: "reopen_todo", todo_id: t.id }, state);
+      return decideGoal({ type: "reopen_todo", todoId: t.id }, state);
     case "blocked":
-      return decideGoal({ type: "block_todo", todo_id: t.id, reason: command.reason ?? "" }, state);
+      return decideGoal({ type: "block_todo", todoId: t.id, reason: command.reason ?? "" }, state);
     default:
-      return decideGoal({ type: "defer_todo", todo_id: t.id, resume_when: command.resume_when }, state);
+      return decideGoal({ type: "defer_todo", todoId: t.id, resumeWhen: command.resumeWhen }, state);
   }
 }
 

@@ -22,10 +22,10 @@ import type { TurnState } from "./turn/turn-state.js";
 
 /** The evidence a completed todo holds. */
 export interface Completion {
-  run_id: string;
-  envelope_digest: string;
-  goal_revision: string;
-  task_digest: string;
+  runId: string;
+  envelopeDigest: string;
+  goalRevision: string;
+  taskDigest: string;
 }
 
 /** One todo as folded from its events: the four statuses and the orthogonal relations. */
@@ -35,31 +35,31 @@ export interface TodoState {
   class: TodoClass;
   status: TodoStatus;
   task: TaskRef | null;
-  decision_scope: string | null;
-  global_gate: boolean;
-  required_decision_scopes: string[];
-  depends_on: string[];
-  unblocks_todo_id: string | null;
+  decisionScope: string | null;
+  globalGate: boolean;
+  requiredDecisionScopes: string[];
+  dependsOn: string[];
+  unblocksTodoId: string | null;
   monitor: MonitorSpec | null;
   /** A routing signal (which agent means to take it), never a lock and never "running". */
-  claimed_by: string | null;
-  resume_when: ResumeCondition | null;
-  superseded_by: string | null;
-  successor_of: string | null;
+  claimedBy: string | null;
+  resumeWhen: ResumeCondition | null;
+  supersededBy: string | null;
+  successorOf: string | null;
   successors: string[];
-  no_followup: { rationale: string } | null;
+  noFollowup: { rationale: string } | null;
   completion: Completion | null;
   /** A user gate's decision. */
   decision: GateDecision | null;
-  block_reason: string | null;
+  blockReason: string | null;
   note: "superseded" | null;
   /** Position in the goal stream (0-based event index) where it was added and where it was closed. */
-  added_at: number;
-  closed_at: number | null;
+  addedAt: number;
+  closedAt: number | null;
 }
 
 export interface VisionState {
-  agent_id: string;
+  agentId: string;
   route: string;
   checkpoint: VisionCheckpoint;
   /** Stream position of the last vision fact for this agent. */
@@ -68,16 +68,16 @@ export interface VisionState {
 }
 
 export interface SpendRecord {
-  turn_id: string;
+  turnId: string;
   at: string;
   turns: number;
   tokens: number;
-  cost_usd: number;
+  costUsd: number;
 }
 
 export interface AcceptanceReceipt {
   receipt: ValidationReceipt;
-  acceptance_version: number;
+  acceptanceVersion: number;
   at: number;
 }
 
@@ -115,10 +115,10 @@ export interface GoalState {
   /** Replan answers given under an operation id (the planner turn's writeback effect_ref). */
   replanOperations: Record<string, { outcome: "delta" | "replan_noop"; obligation: string; at: number }>;
   /** Answers with no delta: recorded, never clearing an obligation. */
-  replanNoops: { agent_id: string; obligation: string; at: number }[];
+  replanNoops: { agentId: string; obligation: string; at: number }[];
   /** Every revision the goal workspace held, oldest first (a compensation reverts one of them). */
   revisionHistory: string[];
-  compensations: { reverted_revision: string; revert_revision: string; successor_id: string; at: number }[];
+  compensations: { revertedRevision: string; revertRevision: string; successorId: string; at: number }[];
   /** Events folded so far (the next event's position). */
   position: number;
   /** The governed turns, by turn key (goal/agent/turn_instance_id), each folded from its own facts. */
@@ -176,23 +176,23 @@ export function newTodo(spec: TodoSpec, successorOf: string | null, at: number):
     class: spec.class,
     status: "open",
     task: spec.task ?? null,
-    decision_scope: spec.decision_scope ?? null,
-    global_gate: spec.global_gate === true,
-    required_decision_scopes: spec.required_decision_scopes ?? [],
-    depends_on: spec.depends_on ?? [],
-    unblocks_todo_id: spec.unblocks_todo_id ?? null,
+    decisionScope: spec.decision_scope ?? null,
+    globalGate: spec.global_gate === true,
+    requiredDecisionScopes: spec.required_decision_scopes ?? [],
+    dependsOn: spec.depends_on ?? [],
+    unblocksTodoId: spec.unblocks_todo_id ?? null,
     monitor: spec.monitor ?? null,
-    claimed_by: null,
-    resume_when: null,
-    superseded_by: null,
-    successor_of: successorOf,
+    claimedBy: null,
+    resumeWhen: null,
+    supersededBy: null,
+    successorOf: successorOf,
     successors: [],
-    no_followup: null,
+    noFollowup: null,
     completion: null,
     decision: null,
-    block_reason: null,
+    blockReason: null,
     note: null,
-    added_at: at,
-    closed_at: null,
+    addedAt: at,
+    closedAt: null,
   };
 }

@@ -100,41 +100,41 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
     case "todo_claimed": {
       const t = todo(event.data.todo_id);
       if (!t) return refuse("no such todo");
-      return put({ ...t, claimed_by: event.data.agent_id });
+      return put({ ...t, claimedBy: event.data.agent_id });
     }
     case "todo_claim_released": {
       const t = todo(event.data.todo_id);
-      if (!t || t.claimed_by !== event.data.agent_id) return refuse("not claimed by that agent");
-      return put({ ...t, claimed_by: null });
+      if (!t || t.claimedBy !== event.data.agent_id) return refuse("not claimed by that agent");
+      return put({ ...t, claimedBy: null });
     }
     case "todo_blocked": {
       const t = todo(event.data.todo_id);
       if (t?.status !== "open") return refuse("only an open todo can be blocked");
-      return put({ ...t, status: "blocked", block_reason: event.data.reason });
+      return put({ ...t, status: "blocked", blockReason: event.data.reason });
     }
     case "todo_deferred": {
       const t = todo(event.data.todo_id);
       if (t?.status !== "open") return refuse("only an open todo can be deferred");
-      return put({ ...t, status: "deferred", resume_when: event.data.resume_when });
+      return put({ ...t, status: "deferred", resumeWhen: event.data.resume_when });
     }
     case "todo_reopened": {
       const t = todo(event.data.todo_id);
       if (!t || (t.status !== "blocked" && t.status !== "deferred"))
         return refuse("only a blocked or deferred todo can be reopened");
-      return put({ ...t, status: "open", resume_when: null, block_reason: null });
+      return put({ ...t, status: "open", resumeWhen: null, blockReason: null });
     }
     case "todo_superseded": {
       const t = todo(event.data.todo_id);
       const succ = todo(event.data.successor_id);
       if (!t || t.status === "done") return refuse("only an unfinished todo can be superseded");
-      if (!succ || succ.successor_of !== t.id)
+      if (!succ || succ.successorOf !== t.id)
         return refuse("the successor must be added, linked to it, in the same append");
-      return put({ ...t, status: "done", note: "superseded", superseded_by: succ.id, closed_at: at });
+      return put({ ...t, status: "done", note: "superseded", supersededBy: succ.id, closedAt: at });
     }
     case "todo_closed_no_followup": {
       const t = todo(event.data.todo_id);
       if (!t || t.status === "done") return refuse("only an unfinished todo can be closed");
-      return put({ ...t, status: "done", no_followup: { rationale: event.data.rationale }, closed_at: at });
+      return put({ ...t, status: "done", noFollowup: { rationale: event.data.rationale }, closedAt: at });
     }
     case "todo_completed": {
       const t = todo(event.data.todo_id);
@@ -143,19 +143,19 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       if (why) return refuse(why);
       const r = event.data.receipt;
       const completion = {
-        run_id: r.run_id,
-        envelope_digest: r.envelope_digest,
-        goal_revision: r.goal_revision,
-        task_digest: r.task_digest,
+        runId: r.run_id,
+        envelopeDigest: r.envelope_digest,
+        goalRevision: r.goal_revision,
+        taskDigest: r.task_digest,
       };
       return put(
-        { ...t, status: "done", completion, closed_at: at },
+        { ...t, status: "done", completion, closedAt: at },
         { evidenceRuns: { ...s.evidenceRuns, [r.run_id]: t.id } },
       );
     }
     case "acceptance_receipt_recorded": {
       const id = event.data.acceptance_id;
-      const entry = { receipt: event.data.receipt, acceptance_version: state.acceptanceVersion, at };
+      const entry = { receipt: event.data.receipt, acceptanceVersion: state.acceptanceVersion, at };
       return {
         ...s,
         acceptanceReceipts: { ...s.acceptanceReceipts, [id]: [...(s.acceptanceReceipts[id] ?? []), entry] },
@@ -165,7 +165,7 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       const t = todo(event.data.todo_id);
       if (t?.class !== "user_gate") return refuse("only a user gate is decided");
       if (t.status === "done") return refuse("the gate is already decided");
-      return put({ ...t, status: "done", decision: event.data.decision, resume_when: null, closed_at: at });
+      return put({ ...t, status: "done", decision: event.data.decision, resumeWhen: null, closedAt: at });
     }
     case "vision_recorded":
     case "vision_patched":
@@ -180,7 +180,7 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
           : event.type === "vision_patched"
             ? "patched"
             : "unchanged";
-      const v: VisionState = { agent_id: d.agent_id, route, checkpoint: d.checkpoint, at, last };
+      const v: VisionState = { agentId: d.agent_id, route, checkpoint: d.checkpoint, at, last };
       const answered = event.type === "vision_unchanged_recorded" ? { lastAnswerAt: at } : {};
       return { ...s, ...answered, visions: { ...s.visions, [d.agent_id]: v } };
     }
@@ -188,7 +188,7 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       const d = event.data;
       const prev = s.visions[d.agent_id];
       if (!prev) return refuse("no vision recorded for this agent yet");
-      if (todo(d.successor_id)?.added_at !== at - 1)
+      if (todo(d.successor_id)?.addedAt !== at - 1)
         return refuse("vision_closed needs its successor todo added just before it, in the same append");
       const v: VisionState = { ...prev, checkpoint: d.checkpoint, at, last: "closed" };
       return { ...s, visions: { ...s.visions, [d.agent_id]: v }, lastAnswerAt: at };
@@ -198,7 +198,7 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
         ...s,
         replanNoops: [
           ...s.replanNoops,
-          { agent_id: event.data.agent_id, obligation: event.data.obligation, at },
+          { agentId: event.data.agent_id, obligation: event.data.obligation, at },
         ],
       };
     case "replan_answered": {
@@ -217,9 +217,9 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       if (!todo(d.successor_id))
         return refuse(`the compensation's successor ${d.successor_id} is not a todo`);
       const c = {
-        reverted_revision: d.reverted_revision,
-        revert_revision: d.revert_revision,
-        successor_id: d.successor_id,
+        revertedRevision: d.reverted_revision,
+        revertRevision: d.revert_revision,
+        successorId: d.successor_id,
         at,
       };
       return { ...s, compensations: [...s.compensations, c], lastAnswerAt: at };
@@ -232,8 +232,10 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
     case "monitor_completed":
       return evolveMonitorFact(s, event, at, refuse);
     case "quota_spent": {
-      if (s.spends.some((x) => x.turn_id === event.data.turn_id)) return refuse("turn already charged");
-      return { ...s, spends: [...s.spends, { ...event.data }] };
+      if (s.spends.some((x) => x.turnId === event.data.turn_id)) return refuse("turn already charged");
+      const d = event.data;
+      const spend = { turnId: d.turn_id, at: d.at, turns: d.turns, tokens: d.tokens, costUsd: d.cost_usd };
+      return { ...s, spends: [...s.spends, spend] };
     }
     case "turn_lease_acquired":
     case "turn_lease_heartbeat":
@@ -284,7 +286,7 @@ function evolveMonitorFact(
   const m = s.monitors[event.data.todo_id];
   if (!t || !m) return refuse(`${event.data.todo_id} is not a continuous monitor`);
   if (t.status !== "open") return refuse(`monitor ${t.id} is ${t.status}`);
-  const link = (id: string) => s.todos[id]?.successor_of === t.id && s.todos[id]?.added_at === at - 1;
+  const link = (id: string) => s.todos[id]?.successorOf === t.id && s.todos[id]?.addedAt === at - 1;
   const applied = applyMonitorFact(m, event, link);
   if (typeof applied === "string") return refuse(applied);
   const monitors = { ...s.monitors, [t.id]: applied };
@@ -297,8 +299,8 @@ function evolveMonitorFact(
   const done: TodoState = {
     ...t,
     status: "done",
-    closed_at: at,
-    no_followup: f.kind === "no_followup" ? { rationale: f.rationale } : null,
+    closedAt: at,
+    noFollowup: f.kind === "no_followup" ? { rationale: f.rationale } : null,
   };
   return { ...s, monitors, monitorReplans, todos: { ...s.todos, [t.id]: done } };
 }

@@ -17,17 +17,17 @@ export type HandoffState = (typeof HANDOFF_STATES)[number];
 
 /** One relation: a blocker (class `blocker`, or any todo with `unblocks_todo_id`) and what it hands to. */
 export interface Handoff {
-  todo_id: string;
+  todoId: string;
   /** The todo it unblocks, if it names one. */
   target: string | null;
   state: HandoffState;
   /** Where work routes once cleared: its successors and its target. */
-  routes_to: string[];
+  routesTo: string[];
 }
 
 /** True when a todo is a handoff relation's source. */
 export function isHandoffSource(todo: TodoState): boolean {
-  return todo.class === "blocker" || todo.unblocks_todo_id !== null;
+  return todo.class === "blocker" || todo.unblocksTodoId !== null;
 }
 
 /** The handoff state of one relation source. */
@@ -35,8 +35,8 @@ export function handoffState(todo: TodoState): HandoffState {
   if (todo.note === "superseded") return "superseded";
   if (todo.status === "deferred") return "deferred";
   if (todo.status !== "done") return "blocking";
-  if (todo.no_followup) return "cleared_no_followup";
-  return todo.successors.length > 0 || todo.unblocks_todo_id !== null
+  if (todo.noFollowup) return "cleared_no_followup";
+  return todo.successors.length > 0 || todo.unblocksTodoId !== null
     ? "cleared_with_successor"
     : "cleared_without_successor";
 }
@@ -47,10 +47,10 @@ export function handoffs(state: GoalState): Handoff[] {
     .map((id) => state.todos[id] as TodoState)
     .filter(isHandoffSource)
     .map((t) => ({
-      todo_id: t.id,
-      target: t.unblocks_todo_id,
+      todoId: t.id,
+      target: t.unblocksTodoId,
       state: handoffState(t),
-      routes_to: [...t.successors, ...(t.unblocks_todo_id ? [t.unblocks_todo_id] : [])],
+      routesTo: [...t.successors, ...(t.unblocksTodoId ? [t.unblocksTodoId] : [])],
     }));
 }
 
@@ -58,5 +58,5 @@ export function handoffs(state: GoalState): Handoff[] {
 export function heldBackBy(state: GoalState, todoId: string): string[] {
   return handoffs(state)
     .filter((h) => h.target === todoId && (h.state === "blocking" || h.state === "deferred"))
-    .map((h) => h.todo_id);
+    .map((h) => h.todoId);
 }

@@ -21,28 +21,28 @@ import {
 export type MonitorGoalCommand =
   | {
       type: "record_monitor_poll";
-      todo_id: string;
-      operation_id: string;
-      now: string;
-      result_hash: string;
+      todoId: string;
+      operationId: string;
+      now: Date;
+      resultHash: string;
       /** For a changed hash: the generation it opens (the last + 1) and the successor it asks for. */
       generation?: number;
       successor?: TodoSpec;
     }
   | {
       type: "record_monitor_poll_failure";
-      todo_id: string;
-      operation_id: string;
-      now: string;
+      todoId: string;
+      operationId: string;
+      now: Date;
       failure: PollFailureKind;
-      exit_code: number | null;
+      exitCode: number | null;
       detail: string;
     }
   | {
       type: "complete_monitor";
-      todo_id: string;
-      operation_id: string;
-      now: string;
+      todoId: string;
+      operationId: string;
+      now: Date;
       reason: string;
       followup: { kind: "successor"; successor: TodoSpec } | { kind: "no_followup"; rationale: string };
     };
@@ -51,23 +51,23 @@ export type MonitorGoalCommand =
 export type MonitorAction = "quiet_noop" | "poll" | "complete" | "done";
 
 export interface MonitorSchedule {
-  todo_id: string;
+  todoId: string;
   action: MonitorAction;
   /** When the next poll is due; null: due now (never polled yet) or nothing more to poll. */
-  next_due_at: string | null;
-  consecutive_no_change: number;
+  nextDueAt: string | null;
+  consecutiveNoChange: number;
   generation: number;
   /** Why `complete`, when it is. */
   stop: string | null;
 }
 
 /** Where one monitor stands at `now`. A not-yet-due monitor is a quiet no-op, never advancement work. */
-export function monitorSchedule(state: GoalState, todoId: string, now: string): MonitorSchedule | null {
+export function monitorSchedule(state: GoalState, todoId: string, now: Date): MonitorSchedule | null {
   const m = state.monitors[todoId];
   const t = state.todos[todoId];
   if (!m || !t) return null;
   let action: MonitorAction = t.status === "done" ? "done" : monitorPollAction(m, now);
-  let stop: string | null = action === "complete" ? `expired at ${m.policy.expires_at}` : null;
+  let stop: string | null = action === "complete" ? `expired at ${m.policy.expiresAt}` : null;
   const cond = t.monitor?.resume_when;
   if ((action === "poll" || action === "quiet_noop") && cond && conditionHolds(state, cond, now)) {
     action = "complete";
@@ -75,17 +75,17 @@ export function monitorSchedule(state: GoalState, todoId: string, now: string): 
   }
   const live = action === "poll" || action === "quiet_noop";
   return {
-    todo_id: todoId,
+    todoId: todoId,
     action,
-    next_due_at: live && m.next_due_at ? m.next_due_at : null,
-    consecutive_no_change: m.consecutive_no_change,
-    generation: m.material_change_generation,
+    nextDueAt: live && m.nextDueAt ? m.nextDueAt : null,
+    consecutiveNoChange: m.consecutiveNoChange,
+    generation: m.materialChangeGeneration,
     stop,
   };
 }
 
 /** Every open monitor of the goal, in todo order (a blocked or deferred monitor is not polled). */
-export function monitorSchedules(state: GoalState, now: string): MonitorSchedule[] {
+export function monitorSchedules(state: GoalState, now: Date): MonitorSchedule[] {
   return state.order.flatMap((id) => {
     const s = state.todos[id]?.status !== "open" ? null : monitorSchedule(state, id, now);
     return s ? [s] : [];
@@ -99,7 +99,7 @@ export function monitorOperation(
 ): { todo_id: string; events: MonitorEvent[] } | null {
   for (const m of Object.values(state.monitors)) {
     const events = m.operations[operationId];
-    if (events) return { todo_id: m.todo_id, events };
+    if (events) return { todo_id: m.todoId, events };
   }
   return null;
 }
@@ -133,34 +133,34 @@ export function monitorPollCommand(
   state: GoalState,
   todoId: string,
   operationId: string,
-  now: string,
+  now: Date,
   poll: PollObservation,
   successor?: TodoSpec,
 ): MonitorGoalCommand {
-  const base = { todo_id: todoId, operation_id: operationId, now };
+  const base = { todoId, operationId, now };
   if (!poll.ok)
     return {
       type: "record_monitor_poll_failure",
       ...base,
       failure: poll.failure,
-      exit_code: poll.exit_code,
+      exitCode: poll.exit_code,
       detail: poll.detail,
     };
   const m = state.monitors[todoId];
-  const changed = m !== undefined && m.result_hash !== null && m.result_hash !== poll.result_hash;
-  if (!changed) return { type: "record_monitor_poll", ...base, result_hash: poll.result_hash };
-  const generation = (m?.material_change_generation ?? 0) + 1;
+  const changed = m !== undefined && m.resultHash !== null && m.resultHash !== poll.result_hash;
+  if (!changed) return { type: "record_monitor_poll", ...base, resultHash: poll.result_hash };
+  const generation = (m?.materialChangeGeneration ?? 0) + 1;
   return {
     type: "record_monitor_poll",
     ...base,
-    result_hash: poll.result_hash,
+    resultHash: poll.result_hash,
     generation,
     successor: successor ?? defaultMonitorSuccessor(state, todoId, generation),
   };
 }
 
 function monitorOf(state: GoalState, cmd: MonitorGoalCommand): MonitorState {
-  const t = need(state, cmd.todo_id, cmd.type);
+  const t = need(state, cmd.todoId, cmd.type);
   if (t.class !== "continuous_monitor")
     fail(`${cmd.type}: ${t.id} is a ${t.class}, not a continuous_monitor`);
   if (t.status === "blocked" || t.status === "deferred")
@@ -170,18 +170,18 @@ function monitorOf(state: GoalState, cmd: MonitorGoalCommand): MonitorState {
 
 export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState): GoalEventBody[] {
   const m = monitorOf(state, cmd);
-  const other = monitorOperation(state, cmd.operation_id);
-  if (other && other.todo_id !== cmd.todo_id)
+  const other = monitorOperation(state, cmd.operationId);
+  if (other && other.todo_id !== cmd.todoId)
     fail(
-      `${cmd.type}: rule operation_once: operation ${cmd.operation_id} belongs to monitor ${other.todo_id}`,
+      `${cmd.type}: rule operation_once: operation ${cmd.operationId} belongs to monitor ${other.todo_id}`,
     );
   if (other) return []; // a retry: the operation's receipt is already in the stream, nothing new is decided
-  const sched = monitorSchedule(state, cmd.todo_id, cmd.now);
+  const sched = monitorSchedule(state, cmd.todoId, cmd.now);
   if (sched?.action === "done")
-    fail(`${cmd.type}: rule monitor_completed: monitor ${cmd.todo_id} is completed`);
+    fail(`${cmd.type}: rule monitor_completed: monitor ${cmd.todoId} is completed`);
   if (cmd.type !== "complete_monitor" && sched?.action === "complete")
     fail(
-      `${cmd.type}: rule monitor_stop: monitor ${cmd.todo_id} ${sched.stop}: complete it with a successor or no_followup`,
+      `${cmd.type}: rule monitor_stop: monitor ${cmd.todoId} ${sched.stop}: complete it with a successor or no_followup`,
     );
   const wrap = (mc: MonitorCommand): MonitorEvent[] => {
     try {
@@ -192,13 +192,13 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
   };
   switch (cmd.type) {
     case "record_monitor_poll": {
-      const changed = m.result_hash !== null && cmd.result_hash !== m.result_hash;
+      const changed = m.resultHash !== null && cmd.resultHash !== m.resultHash;
       if (changed && cmd.successor) checkSpec(state, cmd.successor, cmd.type);
       const events = wrap({
         kind: "record_poll",
-        operation_id: cmd.operation_id,
+        operationId: cmd.operationId,
         now: cmd.now,
-        result_hash: cmd.result_hash,
+        resultHash: cmd.resultHash,
         ...(cmd.generation !== undefined ? { generation: cmd.generation } : {}),
         ...(cmd.successor
           ? { successor: { todo_id: cmd.successor.id, content: cmd.successor.content } }
@@ -207,18 +207,18 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
       return events.flatMap((e): GoalEventBody[] => {
         if (e.type === "monitor_armed") return [];
         if (e.type === "monitor_successor_created" && cmd.successor)
-          return [{ type: "todo_added", data: { todo: cmd.successor, successor_of: cmd.todo_id } }, e];
+          return [{ type: "todo_added", data: { todo: cmd.successor, successor_of: cmd.todoId } }, e];
         return [e];
       });
     }
     case "record_monitor_poll_failure": {
-      const { operation_id, now, failure, exit_code, detail } = cmd;
+      const { operationId: operation_id, now, failure, exitCode: exit_code, detail } = cmd;
       const mc: MonitorCommand = {
         kind: "record_poll_failure",
-        operation_id,
+        operationId: operation_id,
         now,
         failure,
-        exit_code,
+        exitCode: exit_code,
         detail: detail.slice(0, 2000),
       };
       return wrap(mc).filter((e): e is Extract<MonitorEvent, GoalEventBody> => e.type !== "monitor_armed");
@@ -228,7 +228,7 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
       if (f.kind === "successor") checkSpec(state, f.successor, cmd.type);
       const events = wrap({
         kind: "complete",
-        operation_id: cmd.operation_id,
+        operationId: cmd.operationId,
         now: cmd.now,
         reason: cmd.reason.slice(0, 2000),
         followup:
@@ -237,20 +237,20 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
             : { kind: "no_followup", rationale: f.rationale.slice(0, 2000) },
       }).filter((e): e is Extract<MonitorEvent, GoalEventBody> => e.type !== "monitor_armed");
       return f.kind === "successor"
-        ? [{ type: "todo_added", data: { todo: f.successor, successor_of: cmd.todo_id } }, ...events]
+        ? [{ type: "todo_added", data: { todo: f.successor, successor_of: cmd.todoId } }, ...events]
         : events;
     }
   }
 }
 
 /**
- * The times the scheduler's `nextWakeUp` reads as `monitor_due`: now for a monitor to poll or complete,
+ * The times the scheduler's `nextWakeUp` reads as `monitorDue`: now for a monitor to poll or complete,
  * its next_due_at for one not yet due. A completed monitor wakes nothing.
  */
-export function monitorDueTimes(monitors: readonly MonitorSchedule[], now: string): string[] {
+export function monitorDueTimes(monitors: readonly MonitorSchedule[], now: Date): string[] {
   return monitors.flatMap((m) => {
     if (m.action === "done") return [];
-    if (m.action === "quiet_noop" && m.next_due_at) return [m.next_due_at];
-    return [now];
+    if (m.action === "quiet_noop" && m.nextDueAt) return [m.nextDueAt];
+    return [now.toISOString()];
   });
 }

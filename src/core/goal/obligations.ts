@@ -16,7 +16,7 @@ export interface AcceptanceStatus {
   /** A SUCCESS of exactly this item (digest) on the current revision exists. */
   proved: boolean;
   /** The latest receipt of it on the current revision, if any. */
-  latest: { run_id: string; status: string; at: number } | null;
+  latest: { runId: string; status: string; at: number } | null;
 }
 
 export function acceptanceStatus(state: GoalState, item: AcceptanceItem): AcceptanceStatus {
@@ -28,7 +28,7 @@ export function acceptanceStatus(state: GoalState, item: AcceptanceItem): Accept
     id: item.id,
     ref: item.ref,
     proved: fresh.some((r) => r.receipt.status === "SUCCESS"),
-    latest: last ? { run_id: last.receipt.run_id, status: last.receipt.status, at: last.at } : null,
+    latest: last ? { runId: last.receipt.run_id, status: last.receipt.status, at: last.at } : null,
   };
 }
 
@@ -64,7 +64,7 @@ export function advancementExhausted(state: GoalState): boolean {
  * answer (a real one comes with its todo or acceptance change), and neither is a replan_noop.
  */
 export function answeredAfter(state: GoalState, at: number): boolean {
-  if (todosOf(state).some((t) => t.added_at > at)) return true;
+  if (todosOf(state).some((t) => t.addedAt > at)) return true;
   return state.lastAnswerAt > at;
 }
 
@@ -79,7 +79,7 @@ export function obligations(state: GoalState): Obligation[] {
       out.push({
         kind: "replan_acceptance_failed",
         subject: a.id,
-        detail: `acceptance ${a.id} ended ${a.latest.status} (run ${a.latest.run_id}) on the current revision with no advancement todo left: replan (a vision patch with a todo or acceptance change, or vision_unchanged_reason)`,
+        detail: `acceptance ${a.id} ended ${a.latest.status} (run ${a.latest.runId}) on the current revision with no advancement todo left: replan (a vision patch with a todo or acceptance change, or vision_unchanged_reason)`,
       });
     }
   }
@@ -87,22 +87,22 @@ export function obligations(state: GoalState): Obligation[] {
     if (h.state === "cleared_without_successor")
       out.push({
         kind: "handoff_without_successor",
-        subject: h.todo_id,
-        detail: `${h.todo_id} was cleared without a successor: add a successor, reopen work, or record no_followup`,
+        subject: h.todoId,
+        detail: `${h.todoId} was cleared without a successor: add a successor, reopen work, or record no_followup`,
       });
-  for (const v of Object.values(state.visions).sort((a, b) => a.agent_id.localeCompare(b.agent_id)))
+  for (const v of Object.values(state.visions).sort((a, b) => a.agentId.localeCompare(b.agentId)))
     if (v.checkpoint.acceptance_version < state.acceptanceVersion)
       out.push({
         kind: "vision_stale",
-        subject: v.agent_id,
-        detail: `agent ${v.agent_id}'s vision was read against acceptance version ${v.checkpoint.acceptance_version}; acceptance is now version ${state.acceptanceVersion}: re-read it (patch or vision_unchanged_reason)`,
+        subject: v.agentId,
+        detail: `agent ${v.agentId}'s vision was read against acceptance version ${v.checkpoint.acceptance_version}; acceptance is now version ${state.acceptanceVersion}: re-read it (patch or vision_unchanged_reason)`,
       });
   for (const [id, at] of Object.entries(state.monitorReplans))
     if (state.todos[id]?.status === "open" && !answeredAfter(state, at))
       out.push({
         kind: "monitor_replan",
         subject: id,
-        detail: `monitor ${id} saw no change ${state.monitors[id]?.consecutive_no_change ?? 0} times (its max_no_change_before_replan): replan (a vision patch with a todo or acceptance change, or vision_unchanged_reason), or complete the monitor`,
+        detail: `monitor ${id} saw no change ${state.monitors[id]?.consecutiveNoChange ?? 0} times (its max_no_change_before_replan): replan (a vision patch with a todo or acceptance change, or vision_unchanged_reason), or complete the monitor`,
       });
   const allDone = todosOf(state).every((t) => t.status === "done");
   if (allDone && report.every((a) => a.proved) && state.noFollowup === null)

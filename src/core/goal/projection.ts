@@ -20,61 +20,61 @@ export interface TodoView {
   class: TodoClass;
   status: TodoStatus;
   content: string;
-  claimed_by: string | null;
-  resume_when: TodoState["resume_when"];
-  resume_candidate: boolean;
-  superseded_by: string | null;
+  claimedBy: string | null;
+  resumeWhen: TodoState["resumeWhen"];
+  resumeCandidate: boolean;
+  supersededBy: string | null;
   successors: string[];
-  depends_on: string[];
+  dependsOn: string[];
   note: "superseded" | null;
-  no_followup: string | null;
+  noFollowup: string | null;
   completion: TodoState["completion"];
   decision: TodoState["decision"];
 }
 
 export interface GateView {
-  gate_id: string;
+  gateId: string;
   scope: string;
   global: boolean;
   status: TodoStatus;
   decision: TodoState["decision"];
-  scope_status: ScopeStatus;
-  resume_when: TodoState["resume_when"];
+  scopeStatus: ScopeStatus;
+  resumeWhen: TodoState["resumeWhen"];
 }
 
 export interface GoalStatusView {
-  goal_id: string;
+  goalId: string;
   objective: string;
   activation: "active" | "stopped";
   revision: string;
   todos: TodoView[];
-  by_status: Record<TodoStatus, string[]>;
-  by_class: Record<TodoClass, string[]>;
+  byStatus: Record<TodoStatus, string[]>;
+  byClass: Record<TodoClass, string[]>;
   gates: GateView[];
   handoffs: Handoff[];
   acceptance: AcceptanceStatus[];
-  runtime_state: RuntimeState;
+  runtimeState: RuntimeState;
   reason: string;
-  selected_todo: string | null;
-  frontier_gaps: FrontierGap[];
+  selectedTodo: string | null;
+  frontierGaps: FrontierGap[];
   terminal: boolean;
   budget: BudgetUsage;
   anomalies: string[];
 }
 
-const toView = (state: GoalState, t: TodoState, now: string): TodoView => ({
+const toView = (state: GoalState, t: TodoState, now: Date): TodoView => ({
   id: t.id,
   class: t.class,
   status: t.status,
   content: t.content,
-  claimed_by: t.claimed_by,
-  resume_when: t.resume_when,
-  resume_candidate: isResumeCandidate(state, t, now),
-  superseded_by: t.superseded_by,
+  claimedBy: t.claimedBy,
+  resumeWhen: t.resumeWhen,
+  resumeCandidate: isResumeCandidate(state, t, now),
+  supersededBy: t.supersededBy,
   successors: t.successors,
-  depends_on: t.depends_on,
+  dependsOn: t.dependsOn,
   note: t.note,
-  no_followup: t.no_followup?.rationale ?? null,
+  noFollowup: t.noFollowup?.rationale ?? null,
   completion: t.completion,
   decision: t.decision,
 });
@@ -82,42 +82,41 @@ const toView = (state: GoalState, t: TodoState, now: string): TodoView => ({
 /** The status view of a folded goal. */
 export function projectStatus(state: GoalState, ctx: GoalContext): GoalStatusView {
   const todos = state.order.map((id) => toView(state, state.todos[id] as TodoState, ctx.now));
-  const by_status = Object.fromEntries(
+  const byStatus = Object.fromEntries(
     TODO_STATUSES.map((s) => [s, todos.filter((t) => t.status === s).map((t) => t.id)]),
   ) as Record<TodoStatus, string[]>;
-  const by_class = Object.fromEntries(
+  const byClass = Object.fromEntries(
     TODO_CLASSES.map((c) => [c, todos.filter((t) => t.class === c).map((t) => t.id)]),
   ) as Record<TodoClass, string[]>;
   const a = assess(state, ctx);
   const closure: Closure = terminalClosure(state, ctx, a);
   return {
-    goal_id: state.goalId,
+    goalId: state.goalId,
     objective: state.objective,
     activation: state.activation,
     revision: state.revision,
     todos,
-    by_status,
-    by_class,
+    byStatus,
+    byClass,
     gates: gateTodos(state).map((g) => ({
-      gate_id: g.id,
-      scope: g.decision_scope ?? "*",
-      global: g.global_gate,
+      gateId: g.id,
+      scope: g.decisionScope ?? "*",
+      global: g.globalGate,
       status: g.status,
       decision: g.decision,
-      scope_status: g.global_gate
+      scopeStatus: g.globalGate
         ? g.decision === "approved"
           ? "approved"
           : "pending"
-        : scopeStatus(state, g.decision_scope ?? ""),
-      resume_when: g.resume_when,
+        : scopeStatus(state, g.decisionScope ?? ""),
+      resumeWhen: g.resumeWhen,
     })),
     handoffs: handoffs(state),
     acceptance: acceptanceReport(state),
-    runtime_state: a.runtime_state,
+    runtimeState: a.runtimeState,
     reason: a.reason,
-    selected_todo:
-      a.runtime_state === "eligible" && a.selection?.kind === "todo" ? a.selection.todo_id : null,
-    frontier_gaps: closure.gaps,
+    selectedTodo: a.runtimeState === "eligible" && a.selection?.kind === "todo" ? a.selection.todoId : null,
+    frontierGaps: closure.gaps,
     terminal: closure.terminal,
     budget: a.budget,
     anomalies: state.anomalies,

@@ -47,12 +47,12 @@ export type ReplanCommand =
   | {
       type: "compensate_change";
       /** The accepted change (a recorded revision) being rolled back. */
-      reverted_revision: string;
+      revertedRevision: string;
       /** The revert commit the caller made on top of the current revision. */
-      revert_revision: string;
+      revertRevision: string;
       reason: string;
       successor: TodoSpec;
-      turn_id?: string;
+      turnId?: string;
     };
 
 /** A stable id of an obligation: what a replan turn is bound to. */
@@ -137,10 +137,10 @@ function decideAnswer(a: ReplanAnswer, state: GoalState): GoalEventBody[] {
   if (v?.kind === "patch") {
     const first = !s.visions[a.agent_id];
     const cmdV = first
-      ? ({ type: "record_vision", agent_id: a.agent_id, route: v.route } as const)
+      ? ({ type: "record_vision", agentId: a.agent_id, route: v.route } as const)
       : ({
           type: "patch_vision",
-          agent_id: a.agent_id,
+          agentId: a.agent_id,
           patch: v.patch,
           route: v.route,
           reason: v.reason,
@@ -149,7 +149,7 @@ function decideAnswer(a: ReplanAnswer, state: GoalState): GoalEventBody[] {
   }
   if (v?.kind === "unchanged")
     for (const e of decideVision(
-      { type: "record_vision_unchanged", agent_id: a.agent_id, reason: v.reason },
+      { type: "record_vision_unchanged", agentId: a.agent_id, reason: v.reason },
       s,
     ))
       push(e);
@@ -181,35 +181,35 @@ function decideAnswer(a: ReplanAnswer, state: GoalState): GoalEventBody[] {
 
 function compensate(cmd: Extract<ReplanCommand, { type: "compensate_change" }>, state: GoalState) {
   const c = "compensate_change";
-  if (!state.revisionHistory.slice(1).includes(cmd.reverted_revision))
+  if (!state.revisionHistory.slice(1).includes(cmd.revertedRevision))
     fail(
-      `${c}: rule compensates_accepted_change: ${cmd.reverted_revision} is not an accepted change of the goal workspace (its recorded revisions after the first)`,
+      `${c}: rule compensates_accepted_change: ${cmd.revertedRevision} is not an accepted change of the goal workspace (its recorded revisions after the first)`,
     );
-  if (state.compensations.some((x) => x.reverted_revision === cmd.reverted_revision))
-    fail(`${c}: rule compensate_once: ${cmd.reverted_revision} is already compensated`);
-  if (cmd.revert_revision === state.revision || state.revisionHistory.includes(cmd.revert_revision))
-    fail(`${c}: rule history_is_append_only: the revert must be a new commit, not ${cmd.revert_revision}`);
+  if (state.compensations.some((x) => x.revertedRevision === cmd.revertedRevision))
+    fail(`${c}: rule compensate_once: ${cmd.revertedRevision} is already compensated`);
+  if (cmd.revertRevision === state.revision || state.revisionHistory.includes(cmd.revertRevision))
+    fail(`${c}: rule history_is_append_only: the revert must be a new commit, not ${cmd.revertRevision}`);
   if (!cmd.reason.trim()) fail(`${c}: a compensation needs a reason`);
   checkSpec(state, cmd.successor, c);
   return [
     {
       type: "goal_revision_recorded",
       data: {
-        revision: cmd.revert_revision,
+        revision: cmd.revertRevision,
         previous: state.revision,
-        reason: bound(`revert ${cmd.reverted_revision}: ${cmd.reason}`),
-        ...(cmd.turn_id ? { turn_id: cmd.turn_id } : {}),
+        reason: bound(`revert ${cmd.revertedRevision}: ${cmd.reason}`),
+        ...(cmd.turnId ? { turn_id: cmd.turnId } : {}),
       },
     },
     { type: "todo_added", data: { todo: cmd.successor, successor_of: null } },
     {
       type: "change_compensated",
       data: {
-        reverted_revision: cmd.reverted_revision,
-        revert_revision: cmd.revert_revision,
+        reverted_revision: cmd.revertedRevision,
+        revert_revision: cmd.revertRevision,
         reason: bound(cmd.reason),
         successor_id: cmd.successor.id,
-        ...(cmd.turn_id ? { turn_id: cmd.turn_id } : {}),
+        ...(cmd.turnId ? { turn_id: cmd.turnId } : {}),
       },
     },
   ] satisfies GoalEventBody[];

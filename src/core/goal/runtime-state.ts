@@ -31,24 +31,24 @@ export interface HealthIssue {
 
 /** What the derived decisions read besides the facts: the time and the observed health. */
 export interface GoalContext {
-  now: string;
+  now: Date;
   health: readonly HealthIssue[];
 }
 
 /** The one bounded action a turn would take now. */
 export type Selection =
-  | { kind: "todo"; todo_id: string; reason: string }
-  | { kind: "acceptance"; acceptance_ids: string[]; reason: string };
+  | { kind: "todo"; todoId: string; reason: string }
+  | { kind: "acceptance"; acceptanceIds: string[]; reason: string };
 
 /** Why an unfinished todo is not selected (it is waiting, not runnable). */
 export interface TodoWait {
-  todo_id: string;
+  todoId: string;
   why: string;
 }
 
 /** Everything the runtime state, the contract and the closure are derived from. */
 export interface Assessment {
-  runtime_state: RuntimeState;
+  runtimeState: RuntimeState;
   reason: string;
   /** The conditions, one per runtime state, before precedence picks the first that holds. */
   conditions: Record<RuntimeState, boolean>;
@@ -56,8 +56,8 @@ export interface Assessment {
   health: HealthIssue[];
   gates: PendingGate[];
   /** Things only a person can do now (besides deciding gates): user actions, reopen candidates, rejected scopes. */
-  operator_actions: {
-    todo_id: string;
+  operatorActions: {
+    todoId: string;
     action: "user_action" | "resume_candidate" | "rejected_scope";
     detail: string;
   }[];
@@ -72,12 +72,12 @@ const todosOf = (state: GoalState) => state.order.map((id) => state.todos[id] as
 export function whyNotRunnable(state: GoalState, t: TodoState): string | null {
   const waits = scopeWaits(state, t);
   if (waits.length) return `needs ${waits.map((w) => `scope ${w.scope} (${w.status})`).join(", ")}`;
-  const deps = t.depends_on.filter((d) => !dependencyResolved(state, d));
+  const deps = t.dependsOn.filter((d) => !dependencyResolved(state, d));
   if (deps.length) return `depends on ${deps.join(", ")}`;
   const held = heldBackBy(state, t.id);
   if (held.length) return `held back by blocker ${held.join(", ")}`;
   const agent = state.agent?.agent_id ?? null;
-  if (t.claimed_by !== null && t.claimed_by !== agent) return `claimed by ${t.claimed_by}`;
+  if (t.claimedBy !== null && t.claimedBy !== agent) return `claimed by ${t.claimedBy}`;
   return null;
 }
 
@@ -89,7 +89,7 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
     ...state.anomalies.map((a) => ({ code: "log_anomaly", detail: a })),
   ];
   const gates = pendingGates(state);
-  const operator_actions: Assessment["operator_actions"] = [];
+  const operatorActions: Assessment["operatorActions"] = [];
   const waits: TodoWait[] = [];
   let selection: Selection | null = null;
   const agent = state.agent?.agent_id ?? null;
@@ -98,52 +98,52 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
     if (t.status === "done" || t.class === "user_gate") continue;
     if (t.status === "deferred") {
       if (isResumeCandidate(state, t, ctx.now))
-        operator_actions.push({
-          todo_id: t.id,
+        operatorActions.push({
+          todoId: t.id,
           action: "resume_candidate",
           detail: "its resume_when holds: reopen it explicitly",
         });
-      else waits.push({ todo_id: t.id, why: "deferred until its resume_when holds" });
+      else waits.push({ todoId: t.id, why: "deferred until its resume_when holds" });
       continue;
     }
     if (t.status === "blocked") {
-      waits.push({ todo_id: t.id, why: `blocked: ${t.block_reason ?? ""}` });
+      waits.push({ todoId: t.id, why: `blocked: ${t.blockReason ?? ""}` });
       continue;
     }
     if (t.class === "user_action") {
-      operator_actions.push({ todo_id: t.id, action: "user_action", detail: t.content });
+      operatorActions.push({ todoId: t.id, action: "user_action", detail: t.content });
       continue;
     }
     const rejected = scopeWaits(state, t).filter((w) => w.status === "rejected" || w.status === "cancelled");
     if (rejected.length) {
-      operator_actions.push({
-        todo_id: t.id,
+      operatorActions.push({
+        todoId: t.id,
         action: "rejected_scope",
         detail: `scope ${rejected.map((w) => `${w.scope} was ${w.status}`).join(", ")}: supersede it or close it with no_followup`,
       });
       continue;
     }
     if (t.class === "continuous_monitor") {
-      waits.push({ todo_id: t.id, why: "a monitor: polled by governed turns on its cadence" });
+      waits.push({ todoId: t.id, why: "a monitor: polled by governed turns on its cadence" });
       continue;
     }
     if (!t.task) {
       waits.push({
-        todo_id: t.id,
+        todoId: t.id,
         why: "a blocker without a task: cleared by a person (close or supersede it)",
       });
       continue;
     }
     const why = whyNotRunnable(state, t);
-    if (why) waits.push({ todo_id: t.id, why });
+    if (why) waits.push({ todoId: t.id, why });
     else runnable.push(t);
   }
-  const own = runnable.find((t) => t.claimed_by !== null && t.claimed_by === agent);
+  const own = runnable.find((t) => t.claimedBy !== null && t.claimedBy === agent);
   const first = own ?? runnable[0];
   if (first)
     selection = {
       kind: "todo",
-      todo_id: first.id,
+      todoId: first.id,
       reason: own
         ? `${first.id} is open, claimed by ${agent}, and needs nothing else`
         : `${first.id} is the first open todo whose decisions and dependencies are in place`,
@@ -154,7 +154,7 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
     if (unrun.length && report.every((a) => a.proved || a.latest === null))
       selection = {
         kind: "acceptance",
-        acceptance_ids: unrun.map((a) => a.id),
+        acceptanceIds: unrun.map((a) => a.id),
         reason: "no advancement todo is left: prove acceptance fresh on the current revision",
       };
   }
@@ -163,7 +163,7 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
   const active = state.activation === "active";
   const work = selection !== null;
   const budgetOk = budget.exhausted.length === 0;
-  const decisionNeeded = gates.length > 0 || operator_actions.length > 0;
+  const decisionNeeded = gates.length > 0 || operatorActions.length > 0;
   const pending = waits.length > 0;
   const conditions: Record<RuntimeState, boolean> = {
     blocked_health: health.length > 0,
@@ -174,15 +174,15 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
     throttled: active && !budgetOk,
     paused: !active,
   };
-  const runtime_state = RUNTIME_PRECEDENCE.find((s) => conditions[s]) ?? "paused";
+  const runtimeState = RUNTIME_PRECEDENCE.find((s) => conditions[s]) ?? "paused";
   return {
-    runtime_state,
-    reason: reasonFor(runtime_state, { health, gates, operator_actions, obl, selection, waits, budget }),
+    runtimeState,
+    reason: reasonFor(runtimeState, { health, gates, operatorActions, obl, selection, waits, budget }),
     conditions,
     selection,
     health,
     gates,
-    operator_actions,
+    operatorActions,
     obligations: obl,
     waits,
     budget,
@@ -191,7 +191,7 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
 
 function reasonFor(
   s: RuntimeState,
-  a: Pick<Assessment, "health" | "gates" | "operator_actions" | "selection" | "waits" | "budget"> & {
+  a: Pick<Assessment, "health" | "gates" | "operatorActions" | "selection" | "waits" | "budget"> & {
     obl: Obligation[];
   },
 ): string {
@@ -199,14 +199,14 @@ function reasonFor(
     case "blocked_health":
       return `unhealthy: ${a.health.map((h) => `${h.code}: ${h.detail}`).join("; ")}`;
     case "operator_gate":
-      return `waiting on a person: ${[...a.gates.map((g) => `gate ${g.gate_id} (${g.scope})`), ...a.operator_actions.map((o) => `${o.todo_id} (${o.action})`)].join(", ")}`;
+      return `waiting on a person: ${[...a.gates.map((g) => `gate ${g.gateId} (${g.scope})`), ...a.operatorActions.map((o) => `${o.todoId} (${o.action})`)].join(", ")}`;
     case "focus_wait":
       return a.obl.map((o) => o.detail).join("; ");
     case "eligible":
       return a.selection?.reason ?? "";
     case "waiting":
       return a.waits.length
-        ? a.waits.map((w) => `${w.todo_id}: ${w.why}`).join("; ")
+        ? a.waits.map((w) => `${w.todoId}: ${w.why}`).join("; ")
         : "nothing to run and nothing owed";
     case "throttled":
       return `budget spent: ${a.budget.exhausted.join(", ")}`;
@@ -217,5 +217,5 @@ function reasonFor(
 
 /** The runtime state alone. */
 export function runtimeState(state: GoalState, ctx: GoalContext): RuntimeState {
-  return assess(state, ctx).runtime_state;
+  return assess(state, ctx).runtimeState;
 }

@@ -11,9 +11,9 @@ import type { GoalState, TodoState } from "./goal-state-shape.js";
 export function replacementOf(state: GoalState, id: string): TodoState | undefined {
   let t = state.todos[id];
   const seen = new Set<string>();
-  while (t?.superseded_by && !seen.has(t.id)) {
+  while (t?.supersededBy && !seen.has(t.id)) {
     seen.add(t.id);
-    t = state.todos[t.superseded_by];
+    t = state.todos[t.supersededBy];
   }
   return t;
 }
@@ -29,11 +29,11 @@ export function dependencyResolved(state: GoalState, id: string): boolean {
   return true;
 }
 
-/** Whether a resume condition holds at `now` (ISO time). */
-export function conditionHolds(state: GoalState, cond: ResumeCondition, now: string): boolean {
+/** Whether a resume condition holds at `now`. */
+export function conditionHolds(state: GoalState, cond: ResumeCondition, now: Date): boolean {
   switch (cond.kind) {
     case "at":
-      return Date.parse(now) >= Date.parse(cond.at);
+      return now.getTime() >= Date.parse(cond.at);
     case "todo_status":
       return state.todos[cond.todo_id]?.status === cond.status;
     case "gate_decision": {
@@ -45,9 +45,9 @@ export function conditionHolds(state: GoalState, cond: ResumeCondition, now: str
 }
 
 /** A deferred todo whose resume condition holds now: a derived candidate; reopening stays explicit. */
-export function isResumeCandidate(state: GoalState, todo: TodoState, now: string): boolean {
+export function isResumeCandidate(state: GoalState, todo: TodoState, now: Date): boolean {
   return (
-    todo.status === "deferred" && todo.resume_when !== null && conditionHolds(state, todo.resume_when, now)
+    todo.status === "deferred" && todo.resumeWhen !== null && conditionHolds(state, todo.resumeWhen, now)
   );
 }
 

@@ -12,9 +12,9 @@ const bound = (s: string | undefined, max: number = GOAL_LIMITS.reason) => bound
 
 /** The goal commands about the vision (part of GoalCommand in goal-decider.ts). */
 export type VisionCommand =
-  | { type: "record_vision"; agent_id: string; route: string }
-  | { type: "patch_vision"; agent_id: string; patch: string; route: string; reason: string }
-  | { type: "record_vision_unchanged"; agent_id: string; reason: string };
+  | { type: "record_vision"; agentId: string; route: string }
+  | { type: "patch_vision"; agentId: string; patch: string; route: string; reason: string }
+  | { type: "record_vision_unchanged"; agentId: string; reason: string };
 
 export function decideVision(command: VisionCommand, state: GoalState): GoalEventBody[] {
   const checkpoint = { goal_revision: state.revision, acceptance_version: state.acceptanceVersion };
@@ -23,15 +23,15 @@ export function decideVision(command: VisionCommand, state: GoalState): GoalEven
     if (s.length > max)
       fail(`${command.type}: rule vision_bounded: the ${what} is ${s.length} characters; at most ${max}`);
   };
-  const prev = state.visions[command.agent_id];
+  const prev = state.visions[command.agentId];
   switch (command.type) {
     case "record_vision":
       over("route", command.route, GOAL_LIMITS.route);
       return [
-        { type: "vision_recorded", data: { agent_id: command.agent_id, route: command.route, checkpoint } },
+        { type: "vision_recorded", data: { agent_id: command.agentId, route: command.route, checkpoint } },
       ];
     case "patch_vision":
-      if (!prev) fail(`patch_vision: agent ${command.agent_id} has no vision to patch; record one first`);
+      if (!prev) fail(`patch_vision: agent ${command.agentId} has no vision to patch; record one first`);
       over("patch", command.patch, GOAL_LIMITS.patch);
       over("route", command.route, GOAL_LIMITS.route);
       if (command.route === prev?.route)
@@ -42,7 +42,7 @@ export function decideVision(command: VisionCommand, state: GoalState): GoalEven
         {
           type: "vision_patched",
           data: {
-            agent_id: command.agent_id,
+            agent_id: command.agentId,
             patch: command.patch,
             route: command.route,
             reason: bound(command.reason),
@@ -52,12 +52,12 @@ export function decideVision(command: VisionCommand, state: GoalState): GoalEven
       ];
     case "record_vision_unchanged":
       if (!prev)
-        fail(`record_vision_unchanged: agent ${command.agent_id} has no vision yet; record one first`);
+        fail(`record_vision_unchanged: agent ${command.agentId} has no vision yet; record one first`);
       over("reason", command.reason, GOAL_LIMITS.reason);
       return [
         {
           type: "vision_unchanged_recorded",
-          data: { agent_id: command.agent_id, reason: command.reason, checkpoint },
+          data: { agent_id: command.agentId, reason: command.reason, checkpoint },
         },
       ];
   }

@@ -1,4 +1,5 @@
 import { interactionContract } from "../../core/goal/contract.js";
+import { encodeContract } from "../../core/goal/contract-wire.js";
 import type { GoalState, TodoState } from "../../core/goal/goal-state-shape.js";
 import { projectStatus } from "../../core/goal/projection.js";
 import type { GoalContext } from "../../core/goal/runtime-state.js";
@@ -9,10 +10,10 @@ import type { GoalFacts, GoalView, TodoView } from "./goal-view.js";
 
 /** The goal's view: facts, runtime state, contract, closure. */
 export function deriveGoal(state: GoalState, streamRevision: number, facts: GoalFacts): GoalView {
-  const ctx: GoalContext = { now: facts.now.toISOString(), health: facts.health };
+  const ctx: GoalContext = { now: facts.now, health: facts.health };
   const status = projectStatus(state, ctx);
   const contract = interactionContract(state, ctx);
-  const handoffOf = new Map(status.handoffs.map((h) => [h.todo_id, h.state]));
+  const handoffOf = new Map(status.handoffs.map((h) => [h.todoId, h.state]));
   const todos: TodoView[] = status.todos.map((t) => {
     const s = state.todos[t.id] as TodoState;
     return {
@@ -21,44 +22,43 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
       status: t.status,
       content: t.content,
       task: s.task,
-      decisionScope: s.global_gate ? "* (goal-wide)" : s.decision_scope,
-      dependsOn: t.depends_on,
-      requires: s.required_decision_scopes,
-      claimedBy: t.claimed_by,
-      resumeCandidate: t.resume_candidate,
-      resumeWhen: t.resume_when,
-      supersededBy: t.superseded_by,
-      successorOf: s.successor_of,
-      noFollowup: t.no_followup,
+      decisionScope: s.globalGate ? "* (goal-wide)" : s.decisionScope,
+      dependsOn: t.dependsOn,
+      requires: s.requiredDecisionScopes,
+      claimedBy: t.claimedBy,
+      resumeCandidate: t.resumeCandidate,
+      resumeWhen: t.resumeWhen,
+      supersededBy: t.supersededBy,
+      successorOf: s.successorOf,
+      noFollowup: t.noFollowup,
       gateDecision: t.decision,
-      completion: t.completion ? { runId: t.completion.run_id, revision: t.completion.goal_revision } : null,
+      completion: t.completion ? { runId: t.completion.runId, revision: t.completion.goalRevision } : null,
       handoff: handoffOf.get(t.id) ?? null,
       note: t.note,
-      blockReason: s.block_reason,
+      blockReason: s.blockReason,
     };
   });
   const b = status.budget;
   const limits: Record<string, number> = {};
   const used: Record<string, number> = {};
-  if (b.turns_per_window !== null) {
-    limits.turns = b.turns_per_window;
-    used.turns = b.turns_in_window;
+  if (b.turnsPerWindow !== null) {
+    limits.turns = b.turnsPerWindow;
+    used.turns = b.turnsInWindow;
   }
-  if (b.max_tokens !== null) {
-    limits.tokens = b.max_tokens;
+  if (b.maxTokens !== null) {
+    limits.tokens = b.maxTokens;
     used.tokens = b.tokens;
   }
-  if (b.max_cost_usd !== null) {
-    limits.cost_usd = b.max_cost_usd;
-    used.cost_usd = b.cost_usd;
+  if (b.maxCostUsd !== null) {
+    limits.cost_usd = b.maxCostUsd;
+    used.cost_usd = b.costUsd;
   }
-  const next_cli_actions = contract.next_cli_actions;
-  const first = next_cli_actions[0];
+  const first = contract.nextCliActions[0];
   const nextAction = contract.terminal
     ? "nothing: the goal is closed, every frontier item is proved"
     : first
       ? `${first.argv.join(" ")}  (${first.why})`
-      : `${contract.scheduler_hint.action}: ${contract.reason}`;
+      : `${contract.schedulerHint.action}: ${contract.reason}`;
   return {
     goalId: state.goalId,
     objective: state.objective,
@@ -69,13 +69,11 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
     agent: state.agent ?? { agent_id: "operator", kind: "builder" },
     sourcePath: null,
     todos,
-    runtimeState: status.runtime_state,
+    runtimeState: status.runtimeState,
     runtimeReason: status.reason,
-    contract: contract as unknown as Record<string, unknown>,
+    contract: encodeContract(contract),
     nextAction,
-    frontierGaps: status.frontier_gaps.map(
-      (g) => `${g.kind}${g.subject ? ` ${g.subject}` : ""}: ${g.detail}`,
-    ),
+    frontierGaps: status.frontierGaps.map((g) => `${g.kind}${g.subject ? ` ${g.subject}` : ""}: ${g.detail}`),
     closed: status.terminal,
     budget: { limits, used },
     acceptance: status.acceptance.map((a) => ({

@@ -55,30 +55,30 @@ export function commandOf(intent: GoalIntent): GoalCommand {
     case "add":
       return { type: "add_todo", todo: intent.todo };
     case "block":
-      return { type: "block_todo", todo_id: intent.todoId, reason: intent.reason };
+      return { type: "block_todo", todoId: intent.todoId, reason: intent.reason };
     case "defer":
-      return { type: "defer_todo", todo_id: intent.todoId, resume_when: intent.until, note: intent.note };
+      return { type: "defer_todo", todoId: intent.todoId, resumeWhen: intent.until, note: intent.note };
     case "reopen":
-      return { type: "reopen_todo", todo_id: intent.todoId, note: intent.note };
+      return { type: "reopen_todo", todoId: intent.todoId, note: intent.note };
     case "supersede":
       return {
         type: "supersede_todo",
-        todo_id: intent.todoId,
+        todoId: intent.todoId,
         successor: intent.successor,
         reason: intent.note,
       };
     case "close_no_followup":
-      return { type: "close_no_followup", todo_id: intent.todoId, rationale: intent.rationale };
+      return { type: "close_no_followup", todoId: intent.todoId, rationale: intent.rationale };
     case "done":
-      return { type: "complete_todo", todo_id: intent.todoId, receipt: intent.receipt };
+      return { type: "complete_todo", todoId: intent.todoId, receipt: intent.receipt };
     case "gate": {
       const decision = ({ approved: "approve", rejected: "reject", cancelled: "cancel" } as const)[
         intent.decision
       ];
-      return { type: "decide_gate", todo_id: intent.gateId, decision, note: intent.note };
+      return { type: "decide_gate", todoId: intent.gateId, decision, note: intent.note };
     }
     case "gate_defer":
-      return { type: "defer_gate", todo_id: intent.gateId, resume_when: intent.until, note: intent.note };
+      return { type: "defer_gate", todoId: intent.gateId, resumeWhen: intent.until, note: intent.note };
     case "activation":
       return intent.activation === "stopped"
         ? { type: "stop_goal", note: intent.note }
@@ -86,7 +86,7 @@ export function commandOf(intent: GoalIntent): GoalCommand {
     case "close_goal":
       return { type: "declare_no_followup", rationale: intent.rationale };
     case "acceptance":
-      return { type: "record_acceptance", acceptance_id: intent.acceptanceId, receipt: intent.receipt };
+      return { type: "record_acceptance", acceptanceId: intent.acceptanceId, receipt: intent.receipt };
     case "command":
       return intent.command;
   }

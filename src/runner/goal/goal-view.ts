@@ -1,4 +1,5 @@
 import type { TodoSpec } from "../../core/events/goal/goal-events.js";
+import type { ContractWire } from "../../core/goal/contract-wire.js";
 import type { HealthIssue } from "../../core/goal/runtime-state.js";
 import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
 
@@ -53,8 +54,8 @@ export interface GoalView {
   todos: TodoView[];
   runtimeState: string;
   runtimeReason: string;
-  /** The interaction contract (printed as is with --json). */
-  contract: Record<string, unknown>;
+  /** The interaction contract in its printed shape (printed as is with --json). */
+  contract: ContractWire;
   /** The single next action, as a sentence a person can follow. */
   nextAction: string;
   /** What keeps the goal from terminal closure; empty only when it is closed. */

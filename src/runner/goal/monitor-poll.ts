@@ -132,7 +132,7 @@ export async function observeMonitor(
   state: GoalState,
   todoId: string,
   operationId: string,
-  now: string,
+  now: Date,
   tree: string,
   opts: PollOptions,
   successor?: TodoSpec,

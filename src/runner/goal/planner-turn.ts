@@ -245,7 +245,7 @@ function admit(
         try {
           spec = specOf(t, resolveTask);
           const events = decideGoal(
-            { type: "add_todo", todo: spec, ...(t.successor_of ? { successor_of: t.successor_of } : {}) },
+            { type: "add_todo", todo: spec, ...(t.successor_of ? { successorOf: t.successor_of } : {}) },
             s,
           );
           for (const e of events) s = evolveGoal(s, e);

@@ -109,7 +109,7 @@ export async function runGoalTurnJob(ctx: JobContext, goalId: string): Promise<{
   // No turn settled, so no scheduler_ack queued the next one: decide as `goal run` does.
   const now = await queue.now();
   const sv = await storeProbe(store, dir)(goalId, now);
-  const { step } = nextWake(outcome, sv, { now: now.toISOString(), host: { kind: "loop", mode: "run" } });
+  const { step } = nextWake(outcome, sv, { now, host: { kind: "loop", mode: "run" } });
   if (step.kind === "exit") {
     say(`goal ${goalId}: ${step.stop}: ${step.why}; no turn queued (goal submit queues it again)`);
     return { status: step.stop === outcome.kind ? status : `${status}: ${step.stop}` };

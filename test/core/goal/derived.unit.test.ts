@@ -3,6 +3,7 @@ import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal
 import { budgetUsage } from "../../../src/core/goal/budget.js";
 import { terminalClosure } from "../../../src/core/goal/closure.js";
 import { interactionContract } from "../../../src/core/goal/contract.js";
+import { encodeContract } from "../../../src/core/goal/contract-wire.js";
 import { foldGoal } from "../../../src/core/goal/goal-state.js";
 import { handoffs } from "../../../src/core/goal/handoff.js";
 import { projectStatus } from "../../../src/core/goal/projection.js";
@@ -22,7 +23,7 @@ import {
 } from "./goal-fixtures.js";
 
 const NOW = "2026-12-01T12:00:00.000Z";
-const ctx = { now: NOW, health: [] };
+const ctx = { now: new Date(NOW), health: [] };
 const closeNf = (id: string): GoalEventBody => ({
   type: "todo_closed_no_followup",
   data: { todo_id: id, rationale: "r" },
@@ -77,7 +78,7 @@ describe("handoff states (derived per relation)", () => {
     expect(assess(held, ctx).waits.map((w) => w.why)).toContain("held back by blocker todo_ci");
     const bare = blocker("todo_ci", { task: { path: "t.yaml", task_id: "todo_ci", digest: "sha-todo_ci" } });
     const cleared = foldGoal([...base(bare), completed("todo_ci")]);
-    expect(assess(cleared, ctx).runtime_state).toBe("focus_wait");
+    expect(assess(cleared, ctx).runtimeState).toBe("focus_wait");
     expect(assess(cleared, ctx).obligations.map((o) => o.kind)).toEqual(["handoff_without_successor"]);
   });
 });
@@ -93,9 +94,9 @@ describe("deferred resume candidates", () => {
     const view = projectStatus(st, ctx);
     expect(view.todos.find((t) => t.id === "todo_later")).toMatchObject({
       status: "deferred",
-      resume_candidate: true,
+      resumeCandidate: true,
     });
-    const c = interactionContract(st, ctx);
+    const c = encodeContract(interactionContract(st, ctx));
     expect(c.user_channel.actions).toEqual([
       {
         todo_id: "todo_later",
@@ -109,7 +110,7 @@ describe("deferred resume candidates", () => {
   });
   it("before its time it waits, and the scheduler hint names the time", () => {
     const st = foldGoal([...ev, defer("2026-12-05T00:00:00.000Z"), completed("todo_now")]);
-    const c = interactionContract(st, ctx);
+    const c = encodeContract(interactionContract(st, ctx));
     expect(c.runtime_state).toBe("waiting");
     expect(c.scheduler_hint).toEqual({ action: "wait_condition", not_before: "2026-12-05T00:00:00.000Z" });
   });
@@ -153,14 +154,14 @@ describe("budget and throttling", () => {
       spend(1, "2026-12-01T11:10:00.000Z"),
       spend(2, "2026-12-01T11:30:00.000Z"),
     ]);
-    const b = budgetUsage(st, NOW);
+    const b = budgetUsage(st, new Date(NOW));
     expect(b).toMatchObject({
-      turns_in_window: 2,
+      turnsInWindow: 2,
       tokens: 1000,
-      cost_usd: 1,
+      costUsd: 1,
       exhausted: ["turns_per_window"],
     });
-    const c = interactionContract(st, ctx);
+    const c = encodeContract(interactionContract(st, ctx));
     expect(c.runtime_state).toBe("throttled");
     expect(c.scheduler_hint).toEqual({ action: "wait_quota", not_before: "2026-12-01T12:10:00.000Z" });
     expect(terminalClosure(st, ctx).gaps.map((g) => g.kind)).toContain("throttled");
@@ -171,8 +172,8 @@ describe("budget and throttling", () => {
       spend(1, "2026-12-01T09:00:00.000Z"),
       spend(2, "2026-12-01T11:30:00.000Z"),
     ]);
-    expect(budgetUsage(st, NOW).exhausted).toEqual([]);
-    expect(assess(st, ctx).runtime_state).toBe("eligible");
+    expect(budgetUsage(st, new Date(NOW)).exhausted).toEqual([]);
+    expect(assess(st, ctx).runtimeState).toBe("eligible");
   });
 });
 
@@ -183,7 +184,7 @@ describe("closure: a strict conjunction", () => {
   it("an empty queue is not terminal: acceptance must be proved and no_followup recorded", () => {
     const st = foldGoal(allDone);
     expect(terminalClosure(st, ctx).gaps.map((g) => g.kind)).toEqual(["acceptance", "no_followup"]);
-    const c = interactionContract(st, ctx);
+    const c = encodeContract(interactionContract(st, ctx));
     expect(c.agent_channel.selected_action).toEqual({
       kind: "acceptance",
       acceptance_ids: ["acc_all"],
@@ -197,7 +198,7 @@ describe("closure: a strict conjunction", () => {
   it("all proved on the current revision plus no_followup: terminal, and the hint stops on it", () => {
     const st = foldGoal([...allDone, accepted(REV0), nf]);
     expect(terminalClosure(st, ctx)).toEqual({ terminal: true, gaps: [] });
-    expect(interactionContract(st, ctx).scheduler_hint).toEqual({
+    expect(encodeContract(interactionContract(st, ctx)).scheduler_hint).toEqual({
       action: "terminal_no_followup",
       not_before: null,
     });
@@ -210,17 +211,17 @@ describe("closure: a strict conjunction", () => {
     expect(
       terminalClosure(foldGoal([...allDone, accepted(REV0), nf, stopped]), ctx).gaps.map((g) => g.kind),
     ).toEqual(["stopped"]);
-    const sick = { now: NOW, health: [{ code: "workspace_dirty", detail: "2 files changed" }] };
+    const sick = { now: new Date(NOW), health: [{ code: "workspace_dirty", detail: "2 files changed" }] };
     const st = foldGoal([...allDone, accepted(REV0), nf]);
     expect(terminalClosure(st, sick).terminal).toBe(false);
-    const c = interactionContract(st, sick);
+    const c = encodeContract(interactionContract(st, sick));
     expect(c.runtime_state).toBe("blocked_health");
     expect(c.workspace_guard).toMatchObject({ ok: false, goal_revision: REV0 });
   });
   it("a failed acceptance with no advancement left is a replan obligation until a delta answers it", () => {
     const failed = accepted(REV0, { status: "ESCALATED" });
     const st = foldGoal([...allDone, failed]);
-    expect(assess(st, ctx).runtime_state).toBe("focus_wait");
+    expect(assess(st, ctx).runtimeState).toBe("focus_wait");
     expect(terminalClosure(st, ctx).gaps.map((g) => g.kind)).toContain("replan");
     const answered = foldGoal([
       ...allDone,
@@ -228,7 +229,7 @@ describe("closure: a strict conjunction", () => {
       { type: "todo_added", data: { todo: adv("todo_fix"), successor_of: null } },
     ]);
     expect(assess(answered, ctx).obligations).toEqual([]);
-    expect(assess(answered, ctx).selection).toMatchObject({ kind: "todo", todo_id: "todo_fix" });
+    expect(assess(answered, ctx).selection).toMatchObject({ kind: "todo", todoId: "todo_fix" });
   });
   it("a vision read against an older acceptance is stale until re-read", () => {
     const cp = { goal_revision: REV0, acceptance_version: 0 };
@@ -253,7 +254,7 @@ describe("closure: a strict conjunction", () => {
       ...created(goal),
       { type: "goal_activation_changed", data: { activation: "stopped", note: "" } },
     ]);
-    const c = interactionContract(st, ctx);
+    const c = encodeContract(interactionContract(st, ctx));
     expect(c.runtime_state).toBe("paused");
     expect(c.agent_channel.must_attempt).toBe(false);
     expect(c.next_cli_actions[0]?.argv).toEqual(["loopgate", "goal", "resume", "goal_csv"]);
@@ -267,26 +268,26 @@ describe("status projection", () => {
       completed("todo_one_more"),
     ]);
     const v = projectStatus(st, ctx);
-    expect(v.by_status).toEqual({
+    expect(v.byStatus).toEqual({
       open: ["todo_pub", "todo_watch"],
       done: ["todo_one_more"],
       blocked: [],
       deferred: [],
     });
-    expect(v.by_class.user_gate).toEqual(["todo_pub"]);
+    expect(v.byClass.user_gate).toEqual(["todo_pub"]);
     expect(v.gates).toEqual([
       {
-        gate_id: "todo_pub",
+        gateId: "todo_pub",
         scope: "publish",
         global: false,
         status: "open",
         decision: null,
-        scope_status: "pending",
-        resume_when: null,
+        scopeStatus: "pending",
+        resumeWhen: null,
       },
     ]);
     // The gate covers no todo, so proving acceptance (gate-independent work) may run while it waits.
-    expect(v.runtime_state).toBe("eligible");
-    expect(v.selected_todo).toBeNull();
+    expect(v.runtimeState).toBe("eligible");
+    expect(v.selectedTodo).toBeNull();
   });
 });

@@ -2,24 +2,27 @@ import { describe, expect, it } from "vitest";
 import { goalEventOrigin, goalEvents, goalEventTypes } from "../../../src/core/events/goal/goal-events.js";
 import { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 import { interactionContract } from "../../../src/core/goal/contract.js";
+import { encodeContract } from "../../../src/core/goal/contract-wire.js";
 import { scopeWaits } from "../../../src/core/goal/gates.js";
 import { foldGoal } from "../../../src/core/goal/goal-state.js";
 import type { TodoState } from "../../../src/core/goal/goal-state-shape.js";
 import { adv, approved, created, gate, spec } from "./goal-fixtures.js";
 
-const ctx = { now: "2026-12-01T12:00:00.000Z", health: [] };
+const NOW = "2026-12-01T12:00:00.000Z";
+const ctx = { now: new Date(NOW), health: [] };
 
 describe("gates: scopes", () => {
   it("a goal-wide gate covers every action until approved", () => {
     const ev = created(
       spec([gate("todo_go", "go", { global_gate: true }), adv("todo_one_more"), adv("todo_two_more")]),
     );
-    const c = interactionContract(foldGoal(ev), ctx);
+    const c = encodeContract(interactionContract(foldGoal(ev), ctx));
     expect(c.runtime_state).toBe("operator_gate");
     expect(c.user_channel.gates[0]?.covers).toEqual(["todo_one_more", "todo_two_more"]);
-    expect(interactionContract(foldGoal([...ev, approved("todo_go")]), ctx).agent_channel.selected_todo).toBe(
-      "todo_one_more",
-    );
+    expect(
+      encodeContract(interactionContract(foldGoal([...ev, approved("todo_go")]), ctx)).agent_channel
+        .selected_todo,
+    ).toBe("todo_one_more");
   });
   it("a rejected scope holds its todo for a person to supersede or close (operator_gate)", () => {
     const ev = created(
@@ -29,7 +32,7 @@ describe("gates: scopes", () => {
       ...ev,
       { type: "gate_decided", data: { todo_id: "todo_pub", decision: "rejected", note: "not yet" } },
     ]);
-    const c = interactionContract(st, ctx);
+    const c = encodeContract(interactionContract(st, ctx));
     expect(c.runtime_state).toBe("operator_gate");
     expect(c.user_channel.actions).toEqual([
       {
@@ -50,7 +53,7 @@ describe("gates: scopes", () => {
 describe("goal events in the one union", () => {
   it("every goal event type is a variant of LoopgateEvent, and a store would accept one", () => {
     const e = created(spec([adv("todo_one_more")]))[1];
-    expect(LoopgateEvent.parse({ id: "ev1", ...e, meta: { at: ctx.now, origin: "operator" } }).type).toBe(
+    expect(LoopgateEvent.parse({ id: "ev1", ...e, meta: { at: NOW, origin: "operator" } }).type).toBe(
       "todo_added",
     );
     for (const t of goalEventTypes)
@@ -61,7 +64,7 @@ describe("goal events in the one union", () => {
       id: "ev2",
       type: "todo_added",
       data: { todo: { ...adv("todo_one_more"), status: "running" }, successor_of: null },
-      meta: { at: ctx.now, origin: "operator" },
+      meta: { at: NOW, origin: "operator" },
     };
     const parsed = LoopgateEvent.parse(bad);
     expect(parsed.type === "todo_added" && "status" in parsed.data.todo).toBe(false);

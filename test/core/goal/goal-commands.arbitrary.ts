@@ -33,7 +33,7 @@ export type Step = GoalCommand | { type: "next_revision" };
 export const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
     type: fc.constant("complete_todo" as const),
-    todo_id: todo,
+    todoId: todo,
     receipt: fc
       .record({
         ok: fc.boolean(),
@@ -53,41 +53,41 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant({ type: "next_revision" as const }),
   fc.record({
     type: fc.constant("decide_gate" as const),
-    todo_id: fc.constant("todo_gate"),
+    todoId: fc.constant("todo_gate"),
     decision: fc.constantFrom("approve" as const, "reject" as const, "cancel" as const),
   }),
   fc.record({
     type: fc.constant("close_no_followup" as const),
-    todo_id: todo,
+    todoId: todo,
     rationale: fc.constantFrom("obsolete", ""),
   }),
   fc.record({
     type: fc.constant("defer_todo" as const),
-    todo_id: todo,
-    resume_when: fc.oneof(
+    todoId: todo,
+    resumeWhen: fc.oneof(
       time.map((at) => ({ kind: "at", at })),
       fc.constant("later"),
     ),
   }),
-  fc.record({ type: fc.constant("reopen_todo" as const), todo_id: todo }),
-  fc.record({ type: fc.constant("block_todo" as const), todo_id: todo, reason: fc.constant("broken") }),
+  fc.record({ type: fc.constant("reopen_todo" as const), todoId: todo }),
+  fc.record({ type: fc.constant("block_todo" as const), todoId: todo, reason: fc.constant("broken") }),
   fc
     .record({
       type: fc.constant("supersede_todo" as const),
-      todo_id: todo,
+      todoId: todo,
       n: fc.integer({ min: 0, max: 9 }),
     })
     .map(
       (c): GoalCommand => ({
         type: "supersede_todo",
-        todo_id: c.todo_id,
+        todoId: c.todoId,
         successor: adv(`todo_succ${c.n}`),
       }),
     ),
   fc.record({ ok: fc.boolean(), rev, n: fc.integer({ min: 0, max: 20 }) }).map(
     (r): GoalCommand => ({
       type: "record_acceptance",
-      acceptance_id: "acc_all",
+      acceptanceId: "acc_all",
       receipt: receipt("acceptance", {
         run_id: `run_acc${r.n}`,
         status: r.ok ? "SUCCESS" : "TOOL_FAILURE",
@@ -101,30 +101,30 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ n: fc.integer({ min: 0, max: 9 }), at: time }).map(
     (s): GoalCommand => ({
       type: "record_spend",
-      turn_id: `turn_${s.n}`,
+      turnId: `turn_${s.n}`,
       at: s.at,
       turns: 1,
       tokens: 10,
-      cost_usd: 0,
+      costUsd: 0,
     }),
   ),
 );
 
 /** Steps that move a goal toward closure (receipts on the current revision), to reach deep states often. */
 export const closingStep: fc.Arbitrary<Step> = fc.oneof(
-  todo.map((id): Step => ({ type: "close_no_followup", todo_id: id, rationale: "not needed" })),
+  todo.map((id): Step => ({ type: "close_no_followup", todoId: id, rationale: "not needed" })),
   fc.constantFrom("todo_aaa", "todo_bbb", "todo_ccc").map(
     (id): Step => ({
       type: "complete_todo",
-      todo_id: id,
+      todoId: id,
       receipt: receipt("", { run_id: `run_c_${id}`, goal_revision: "current" }),
     }),
   ),
-  fc.constant<Step>({ type: "decide_gate", todo_id: "todo_gate", decision: "approve" }),
+  fc.constant<Step>({ type: "decide_gate", todoId: "todo_gate", decision: "approve" }),
   fc.nat(9).map(
     (n): Step => ({
       type: "record_acceptance",
-      acceptance_id: "acc_all",
+      acceptanceId: "acc_all",
       receipt: receipt("acceptance", { run_id: `run_ok${n}`, goal_revision: "current" }),
     }),
   ),
@@ -133,10 +133,10 @@ export const closingStep: fc.Arbitrary<Step> = fc.oneof(
 
 /** Closes everything, proves acceptance and declares no_followup (all of it, or all but one step). */
 const finish: Step[] = [
-  ...POOL.map((id): Step => ({ type: "close_no_followup", todo_id: id, rationale: "not needed" })),
+  ...POOL.map((id): Step => ({ type: "close_no_followup", todoId: id, rationale: "not needed" })),
   {
     type: "record_acceptance",
-    acceptance_id: "acc_all",
+    acceptanceId: "acc_all",
     receipt: receipt("acceptance", { run_id: "run_fin", goal_revision: "current" }),
   },
   { type: "declare_no_followup", rationale: "nothing more to do" },
@@ -165,7 +165,7 @@ function concrete(s: Step, state: GoalState): GoalCommand {
   if (s.type === "record_acceptance" && s.receipt.goal_revision === "current")
     return { ...s, receipt: { ...s.receipt, goal_revision: state.revision } };
   if (s.type === "complete_todo" && s.receipt) {
-    const t = state.todos[s.todo_id];
+    const t = state.todos[s.todoId];
     const r = s.receipt.goal_revision === "current" ? state.revision : s.receipt.goal_revision;
     const own = s.receipt.task_id === "";
     return {

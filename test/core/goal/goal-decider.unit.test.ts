@@ -123,7 +123,7 @@ describe("completionRefusal: the completion rules as a query, with no stand-in w
   it("says exactly what complete_todo throws", () => {
     const refused = completionRefusal(state(), "todo_parse", receipt("todo_docs"));
     g()
-      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_docs") })
+      .when({ type: "complete_todo", todoId: "todo_parse", receipt: receipt("todo_docs") })
       .thenError(refused ?? "expected a refusal");
   });
 });
@@ -131,40 +131,40 @@ describe("completionRefusal: the completion rules as a query, with no stand-in w
 describe("todo: completion needs a validation receipt", () => {
   it("a SUCCESS of the todo's task on the current revision completes it", () => {
     g()
-      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_parse") })
+      .when({ type: "complete_todo", todoId: "todo_parse", receipt: receipt("todo_parse") })
       .thenEvents([completed("todo_parse")]);
   });
   it("operator done without evidence is refused", () => {
     g()
-      .when({ type: "complete_todo", todo_id: "todo_parse" })
+      .when({ type: "complete_todo", todoId: "todo_parse" })
       .thenError(/done_needs_receipt: todo_parse cannot be marked done without evidence/);
   });
   it("a receipt that is not SUCCESS is refused", () => {
     g()
       .when({
         type: "complete_todo",
-        todo_id: "todo_parse",
+        todoId: "todo_parse",
         receipt: receipt("todo_parse", { status: "ESCALATED" }),
       })
       .thenError(/ended ESCALATED, and only a SUCCESS/);
   });
   it("a receipt of another task is refused", () => {
     g()
-      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_docs") })
+      .when({ type: "complete_todo", todoId: "todo_parse", receipt: receipt("todo_docs") })
       .thenError(/receipt_matches_task/);
   });
   it("a receipt of another goal is refused", () => {
     g()
       .when({
         type: "complete_todo",
-        todo_id: "todo_parse",
+        todoId: "todo_parse",
         receipt: receipt("todo_parse", { goal_id: "other" }),
       })
       .thenError(/receipt_matches_goal/);
   });
   it("a receipt of an older revision is refused", () => {
     g([revision(REV0, "rev1")])
-      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_parse") })
+      .when({ type: "complete_todo", todoId: "todo_parse", receipt: receipt("todo_parse") })
       .thenError(
         /receipt_on_current_revision: run run_todo_parse ran on goal revision rev0000, but the goal workspace is now at rev1/,
       );
@@ -179,45 +179,45 @@ describe("todo: completion needs a validation receipt", () => {
       ]),
     );
     given(goalDecider, [...twin, completed("todo_one")])
-      .when({ type: "complete_todo", todo_id: "todo_two", receipt: receipt("todo_one") })
+      .when({ type: "complete_todo", todoId: "todo_two", receipt: receipt("todo_one") })
       .thenError(/evidence_used_once: run run_todo_one is already the evidence of todo_one/);
   });
   it("a deferred or blocked todo cannot be completed (reopen first)", () => {
     g([deferred("todo_parse")])
-      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_parse") })
+      .when({ type: "complete_todo", todoId: "todo_parse", receipt: receipt("todo_parse") })
       .thenError(
         /open_to_done: only an open todo can be completed; todo_parse is deferred \(reopen it first\)/,
       );
     g([blocked("todo_parse")])
-      .when({ type: "complete_todo", todo_id: "todo_parse", receipt: receipt("todo_parse") })
+      .when({ type: "complete_todo", todoId: "todo_parse", receipt: receipt("todo_parse") })
       .thenError(/is blocked/);
   });
   it("a todo whose decision scope is not approved cannot be completed, even with a receipt", () => {
     g()
-      .when({ type: "complete_todo", todo_id: "todo_release", receipt: receipt("todo_release") })
+      .when({ type: "complete_todo", todoId: "todo_release", receipt: receipt("todo_release") })
       .thenError(/decision_scope: todo_release needs scope publish \(pending\)/);
     g([approved("todo_publish")])
-      .when({ type: "complete_todo", todo_id: "todo_release", receipt: receipt("todo_release") })
+      .when({ type: "complete_todo", todoId: "todo_release", receipt: receipt("todo_release") })
       .thenEvents([completed("todo_release")]);
   });
   it("a todo whose dependency is not done cannot be completed", () => {
     const dep = created(spec([adv("todo_one"), adv("todo_two", { depends_on: ["todo_one"] })]));
     given(goalDecider, dep)
-      .when({ type: "complete_todo", todo_id: "todo_two", receipt: receipt("todo_two") })
+      .when({ type: "complete_todo", todoId: "todo_two", receipt: receipt("todo_two") })
       .thenError(/depends_on: todo_two depends on todo_one/);
   });
   it("a user action or gate has no task: only a rationale or a decision closes it", () => {
     g()
-      .when({ type: "complete_todo", todo_id: "todo_key", receipt: receipt("todo_key") })
+      .when({ type: "complete_todo", todoId: "todo_key", receipt: receipt("todo_key") })
       .thenError(/has no task whose run could prove it/);
   });
   it("completion with a writeback records the new revision in the same append", () => {
     g()
       .when({
         type: "complete_todo",
-        todo_id: "todo_parse",
+        todoId: "todo_parse",
         receipt: receipt("todo_parse"),
-        writeback: { revision: "rev1", reason: "accepted change", turn_id: "turn_1" },
+        writeback: { revision: "rev1", reason: "accepted change", turnId: "turn_1" },
       })
       .thenEvents([
         completed("todo_parse"),
@@ -231,7 +231,7 @@ describe("todo: completion needs a validation receipt", () => {
     g([completed("todo_parse")])
       .when({
         type: "complete_todo",
-        todo_id: "todo_parse",
+        todoId: "todo_parse",
         receipt: receipt("todo_parse", { run_id: "run_2" }),
       })
       .thenError(/todo_parse is done/);
@@ -241,57 +241,57 @@ describe("todo: completion needs a validation receipt", () => {
 describe("todo: statuses, claims, defer, block, reopen", () => {
   it("a fifth status is refused, naming the four", () => {
     g()
-      .when({ type: "set_todo_status", todo_id: "todo_parse", status: "cancelled" })
+      .when({ type: "set_todo_status", todoId: "todo_parse", status: "cancelled" })
       .thenError(
         /four_statuses: a todo status is exactly one of open \| done \| blocked \| deferred, not "cancelled"/,
       );
   });
   it("running is never stored, and a claim is not running", () => {
     g()
-      .when({ type: "set_todo_status", todo_id: "todo_parse", status: "running" })
+      .when({ type: "set_todo_status", todoId: "todo_parse", status: "running" })
       .thenError(/running_is_derived/);
     const claimed = g([{ type: "todo_claimed", data: { todo_id: "todo_parse", agent_id: "agent_main" } }]);
     expect(claimed.state().todos.todo_parse?.status).toBe("open");
-    expect(claimed.state().todos.todo_parse?.claimed_by).toBe("agent_main");
+    expect(claimed.state().todos.todo_parse?.claimedBy).toBe("agent_main");
   });
   it("set status done is refused: done only on evidence", () => {
     g()
-      .when({ type: "set_todo_status", todo_id: "todo_parse", status: "done" })
+      .when({ type: "set_todo_status", todoId: "todo_parse", status: "done" })
       .thenError(/done_needs_receipt/);
   });
   it("claim and release", () => {
     g()
-      .when({ type: "claim_todo", todo_id: "todo_parse", agent_id: "agent_main" })
+      .when({ type: "claim_todo", todoId: "todo_parse", agentId: "agent_main" })
       .thenEvents([{ type: "todo_claimed", data: { todo_id: "todo_parse", agent_id: "agent_main" } }]);
     g()
-      .when({ type: "release_todo", todo_id: "todo_parse", agent_id: "agent_main" })
+      .when({ type: "release_todo", todoId: "todo_parse", agentId: "agent_main" })
       .thenError(/not claimed by agent_main/);
     g([completed("todo_parse")])
-      .when({ type: "claim_todo", todo_id: "todo_parse", agent_id: "a" })
+      .when({ type: "claim_todo", todoId: "todo_parse", agentId: "a" })
       .thenError(/only an open todo is claimed/);
   });
   it("defer needs a machine-readable resume_when", () => {
     g()
-      .when({ type: "defer_todo", todo_id: "todo_parse", resume_when: "when the user looks" })
+      .when({ type: "defer_todo", todoId: "todo_parse", resumeWhen: "when the user looks" })
       .thenError(/deferred_needs_resume_when/);
     g()
-      .when({ type: "defer_todo", todo_id: "todo_parse", resume_when: undefined })
+      .when({ type: "defer_todo", todoId: "todo_parse", resumeWhen: undefined })
       .thenError(/deferred_needs_resume_when/);
     g()
-      .when({ type: "set_todo_status", todo_id: "todo_parse", status: "deferred" })
+      .when({ type: "set_todo_status", todoId: "todo_parse", status: "deferred" })
       .thenError(/deferred_needs_resume_when/);
     g()
       .when({
         type: "defer_todo",
-        todo_id: "todo_parse",
-        resume_when: { kind: "todo_status", todo_id: "todo_nope", status: "done" },
+        todoId: "todo_parse",
+        resumeWhen: { kind: "todo_status", todo_id: "todo_nope", status: "done" },
       })
       .thenError(/names todo_nope, which is not a todo/);
     g()
       .when({
         type: "defer_todo",
-        todo_id: "todo_parse",
-        resume_when: { kind: "gate_decision", gate_id: "todo_docs", decision: "approved" },
+        todoId: "todo_parse",
+        resumeWhen: { kind: "gate_decision", gate_id: "todo_docs", decision: "approved" },
       })
       .thenError(/not a user_gate/);
   });
@@ -299,15 +299,15 @@ describe("todo: statuses, claims, defer, block, reopen", () => {
     g()
       .when({
         type: "defer_todo",
-        todo_id: "todo_parse",
-        resume_when: { kind: "at", at: "2026-12-02T00:00:00.000Z" },
+        todoId: "todo_parse",
+        resumeWhen: { kind: "at", at: "2026-12-02T00:00:00.000Z" },
       })
       .thenEvents([deferred("todo_parse")]);
     g()
       .when({
         type: "defer_todo",
-        todo_id: "todo_docs",
-        resume_when: { kind: "gate_decision", gate_id: "todo_publish", decision: "any" },
+        todoId: "todo_docs",
+        resumeWhen: { kind: "gate_decision", gate_id: "todo_publish", decision: "any" },
         note: "after publish",
       })
       .thenEvents([
@@ -325,42 +325,42 @@ describe("todo: statuses, claims, defer, block, reopen", () => {
     const st = g([deferred("todo_parse", "2026-01-01T00:00:00.000Z")]).state();
     expect(st.todos.todo_parse?.status).toBe("deferred");
     g([deferred("todo_parse")])
-      .when({ type: "reopen_todo", todo_id: "todo_parse" })
+      .when({ type: "reopen_todo", todoId: "todo_parse" })
       .thenEvents([{ type: "todo_reopened", data: { todo_id: "todo_parse", note: "" } }]);
     const reopened = g([
       deferred("todo_parse"),
       { type: "todo_reopened", data: { todo_id: "todo_parse", note: "" } },
     ]).state();
-    expect(reopened.todos.todo_parse?.resume_when).toBeNull();
+    expect(reopened.todos.todo_parse?.resumeWhen).toBeNull();
   });
   it("block needs an open todo and a reason; blocked reopens explicitly", () => {
     g()
-      .when({ type: "block_todo", todo_id: "todo_parse", reason: "flaky CI" })
+      .when({ type: "block_todo", todoId: "todo_parse", reason: "flaky CI" })
       .thenEvents([blocked("todo_parse")]);
     g()
-      .when({ type: "block_todo", todo_id: "todo_parse", reason: " " })
+      .when({ type: "block_todo", todoId: "todo_parse", reason: " " })
       .thenError(/needs a reason/);
     g([blocked("todo_parse")])
-      .when({ type: "set_todo_status", todo_id: "todo_parse", status: "open" })
+      .when({ type: "set_todo_status", todoId: "todo_parse", status: "open" })
       .thenEvents([{ type: "todo_reopened", data: { todo_id: "todo_parse", note: "" } }]);
     g([deferred("todo_parse")])
-      .when({ type: "block_todo", todo_id: "todo_parse", reason: "x" })
+      .when({ type: "block_todo", todoId: "todo_parse", reason: "x" })
       .thenError(/only an open todo can be blocked/);
   });
   it("done is terminal: reopen of a done todo is refused", () => {
     g([completed("todo_parse")])
-      .when({ type: "reopen_todo", todo_id: "todo_parse" })
+      .when({ type: "reopen_todo", todoId: "todo_parse" })
       .thenError(/done is terminal/);
     g()
-      .when({ type: "reopen_todo", todo_id: "todo_parse" })
+      .when({ type: "reopen_todo", todoId: "todo_parse" })
       .thenError(/already open/);
   });
   it("a bad todo id is refused with the pattern", () => {
     g()
-      .when({ type: "block_todo", todo_id: "Parse", reason: "x" })
+      .when({ type: "block_todo", todoId: "Parse", reason: "x" })
       .thenError(/not a todo id \(todo_ followed by 3 to 64/);
     g()
-      .when({ type: "block_todo", todo_id: "todo_nothere", reason: "x" })
+      .when({ type: "block_todo", todoId: "todo_nothere", reason: "x" })
       .thenError(/no todo todo_nothere/);
   });
 });
@@ -376,33 +376,33 @@ describe("todo: supersede, no_followup, delete", () => {
   ];
   it("supersede marks the predecessor done with note superseded and adds and links the successor in one append", () => {
     g()
-      .when({ type: "supersede_todo", todo_id: "todo_parse", successor: succ, reason: "split" })
+      .when({ type: "supersede_todo", todoId: "todo_parse", successor: succ, reason: "split" })
       .thenEvents(superseded);
     const st = g(superseded).state();
     expect(st.todos.todo_parse).toMatchObject({
       status: "done",
       note: "superseded",
-      superseded_by: "todo_parse_v2",
+      supersededBy: "todo_parse_v2",
       successors: ["todo_parse_v2"],
     });
-    expect(st.todos.todo_parse_v2).toMatchObject({ status: "open", successor_of: "todo_parse" });
+    expect(st.todos.todo_parse_v2).toMatchObject({ status: "open", successorOf: "todo_parse" });
   });
   it("a deferred todo may be superseded (its candidate path)", () => {
     g([deferred("todo_parse")])
-      .when({ type: "supersede_todo", todo_id: "todo_parse", successor: succ, reason: "split" })
+      .when({ type: "supersede_todo", todoId: "todo_parse", successor: succ, reason: "split" })
       .thenEvents(superseded);
   });
   it("a done todo is not superseded (accepted work is compensated)", () => {
     g([completed("todo_parse")])
-      .when({ type: "supersede_todo", todo_id: "todo_parse", successor: succ })
+      .when({ type: "supersede_todo", todoId: "todo_parse", successor: succ })
       .thenError(/already done/);
   });
   it("deleting a superseded todo is refused; todos are never deleted", () => {
     g(superseded)
-      .when({ type: "delete_todo", todo_id: "todo_parse" })
+      .when({ type: "delete_todo", todoId: "todo_parse" })
       .thenError(/superseded_is_history: todo_parse was superseded by todo_parse_v2/);
     g()
-      .when({ type: "delete_todo", todo_id: "todo_docs" })
+      .when({ type: "delete_todo", todoId: "todo_docs" })
       .thenError(/todos_are_never_deleted/);
   });
   it("close with a no_followup rationale, from open, blocked or deferred; never without one", () => {
@@ -411,23 +411,23 @@ describe("todo: supersede, no_followup, delete", () => {
       data: { todo_id: "todo_key", rationale: "key created by hand" },
     };
     g()
-      .when({ type: "close_no_followup", todo_id: "todo_key", rationale: "key created by hand" })
+      .when({ type: "close_no_followup", todoId: "todo_key", rationale: "key created by hand" })
       .thenEvents([closed]);
     g([blocked("todo_parse")])
-      .when({ type: "close_no_followup", todo_id: "todo_parse", rationale: "obsolete" })
+      .when({ type: "close_no_followup", todoId: "todo_parse", rationale: "obsolete" })
       .thenEvents([
         { type: "todo_closed_no_followup", data: { todo_id: "todo_parse", rationale: "obsolete" } },
       ]);
     g()
-      .when({ type: "close_no_followup", todo_id: "todo_key", rationale: "  " })
+      .when({ type: "close_no_followup", todoId: "todo_key", rationale: "  " })
       .thenError(/no_followup_needs_rationale/);
     g([closed])
-      .when({ type: "close_no_followup", todo_id: "todo_key", rationale: "again" })
+      .when({ type: "close_no_followup", todoId: "todo_key", rationale: "again" })
       .thenError(/already done/);
   });
   it("add_todo: a successor links to its predecessor; ids are never reused", () => {
     g()
-      .when({ type: "add_todo", todo: adv("todo_more"), successor_of: "todo_parse" })
+      .when({ type: "add_todo", todo: adv("todo_more"), successorOf: "todo_parse" })
       .thenEvents([{ type: "todo_added", data: { todo: adv("todo_more"), successor_of: "todo_parse" } }]);
     g()
       .when({ type: "add_todo", todo: adv("todo_parse") })
@@ -471,32 +471,32 @@ describe("gates: approve, reject, cancel, defer", () => {
       ["cancel", "cancelled"],
     ] as const)
       g()
-        .when({ type: "decide_gate", todo_id: "todo_publish", decision: d, note: "n" })
+        .when({ type: "decide_gate", todoId: "todo_publish", decision: d, note: "n" })
         .thenEvents([{ type: "gate_decided", data: { todo_id: "todo_publish", decision: e, note: "n" } }]);
   });
   it("a decided gate is not decided again; a non-gate is not decided", () => {
     g([approved("todo_publish")])
-      .when({ type: "decide_gate", todo_id: "todo_publish", decision: "reject" })
+      .when({ type: "decide_gate", todoId: "todo_publish", decision: "reject" })
       .thenError(/already approved/);
     g()
-      .when({ type: "decide_gate", todo_id: "todo_parse", decision: "approve" })
+      .when({ type: "decide_gate", todoId: "todo_parse", decision: "approve" })
       .thenError(/not a user_gate/);
   });
   it("defer --until writes resume_when; a deferred gate can still be decided", () => {
     const cond = { kind: "at", at: "2026-12-03T00:00:00.000Z" } as const;
     g()
-      .when({ type: "defer_gate", todo_id: "todo_publish", resume_when: cond })
+      .when({ type: "defer_gate", todoId: "todo_publish", resumeWhen: cond })
       .thenEvents([
         { type: "todo_deferred", data: { todo_id: "todo_publish", resume_when: cond, note: "" } },
       ]);
     g()
-      .when({ type: "defer_gate", todo_id: "todo_parse", resume_when: cond })
+      .when({ type: "defer_gate", todoId: "todo_parse", resumeWhen: cond })
       .thenError(/not a user_gate/);
     g()
-      .when({ type: "defer_gate", todo_id: "todo_publish", resume_when: "later" })
+      .when({ type: "defer_gate", todoId: "todo_publish", resumeWhen: "later" })
       .thenError(/deferred_needs_resume_when/);
     g([deferred("todo_publish")])
-      .when({ type: "decide_gate", todo_id: "todo_publish", decision: "approve" })
+      .when({ type: "decide_gate", todoId: "todo_publish", decision: "approve" })
       .thenEvents([
         { type: "gate_decided", data: { todo_id: "todo_publish", decision: "approved", note: "" } },
       ]);
@@ -507,19 +507,19 @@ describe("acceptance, vision, spend, no_followup", () => {
   it("an acceptance receipt must be of the acceptance item's task", () => {
     const r = receipt("acceptance");
     g()
-      .when({ type: "record_acceptance", acceptance_id: "acc_all", receipt: r })
+      .when({ type: "record_acceptance", acceptanceId: "acc_all", receipt: r })
       .thenEvents([{ type: "acceptance_receipt_recorded", data: { acceptance_id: "acc_all", receipt: r } }]);
     g()
-      .when({ type: "record_acceptance", acceptance_id: "acc_all", receipt: receipt("todo_parse") })
+      .when({ type: "record_acceptance", acceptanceId: "acc_all", receipt: receipt("todo_parse") })
       .thenError(/receipt_matches_task/);
     g()
-      .when({ type: "record_acceptance", acceptance_id: "acc_x", receipt: r })
+      .when({ type: "record_acceptance", acceptanceId: "acc_x", receipt: r })
       .thenError(/not an acceptance item/);
   });
   it("vision: a bounded route with its checkpoint; patch or unchanged reason afterwards", () => {
     const cp = { goal_revision: REV0, acceptance_version: 0 };
     g()
-      .when({ type: "record_vision", agent_id: "agent_main", route: "parse, docs, publish" })
+      .when({ type: "record_vision", agentId: "agent_main", route: "parse, docs, publish" })
       .thenEvents([
         {
           type: "vision_recorded",
@@ -527,17 +527,17 @@ describe("acceptance, vision, spend, no_followup", () => {
         },
       ]);
     g()
-      .when({ type: "record_vision", agent_id: "agent_main", route: "x".repeat(4001) })
+      .when({ type: "record_vision", agentId: "agent_main", route: "x".repeat(4001) })
       .thenError(/vision_bounded: the route is 4001 characters; at most 4000/);
     g()
-      .when({ type: "record_vision_unchanged", agent_id: "agent_main", reason: "holds" })
+      .when({ type: "record_vision_unchanged", agentId: "agent_main", reason: "holds" })
       .thenError(/has no vision yet/);
     const v: GoalEventBody = {
       type: "vision_recorded",
       data: { agent_id: "agent_main", route: "r1", checkpoint: cp },
     };
     g([v])
-      .when({ type: "patch_vision", agent_id: "agent_main", patch: "-r1 +r2", route: "r2", reason: "scope" })
+      .when({ type: "patch_vision", agentId: "agent_main", patch: "-r1 +r2", route: "r2", reason: "scope" })
       .thenEvents([
         {
           type: "vision_patched",
@@ -545,10 +545,10 @@ describe("acceptance, vision, spend, no_followup", () => {
         },
       ]);
     g([v])
-      .when({ type: "patch_vision", agent_id: "agent_main", patch: "noop", route: "r1", reason: "" })
+      .when({ type: "patch_vision", agentId: "agent_main", patch: "noop", route: "r1", reason: "" })
       .thenError(/replan_noop/);
     g([v])
-      .when({ type: "record_vision_unchanged", agent_id: "agent_main", reason: "route holds" })
+      .when({ type: "record_vision_unchanged", agentId: "agent_main", reason: "route holds" })
       .thenEvents([
         {
           type: "vision_unchanged_recorded",
@@ -564,11 +564,19 @@ describe("acceptance, vision, spend, no_followup", () => {
       tokens: 100,
       cost_usd: 0.01,
     };
+    const command = {
+      type: "record_spend",
+      turnId: "turn_1",
+      at: "2026-12-01T10:00:00.000Z",
+      turns: 1,
+      tokens: 100,
+      costUsd: 0.01,
+    } as const;
     g()
-      .when({ type: "record_spend", ...spend })
+      .when(command)
       .thenEvents([{ type: "quota_spent", data: spend }]);
     g([{ type: "quota_spent", data: spend }])
-      .when({ type: "record_spend", ...spend })
+      .when(command)
       .thenError(/spend_once/);
   });
   it("a no_followup intent needs a rationale; a todo added later voids it", () => {

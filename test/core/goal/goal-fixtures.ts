@@ -34,7 +34,7 @@ export const monitor = (id: string): TodoSpec => ({
 });
 
 export const spec = (todos: TodoSpec[] = [], extra: Partial<GoalSpec> = {}): GoalSpec => ({
-  goal_id: GOAL,
+  goalId: GOAL,
   objective: "csvcol handles quoted fields",
   acceptance: [{ id: "acc_all", kind: "task", ref: "tasks/acceptance.yaml", digest: "sha-acceptance" }],
   workspace: { path: "/goals/goal_csv/workspace", initial_revision: REV0 },
@@ -49,7 +49,7 @@ export const created = (s: GoalSpec = spec()): GoalEventBody[] => [
   {
     type: "goal_created",
     data: {
-      goal_id: s.goal_id,
+      goal_id: s.goalId,
       objective: s.objective,
       acceptance: s.acceptance,
       workspace: s.workspace,

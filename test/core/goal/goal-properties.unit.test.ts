@@ -103,9 +103,9 @@ describe("property: no event sequence makes an advancement todo done without a m
         for (const t of Object.values(state.todos)) {
           if (t.class !== "advancement_task" || t.status !== "done") continue;
           const byEvidence = t.completion !== null;
-          expect(byEvidence || t.note === "superseded" || t.no_followup !== null).toBe(true);
-          if (byEvidence) expect(okCompletions.has(`${t.id}@${t.completion?.run_id}`)).toBe(true);
-          if (t.note === "superseded") expect(state.todos[t.superseded_by ?? ""]?.successor_of).toBe(t.id);
+          expect(byEvidence || t.note === "superseded" || t.noFollowup !== null).toBe(true);
+          if (byEvidence) expect(okCompletions.has(`${t.id}@${t.completion?.runId}`)).toBe(true);
+          if (t.note === "superseded") expect(state.todos[t.supersededBy ?? ""]?.successorOf).toBe(t.id);
         }
       }),
       RUNS,
@@ -120,7 +120,7 @@ describe("property: terminal closure never holds while any frontier item is open
       fc.property(fc.oneof(fc.array(step, { maxLength: 60 }), closingSteps), fc.boolean(), (steps, sick) => {
         const { events, state } = run(steps);
         const health = sick ? [{ code: "workspace_dirty", detail: "uncommitted files" }] : [];
-        const closure = terminalClosure(state, { now: NOW, health });
+        const closure = terminalClosure(state, { now: new Date(NOW), health });
         if (!closure.terminal) return;
         terminals++;
         // The oracle, from the events alone.
@@ -182,7 +182,10 @@ describe("property: terminal closure never holds while any frontier item is open
       },
       { type: "goal_no_followup_declared", data: { rationale: "done" } },
     ] as GoalEventBody[];
-    expect(terminalClosure(foldGoal(events), { now: NOW, health: [] })).toEqual({ terminal: true, gaps: [] });
+    expect(terminalClosure(foldGoal(events), { now: new Date(NOW), health: [] })).toEqual({
+      terminal: true,
+      gaps: [],
+    });
   });
 });
 
@@ -206,7 +209,7 @@ describe("property: an approval never unblocks an action outside its scope", () 
             );
             let out: GoalEventBody[] = [];
             try {
-              out = decide({ type: "decide_gate", todo_id: `todo_gate_${s}`, decision: "approve" }, state);
+              out = decide({ type: "decide_gate", todoId: `todo_gate_${s}`, decision: "approve" }, state);
             } catch {
               continue; // already approved
             }
@@ -224,7 +227,7 @@ describe("property: an approval never unblocks an action outside its scope", () 
             const ok = req.every((s) => approvedScopes.has(s));
             let accepted = true;
             try {
-              decide({ type: "complete_todo", todo_id: id, receipt: receipt(id) }, state);
+              decide({ type: "complete_todo", todoId: id, receipt: receipt(id) }, state);
             } catch {
               accepted = false;
             }
@@ -321,7 +324,7 @@ describe("property: the runtime state is the seed's precedence applied to the fa
             paused: !active,
           };
           const expected = PRECEDENCE.find((s) => holds[s]);
-          expect(assess(foldGoal(events), { now: NOW, health }).runtime_state).toBe(expected);
+          expect(assess(foldGoal(events), { now: new Date(NOW), health }).runtimeState).toBe(expected);
         },
       ),
       { numRuns: 200 },
@@ -334,7 +337,10 @@ describe("property: a status projection rebuilt from scratch equals the incremen
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), fc.boolean(), (steps, sick) => {
         const { batches } = run(steps);
-        const ctx = { now: NOW, health: sick ? [{ code: "sandbox_selftest_failed", detail: "bwrap" }] : [] };
+        const ctx = {
+          now: new Date(NOW),
+          health: sick ? [{ code: "sandbox_selftest_failed", detail: "bwrap" }] : [],
+        };
         let incremental = initialState();
         const seen: GoalEventBody[] = [];
         for (const b of batches) {
@@ -353,13 +359,13 @@ describe("property: a status projection rebuilt from scratch equals the incremen
 describe("the command runner of the properties reaches deep states", () => {
   it("some sequences complete todos, decide gates and supersede", () => {
     const { state } = run([
-      { type: "complete_todo", todo_id: "todo_aaa", receipt: { ...receipt(""), run_id: "run_x" } },
-      { type: "decide_gate", todo_id: "todo_gate", decision: "approve" },
-      { type: "supersede_todo", todo_id: "todo_usr", successor: adv("todo_succ1") },
+      { type: "complete_todo", todoId: "todo_aaa", receipt: { ...receipt(""), run_id: "run_x" } },
+      { type: "decide_gate", todoId: "todo_gate", decision: "approve" },
+      { type: "supersede_todo", todoId: "todo_usr", successor: adv("todo_succ1") },
     ]);
     expect(state.todos.todo_aaa?.status).toBe("done");
     expect(state.todos.todo_gate?.decision).toBe("approved");
-    expect(state.todos.todo_usr?.superseded_by).toBe("todo_succ1");
+    expect(state.todos.todo_usr?.supersededBy).toBe("todo_succ1");
     expect(POOL).toContain("todo_blk");
   });
 });

@@ -52,7 +52,7 @@ describe("monitor properties", () => {
           const poll = s.fail
             ? ({ ok: false, failure: "exit_nonzero", exit_code: 1, detail: "x" } as const)
             : ({ ok: true, result_hash: s.hash } as const);
-          let cmd: GoalCommand = monitorPollCommand(st, W, opId, at, poll);
+          let cmd: GoalCommand = monitorPollCommand(st, W, opId, new Date(at), poll);
           if (cmd.type === "record_monitor_poll" && cmd.generation !== undefined) {
             const succ: TodoSpec | undefined = s.successorId
               ? { id: s.successorId, content: "react", class: "user_action" }
@@ -79,7 +79,7 @@ describe("monitor properties", () => {
         const added = events.filter((e) => e.type === "todo_added" && e.data.successor_of === W);
         expect(added.length).toBe(created.length);
         const m = st.monitors[W];
-        expect(Object.keys(m?.successors ?? {}).length).toBe(m?.material_change_generation);
+        expect(Object.keys(m?.successors ?? {}).length).toBe(m?.materialChangeGeneration);
         expect(gens).toEqual(gens.map((_, k) => k + 1));
       }),
       { numRuns: 300 },

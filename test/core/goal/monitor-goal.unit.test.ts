@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
 import { interactionContract } from "../../../src/core/goal/contract.js";
+import { encodeContract } from "../../../src/core/goal/contract-wire.js";
 import { goalDecider } from "../../../src/core/goal/goal-decider.js";
 import { foldGoal } from "../../../src/core/goal/goal-state.js";
 import {
@@ -64,16 +65,16 @@ const change = (
   ] satisfies GoalEventBody[];
 const poll = (operation_id: string, now: string, result_hash: string, more = {}) => ({
   type: "record_monitor_poll" as const,
-  todo_id: W,
-  operation_id,
-  now,
-  result_hash,
+  todoId: W,
+  operationId: operation_id,
+  now: new Date(now),
+  resultHash: result_hash,
   ...more,
 });
 
 describe("monitors in the goal stream", () => {
   it("a continuous_monitor todo is armed when added: due at once, never the selected work", () => {
-    const c = interactionContract(foldGoal(goalWith()), { now: T0, health: [] });
+    const c = encodeContract(interactionContract(foldGoal(goalWith()), { now: new Date(T0), health: [] }));
     expect(c.monitors).toEqual([
       { todo_id: W, action: "poll", next_due_at: null, consecutive_no_change: 0, generation: 0, stop: null },
     ]);
@@ -92,7 +93,12 @@ describe("monitors in the goal stream", () => {
       type: "todo_blocked",
       data: { todo_id: "todo_main", reason: "upstream" },
     };
-    const c = interactionContract(foldGoal([...goalWith(), blocked, baseline]), { now: T0h, health: [] });
+    const c = encodeContract(
+      interactionContract(foldGoal([...goalWith(), blocked, baseline]), {
+        now: new Date(T0h),
+        health: [],
+      }),
+    );
     expect(c.agent_channel.selected_todo).toBeNull();
     expect(c.agent_channel.must_attempt).toBe(false);
     expect(c.runtime_state).toBe("waiting");
@@ -125,7 +131,7 @@ describe("monitors in the goal stream", () => {
       .when(poll("op2", T1, "h2", { generation: 1, successor: SUCC }))
       .thenEvents(change("op2", T1, "h2", 1, T2));
     const st = foldGoal([...goalWith(), baseline, ...change("op2", T1, "h2", 1, T2)]);
-    expect(st.todos.todo_react?.successor_of).toBe(W);
+    expect(st.todos.todo_react?.successorOf).toBe(W);
     expect(st.todos[W]?.successors).toEqual(["todo_react"]);
     expect(st.anomalies).toEqual([]);
   });
@@ -173,11 +179,11 @@ describe("monitors in the goal stream", () => {
     g([...goalWith(), baseline])
       .when({
         type: "record_monitor_poll_failure",
-        todo_id: W,
-        operation_id: "op2",
-        now: T1,
+        todoId: W,
+        operationId: "op2",
+        now: new Date(T1),
         failure: "timeout",
-        exit_code: null,
+        exitCode: null,
         detail: "timed out after 10s",
       })
       .thenEvents([
@@ -198,27 +204,30 @@ describe("monitors in the goal stream", () => {
     g(ev)
       .when(poll("op9", EXP, "h1"))
       .thenError(/monitor_stop/);
-    expect(interactionContract(foldGoal(ev), { now: EXP, health: [] }).monitors[0]?.action).toBe("complete");
+    expect(
+      encodeContract(interactionContract(foldGoal(ev), { now: new Date(EXP), health: [] })).monitors[0]
+        ?.action,
+    ).toBe("complete");
     const done = g(ev)
       .when({
         type: "complete_monitor",
-        todo_id: W,
-        operation_id: "op9",
-        now: EXP,
+        todoId: W,
+        operationId: "op9",
+        now: new Date(EXP),
         reason: "expired",
         followup: { kind: "no_followup", rationale: "the reporting window closed" },
       })
       .state();
     expect(done.todos[W]).toMatchObject({
       status: "done",
-      no_followup: { rationale: "the reporting window closed" },
+      noFollowup: { rationale: "the reporting window closed" },
     });
     g(ev)
       .when({
         type: "complete_monitor",
-        todo_id: W,
-        operation_id: "op9",
-        now: EXP,
+        todoId: W,
+        operationId: "op9",
+        now: new Date(EXP),
         reason: "expired",
         followup: { kind: "successor", successor: SUCC },
       })
@@ -238,9 +247,9 @@ describe("monitors in the goal stream", () => {
     const ev = [...goalWith(), baseline];
     const complete = (rationale: string, id = "op9") => ({
       type: "complete_monitor" as const,
-      todo_id: W,
-      operation_id: id,
-      now: T1,
+      todoId: W,
+      operationId: id,
+      now: new Date(T1),
       reason: "stop",
       followup: { kind: "no_followup" as const, rationale },
     });
@@ -271,19 +280,19 @@ describe("monitors in the goal stream", () => {
   it("must reject: one operation id for two monitors", () => {
     const two = created(spec([watch(), { ...watch(), id: "todo_watch_b" }]));
     g([...two, baseline])
-      .when({ ...poll("op1", T0, "h9"), todo_id: "todo_watch_b" })
+      .when({ ...poll("op1", T0, "h9"), todoId: "todo_watch_b" })
       .thenError(/operation_once/);
   });
   it("monitorPollCommand: baseline, no-change and a change opening the next generation with a successor", () => {
     const st0 = foldGoal(goalWith());
-    expect(monitorPollCommand(st0, W, "op1", T0, { ok: true, result_hash: "h1" })).toEqual(
+    expect(monitorPollCommand(st0, W, "op1", new Date(T0), { ok: true, result_hash: "h1" })).toEqual(
       poll("op1", T0, "h1"),
     );
     const st1 = foldGoal([...goalWith(), baseline]);
-    expect(monitorPollCommand(st1, W, "op2", T1, { ok: true, result_hash: "h1" })).toEqual(
+    expect(monitorPollCommand(st1, W, "op2", new Date(T1), { ok: true, result_hash: "h1" })).toEqual(
       poll("op2", T1, "h1"),
     );
-    const cmd = monitorPollCommand(st1, W, "op2", T1, { ok: true, result_hash: "h2" });
+    const cmd = monitorPollCommand(st1, W, "op2", new Date(T1), { ok: true, result_hash: "h2" });
     expect(cmd).toMatchObject({ generation: 1, successor: { id: "todo_watch_g1", class: "user_action" } });
     expect(goalDecider.decide(cmd, st1).map((e) => e.type)).toEqual([
       "monitor_observation_recorded",
@@ -319,7 +328,9 @@ describe("monitor wake-ups", () => {
   it("a blocked monitor is not listed (not polled) and its poll is refused", () => {
     const blockedW: GoalEventBody = { type: "todo_blocked", data: { todo_id: W, reason: "feed offline" } };
     const ev = [...goalWith(), baseline, blockedW];
-    expect(interactionContract(foldGoal(ev), { now: T1, health: [] }).monitors).toEqual([]);
+    expect(
+      encodeContract(interactionContract(foldGoal(ev), { now: new Date(T1), health: [] })).monitors,
+    ).toEqual([]);
     g(ev)
       .when(poll("op2", T1, "h1"))
       .thenError(/only an open monitor is polled/);
@@ -330,14 +341,18 @@ describe("monitor wake-ups", () => {
       data: { todo_id: "todo_main", reason: "upstream" },
     };
     const st = foldGoal([...goalWith(), blocked, baseline]);
-    const quiet = interactionContract(st, { now: T0h, health: [] });
-    expect(monitorDueTimes(quiet.monitors, T0h)).toEqual([T1]);
-    expect(nextWakeUp(contractView(quiet), { now: T0h, monitor_due: [T1], backoff: null })).toMatchObject({
+    const quiet = interactionContract(st, { now: new Date(T0h), health: [] });
+    expect(monitorDueTimes(quiet.monitors, new Date(T0h))).toEqual([T1]);
+    expect(
+      nextWakeUp(contractView(quiet), { now: new Date(T0h), monitorDue: [T1], backoff: null }),
+    ).toMatchObject({
       action: "wait_until",
       at: T1,
     });
-    const due = interactionContract(st, { now: T2, health: [] });
-    expect(monitorDueTimes(due.monitors, T2)).toEqual([T2]);
-    expect(monitorDueTimes(interactionContract(st, { now: EXP, health: [] }).monitors, EXP)).toEqual([EXP]);
+    const due = interactionContract(st, { now: new Date(T2), health: [] });
+    expect(monitorDueTimes(due.monitors, new Date(T2))).toEqual([T2]);
+    expect(
+      monitorDueTimes(interactionContract(st, { now: new Date(EXP), health: [] }).monitors, new Date(EXP)),
+    ).toEqual([EXP]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { GoalEventBody, TodoSpec } from "../../../src/core/events/goal/goal-events.js";
 import { goalDecider } from "../../../src/core/goal/goal-decider.js";
 import { foldGoal } from "../../../src/core/goal/goal-state.js";
-import { type ReplanAnswer, replanOperation } from "../../../src/core/goal/replan.js";
+import { type ReplanAnswer, type ReplanCommand, replanOperation } from "../../../src/core/goal/replan.js";
 import { assess } from "../../../src/core/goal/runtime-state.js";
 import { given } from "../../support/decider.js";
 import { accepted, adv, completed, created, REV0, revision, spec } from "./goal-fixtures.js";
@@ -10,7 +10,7 @@ import { accepted, adv, completed, created, REV0, revision, spec } from "./goal-
 // What answers a replan obligation: a real delta, or replan_noop that leaves it open.
 
 const NOW = "2026-12-01T12:00:00.000Z";
-const ctx = { now: NOW, health: [] };
+const ctx = { now: new Date(NOW), health: [] };
 const A = "agent_main";
 const CP = { goal_revision: REV0, acceptance_version: 0 };
 const vision: GoalEventBody = {
@@ -137,7 +137,7 @@ describe("replan answers", () => {
   });
   it("a bare vision patch (the old patch_vision command) no longer clears the obligation: its delta does", () => {
     const bare = g()
-      .when({ type: "patch_vision", agent_id: A, patch: "p", route: "route C", reason: "r" })
+      .when({ type: "patch_vision", agentId: A, patch: "p", route: "route C", reason: "r" })
       .events();
     expect(kinds([...owing, ...bare])).toEqual(["replan_acceptance_failed"]);
   });
@@ -185,10 +185,10 @@ describe("rollback of an accepted change is a compensation", () => {
     content: "redo the change without the regression",
     class: "user_action",
   };
-  const comp = (over = {}) => ({
+  const comp = (over: Partial<Extract<ReplanCommand, { type: "compensate_change" }>> = {}) => ({
     type: "compensate_change" as const,
-    reverted_revision: "rev1",
-    revert_revision: "rev2",
+    revertedRevision: "rev1",
+    revertRevision: "rev2",
     reason: "rev1 broke CRLF input",
     successor: succ,
     ...over,
@@ -219,17 +219,17 @@ describe("rollback of an accepted change is a compensation", () => {
   });
   it("must reject: a revision that was never an accepted change, a second compensation, a reused revision", () => {
     given(goalDecider, moved)
-      .when(comp({ reverted_revision: REV0 }))
+      .when(comp({ revertedRevision: REV0 }))
       .thenError(/compensates_accepted_change/);
     given(goalDecider, moved)
-      .when(comp({ reverted_revision: "rev9" }))
+      .when(comp({ revertedRevision: "rev9" }))
       .thenError(/compensates_accepted_change/);
     given(goalDecider, moved)
-      .when(comp({ revert_revision: REV0 }))
+      .when(comp({ revertRevision: REV0 }))
       .thenError(/history_is_append_only/);
     const done = [...moved, ...given(goalDecider, moved).when(comp()).events()];
     given(goalDecider, done)
-      .when(comp({ revert_revision: "rev3", successor: { ...succ, id: "todo_redo2" } }))
+      .when(comp({ revertRevision: "rev3", successor: { ...succ, id: "todo_redo2" } }))
       .thenError(/compensate_once/);
   });
   it("must reject: a compensation without a successor todo (the fold refuses a forged one)", () => {

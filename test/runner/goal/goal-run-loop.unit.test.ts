@@ -28,10 +28,10 @@ const advanced = (n: number, todo: string, wake: WakeUp): TickOutcome => ({
   wake,
 });
 const view = (over: Partial<ContractView> = {}): ContractView => ({
-  runtime_state: "eligible",
-  selected_todo: "todo_a",
-  gate_ids: [],
-  not_before: null,
+  runtimeState: "eligible",
+  selectedTodo: "todo_a",
+  gateIds: [],
+  notBefore: null,
   terminal: false,
   ...over,
 });
@@ -100,7 +100,7 @@ describe("goal run loop", () => {
       {
         kind: "waiting_person",
         who: "a maintainer (decision scope publish)",
-        gate_id: "todo_publish_gate",
+        gateId: "todo_publish_gate",
         wake: ask,
       },
     ]);
@@ -119,7 +119,7 @@ describe("goal run loop", () => {
     const waiting: TickOutcome = {
       kind: "waiting_person",
       who: "a person deciding publish",
-      gate_id: "todo_publish_gate",
+      gateId: "todo_publish_gate",
       wake: ask,
     };
     // The acceptance turn ends on ask_user; the next tick is a due monitor's poll (also ask_user); the
@@ -178,10 +178,10 @@ describe("goal run loop", () => {
     const backoff = (step: number): ScheduleView => ({
       view: v,
       identity,
-      backoff: { identity, reset_token: null, step },
+      backoff: { identity, resetToken: null, step },
     });
     // Probes: before the first tick (no turns yet), then after each turn.
-    const policy = { base_seconds: 30, factor: 2, max_seconds: 100 };
+    const policy = { baseSeconds: 30, factor: 2, maxSeconds: 100 };
     const h = harness(
       [failed(1), failed(2), failed(3), failed(4), failed(5)],
       [plain(v), backoff(0), backoff(1), backoff(2), backoff(3)],
@@ -216,7 +216,7 @@ describe("goal run loop", () => {
   it("a restarted run honours the backoff the recorded turns earned before its first tick", async () => {
     const v = view();
     const identity = contractIdentity(v);
-    const backedOff: ScheduleView = { view: v, identity, backoff: { identity, reset_token: null, step: 2 } };
+    const backedOff: ScheduleView = { view: v, identity, backoff: { identity, resetToken: null, step: 2 } };
     const h = harness(
       [
         advanced(1, "todo_a", runNow(0)),
@@ -231,7 +231,7 @@ describe("goal run loop", () => {
   });
 
   it("a paused contract is never ticked again even when the tick's wake-up says run now", async () => {
-    const paused = view({ runtime_state: "paused", selected_todo: null });
+    const paused = view({ runtimeState: "paused", selectedTodo: null });
     const h = harness(
       [advanced(1, "todo_a", runNow(0)), advanced(2, "todo_b", runNow(0))],
       [plain(), plain(paused)],
@@ -251,7 +251,7 @@ describe("goal run loop", () => {
 
   it("busy: sleeps until the other turn's lease ends, then ticks again", async () => {
     const h = harness([
-      { kind: "busy", holder: "worker-7", expires_at: at(45), wake: waitTill(45) },
+      { kind: "busy", holder: "worker-7", expiresAt: at(45), wake: waitTill(45) },
       { kind: "terminal", closure: "done", wake: { action: "stop", at: null, why: "" } },
     ]);
     expect(await h.go()).toMatchObject({ code: 0, turns: 2 });

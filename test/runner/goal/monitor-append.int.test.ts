@@ -46,7 +46,9 @@ afterAll(async () => {
 async function pollAndWrite(opId: string, minute: number) {
   const log = await readGoal(store, root, G);
   const state = goalState(log.events);
-  const { command } = await observeMonitor(state, W, opId, at(minute), root, { sandbox: "bubblewrap" });
+  const { command } = await observeMonitor(state, W, opId, new Date(at(minute)), root, {
+    sandbox: "bubblewrap",
+  });
   return writeGoal(store, root, G, { kind: "command", command }, log.revision, false);
 }
 
@@ -71,13 +73,16 @@ describe("a monitor turn's writeback", () => {
     // The same operation again (a retry after a crash): nothing is decided, nothing is written.
     const log = await readGoal(store, root, G);
     const state = goalState(log.events);
-    const retry = monitorPollCommand(state, W, "op3", at(2), { ok: true, result_hash: "sha256:other" });
+    const retry = monitorPollCommand(state, W, "op3", new Date(at(2)), {
+      ok: true,
+      result_hash: "sha256:other",
+    });
     await expect(
       writeGoal(store, root, G, { kind: "command", command: retry }, log.revision, false),
     ).rejects.toThrow(DomainError);
     const after = goalState((await readGoal(store, root, G)).events);
     expect(after.todos[W]?.successors).toEqual(["todo_watch_g1"]);
-    expect(after.monitors[W]?.material_change_generation).toBe(1);
+    expect(after.monitors[W]?.materialChangeGeneration).toBe(1);
     // Polling the same evidence again is a no-change, never new work.
     expect((await pollAndWrite("op4", 3)).events).toEqual(["monitor_no_change_recorded"]);
   }, 60_000);

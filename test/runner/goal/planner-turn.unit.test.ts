@@ -25,16 +25,17 @@ const owing: GoalEventBody[] = [
   accepted(REV0, { status: "ESCALATED" }),
 ];
 const state: GoalState = foldGoal(owing);
-const obligation = assess(state, { now: "2026-12-01T12:00:00.000Z", health: [] })
+const obligation = assess(state, { now: new Date("2026-12-01T12:00:00.000Z"), health: [] })
   .obligations[0] as Obligation;
 const call = (name: string, args: unknown) => ({
   tool_calls: [{ name, args }],
   usage: { input_tokens: 100, output_tokens: 20 },
 });
 const obligationsAfter = (events: GoalEventBody[]) =>
-  assess(foldGoal([...owing, ...events]), { now: "2026-12-01T12:00:00.000Z", health: [] }).obligations.map(
-    (o) => o.kind,
-  );
+  assess(foldGoal([...owing, ...events]), {
+    now: new Date("2026-12-01T12:00:00.000Z"),
+    health: [],
+  }).obligations.map((o) => o.kind);
 
 describe("planReplan (scripted model)", () => {
   it("the bound obligation is a replan", () => {

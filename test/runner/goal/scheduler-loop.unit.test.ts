@@ -30,10 +30,10 @@ const terminal: TickOutcome = {
   wake: { action: "stop", at: null, why: "terminal" },
 };
 const v: ContractView = {
-  runtime_state: "eligible",
-  selected_todo: "t",
-  gate_ids: [],
-  not_before: null,
+  runtimeState: "eligible",
+  selectedTodo: "t",
+  gateIds: [],
+  notBefore: null,
   terminal: false,
 };
 
@@ -100,7 +100,7 @@ describe("loopgate scheduler", () => {
   it("--once ticks every due goal once; a goal waiting on a person is rechecked later, not dropped", async () => {
     const ask: WakeUp = { action: "ask_user", at: null, why: "gate" };
     const h = harness({
-      g_a: [{ kind: "waiting_person", who: "a maintainer", gate_id: "todo_gate", wake: ask }],
+      g_a: [{ kind: "waiting_person", who: "a maintainer", gateId: "todo_gate", wake: ask }],
       g_b: [adv("b1")],
     });
     const r = await h.run(true);

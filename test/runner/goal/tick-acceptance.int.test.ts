@@ -86,7 +86,7 @@ async function newGoal(): Promise<Fixture> {
   expect(code, err.join("")).toBe(0);
   const store = await openStore(storeDir, true);
   const log = await store.readStream(goalStream(G));
-  const close = { type: "close_no_followup", todo_id: "todo_done", rationale: "done elsewhere" } as const;
+  const close = { type: "close_no_followup", todoId: "todo_done", rationale: "done elsewhere" } as const;
   await writeGoal(store, storeDir, G, { kind: "command", command: close }, log.at(-1)?.revision ?? -1);
   const batches: string[][] = [];
   return { storeDir, store: noting(store, batches), runs: [], batches };

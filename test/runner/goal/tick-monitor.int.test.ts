@@ -85,7 +85,7 @@ async function newGoal(
   const store = await openStore(storeDir, true);
   const log = await store.readStream(goalStream(G));
   const later = { kind: "at", at: "2027-06-01T00:00:00.000Z" } as const;
-  const defer = { type: "defer_todo", todo_id: "todo_later", resume_when: later } as const;
+  const defer = { type: "defer_todo", todoId: "todo_later", resumeWhen: later } as const;
   await writeGoal(store, storeDir, G, { kind: "command", command: defer }, log.at(-1)?.revision ?? -1);
   return { dir, storeDir, store, clock: { now: T0 } };
 }
@@ -139,10 +139,10 @@ describe("goal tick on a continuous monitor", () => {
       expect(first.work).toEqual({ kind: "todo", todo_id: W });
       let s = await state(f);
       const m = s.monitors[W];
-      expect(m?.result_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
-      expect(m?.next_due_at).toBe(new Date(T0 + 3_600_000).toISOString());
+      expect(m?.resultHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(m?.nextDueAt).toBe(new Date(T0 + 3_600_000).toISOString());
       const t1 = s.turns[`${G}/oracle/t1`];
-      expect(t1?.result).toEqual({ kind: "observation", result_hash: m?.result_hash });
+      expect(t1?.result).toEqual({ kind: "observation", result_hash: m?.resultHash });
       expect(t1?.spend?.usage).toEqual({ tokens: 0, cost_usd: 0, turns: 1 });
       expect(s.spends).toHaveLength(1);
 
@@ -151,7 +151,7 @@ describe("goal tick on a continuous monitor", () => {
       const before = await events(f);
       const quiet = await tickOnce(f);
       expect(quiet.kind).toBe("idle");
-      expect(quiet.wake.at).toBe(m?.next_due_at);
+      expect(quiet.wake.at).toBe(m?.nextDueAt);
       const after = await events(f);
       const newTypes = after.slice(before.length).map((e) => e.type);
       expect(newTypes.filter((t) => !t.startsWith("turn_lease_"))).toEqual([]);
@@ -165,9 +165,9 @@ describe("goal tick on a continuous monitor", () => {
       const es = await events(f);
       expect(count(es, "monitor_observation_recorded")).toBe(1);
       expect(count(es, "monitor_successor_created")).toBe(1);
-      const successors = s.order.filter((id) => s.todos[id]?.successor_of === W);
+      const successors = s.order.filter((id) => s.todos[id]?.successorOf === W);
       expect(successors).toEqual([`${W}_g1`]);
-      expect(s.monitors[W]?.material_change_generation).toBe(1);
+      expect(s.monitors[W]?.materialChangeGeneration).toBe(1);
       expect(s.spends).toHaveLength(2);
       // The observation and its successor are in the writeback's append, under its effect_ref.
       const ref = `${G}/oracle/t2#durable_writeback`;
@@ -215,7 +215,7 @@ describe("goal tick on a continuous monitor", () => {
         expect(count(es, "todo_added")).toBe(3); // the deferred fix, the monitor and its one successor
         expect(count(es, "turn_bound")).toBe(2);
         const s = await state(f);
-        expect(s.spends.map((x) => x.turn_id)).toEqual([`${G}/oracle/t1`, `${G}/oracle/t2`]);
+        expect(s.spends.map((x) => x.turnId)).toEqual([`${G}/oracle/t1`, `${G}/oracle/t2`]);
         // Another tick: the monitor is not due, nothing more is observed.
         const again = await tickOnce(f);
         expect(again.kind).not.toBe("advanced");
@@ -237,14 +237,14 @@ describe("goal tick on a monitor whose poll script lives beside the goal file", 
       let s = await state(f);
       // The observation is the sha256 of what the script printed (computed here, not by loopgate).
       const sha = (t: string) => `sha256:${createHash("sha256").update(t, "utf8").digest("hex")}`;
-      expect(s.monitors[W]?.result_hash).toBe(sha("inbox empty"));
+      expect(s.monitors[W]?.resultHash).toBe(sha("inbox empty"));
       expect(count(await events(f), "monitor_poll_failed")).toBe(0);
       writeFileSync(join(f.dir, "watch", "inbox.txt"), "inbox empty\nreport: quoted header names\n");
       hours(f, 1);
       expect(advanced(await tickOnce(f)).changed).toBe(true);
       s = await state(f);
-      expect(s.monitors[W]?.result_hash).toBe(sha("inbox empty\nreport: quoted header names"));
-      expect(s.order.filter((id) => s.todos[id]?.successor_of === W)).toEqual([`${W}_g1`]);
+      expect(s.monitors[W]?.resultHash).toBe(sha("inbox empty\nreport: quoted header names"));
+      expect(s.order.filter((id) => s.todos[id]?.successorOf === W)).toEqual([`${W}_g1`]);
     } finally {
       await f.store.close();
     }
@@ -303,8 +303,8 @@ describe("goal tick on a monitor whose poll fails or whose observation is not we
         operation_id: `${G}/oracle/t1#durable_writeback`,
       });
       const s = goalState(es);
-      expect(s.monitors[W]?.result_hash).toBeNull();
-      expect(s.order.filter((id) => s.todos[id]?.successor_of === W)).toEqual([]);
+      expect(s.monitors[W]?.resultHash).toBeNull();
+      expect(s.order.filter((id) => s.todos[id]?.successorOf === W)).toEqual([]);
       expect(s.turns[`${G}/oracle/t1`]?.result).toEqual({
         kind: "observation",
         result_hash: "poll_failed:exit_nonzero",
@@ -419,7 +419,7 @@ describe("goal tick on a replan obligation (planner turn)", () => {
         "replan_answered",
       ]);
       expect(new Set(batch.map((e) => e.meta.at)).size).toBe(1);
-      const spent = s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`);
+      const spent = s.spends.filter((x) => x.turnId === `${G}/oracle/t3`);
       expect(spent).toHaveLength(1);
       expect(spent[0]).toMatchObject({ turns: 1, tokens: 100 + 20 + 30 + 10 + 5 + 1 });
     } finally {
@@ -468,7 +468,7 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       expect(count(es, "todo_added")).toBe(3); // the deferred fix, the monitor and the planner's one todo
       const s = goalState(es);
       expect(obligations(s)).toEqual([]);
-      expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 14 }]);
+      expect(s.spends.filter((x) => x.turnId === `${G}/oracle/t3`)).toMatchObject([{ tokens: 14 }]);
     } finally {
       await f.store.close();
     }
@@ -528,7 +528,7 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       const s = await state(f);
       expect(obligations(s)).toEqual([]);
       expect(s.todos.todo_triage?.class).toBe("user_action");
-      expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 26 }]);
+      expect(s.spends.filter((x) => x.turnId === `${G}/oracle/t3`)).toMatchObject([{ tokens: 26 }]);
     } finally {
       await f.store.close();
     }
@@ -563,7 +563,7 @@ describe("goal tick on a replan obligation (planner turn)", () => {
       expect(count(es, "replan_noop_recorded")).toBe(1);
       expect(s.replanOperations[`${G}/oracle/t3#durable_writeback`]?.outcome).toBe("replan_noop");
       expect(obligations(s).map((x) => x.kind)).toEqual(["monitor_replan"]);
-      expect(s.spends.filter((x) => x.turn_id === `${G}/oracle/t3`)).toMatchObject([{ tokens: 42 }]);
+      expect(s.spends.filter((x) => x.turnId === `${G}/oracle/t3`)).toMatchObject([{ tokens: 42 }]);
     } finally {
       await f.store.close();
     }

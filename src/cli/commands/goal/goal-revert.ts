@@ -34,14 +34,24 @@ export async function goalRevertCommand(
           reason,
           holder: flags["agent-id"] ?? "operator",
         });
-        if (flags.json) io.out(`${JSON.stringify({ goal: goalId, ...r })}\n`);
+        if (flags.json)
+          io.out(
+            `${JSON.stringify({
+              goal: goalId,
+              reverted: r.reverted,
+              revert_revision: r.revertRevision,
+              successor_id: r.successorId,
+              reused_commit: r.reusedCommit,
+              events: r.events,
+            })}\n`,
+          );
         else if (r.events.length === 0)
           io.out(
-            `${r.reverted.slice(0, 12)} was already compensated by ${r.revert_revision.slice(0, 12)}; ${r.successor_id} follows (nothing new recorded)\n`,
+            `${r.reverted.slice(0, 12)} was already compensated by ${r.revertRevision.slice(0, 12)}; ${r.successorId} follows (nothing new recorded)\n`,
           );
         else
           io.out(
-            `reverted ${r.reverted.slice(0, 12)}: commit ${r.revert_revision.slice(0, 12)}${r.reused_commit ? " (found on the branch from an earlier try)" : ""} is the goal's revision; ${r.successor_id} takes the work over\nrecorded: ${r.events.join(", ")}\nnext: ${hintCommand(hintsFor(goalStore(flags)), `goal status ${goalId}`)}\n`,
+            `reverted ${r.reverted.slice(0, 12)}: commit ${r.revertRevision.slice(0, 12)}${r.reusedCommit ? " (found on the branch from an earlier try)" : ""} is the goal's revision; ${r.successorId} takes the work over\nrecorded: ${r.events.join(", ")}\nnext: ${hintCommand(hintsFor(goalStore(flags)), `goal status ${goalId}`)}\n`,
           );
         return 0;
       } catch (e) {

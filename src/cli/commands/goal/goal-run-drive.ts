@@ -59,8 +59,8 @@ export function closingWords(goalId: string, storeArg: string, r: LoopResult): s
   const last = r.last;
   switch (r.stop) {
     case "waiting_person":
-      return last?.kind === "waiting_person" && last.gate_id
-        ? `${head}who must act: ${last.who}\nnext: ${lg}gate approve ${goalId} ${last.gate_id}${store} (or reject, cancel, defer --until COND); then ${lg}goal run ${goalId}${store}\n`
+      return last?.kind === "waiting_person" && last.gateId
+        ? `${head}who must act: ${last.who}\nnext: ${lg}gate approve ${goalId} ${last.gateId}${store} (or reject, cancel, defer --until COND); then ${lg}goal run ${goalId}${store}\n`
         : `${head}${last?.kind === "waiting_person" ? `who must act: ${last.who}\n` : ""}next: ${lg}goal next ${goalId}${store} says what only a person can do now; then ${lg}goal run ${goalId}${store}\n`;
     case "stopped":
       return `${head}next: ${lg}goal resume ${goalId}${store}, then ${lg}goal run ${goalId}${store}\n`;

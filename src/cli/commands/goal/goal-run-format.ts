@@ -1,6 +1,6 @@
 import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
 import type { LoopEvent, LoopResult } from "../../../runner/goal/schedule/goal-loop.js";
-import type { TickOutcome } from "../../../runner/goal/turn/tick-outcome.js";
+import { encodeTickOutcome, type TickOutcome } from "../../../runner/goal/turn/tick-outcome.js";
 import { cutLine, oneLine } from "../../output/excerpt.js";
 
 // What `goal run` and `loopgate scheduler` print: a line per phase and per turn, and a JSON line per turn.
@@ -42,7 +42,7 @@ export function outcomeWords(o: TickOutcome): string {
     case "idle":
       return `idle: ${o.reason}`;
     case "waiting_person":
-      return o.gate_id ? `waiting on ${o.who} to decide ${o.gate_id}` : `waiting on ${o.who}`;
+      return o.gateId ? `waiting on ${o.who} to decide ${o.gateId}` : `waiting on ${o.who}`;
     case "throttled":
       return `throttled: ${o.reason}`;
     case "terminal":
@@ -50,7 +50,7 @@ export function outcomeWords(o: TickOutcome): string {
     case "stopped":
       return `stopped: ${o.reason}`;
     case "busy":
-      return `busy: a turn is in progress by ${o.holder} (lease until ${short(o.expires_at)})`;
+      return `busy: a turn is in progress by ${o.holder} (lease until ${short(o.expiresAt)})`;
     case "failed":
       return `failed (${o.code}): ${cut(o.detail, 300)}`;
   }
@@ -76,7 +76,7 @@ export function eventLine(e: LoopEvent, goal?: string): string {
 
 /** The JSON line of a turn (`--json`): what the tick did and the wake-up the host applies. */
 export function turnJson(e: Extract<LoopEvent, { kind: "turn" }>, goal: string): Record<string, unknown> {
-  const { wake: _w, ...outcome } = e.outcome;
+  const { wake: _w, ...outcome } = encodeTickOutcome(e.outcome);
   return {
     goal,
     turn: e.turn,

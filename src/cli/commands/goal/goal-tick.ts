@@ -3,7 +3,11 @@ import { openGoal } from "../../../runner/goal/goal-service.js";
 import { revisionTree } from "../../../runner/goal/repo/goal-workspace.js";
 import { tick } from "../../../runner/goal/turn/tick.js";
 import type { RunHost } from "../../../runner/goal/turn/tick-context.js";
-import type { TickOutcome, TickProgress } from "../../../runner/goal/turn/tick-outcome.js";
+import {
+  encodeTickOutcome,
+  type TickOutcome,
+  type TickProgress,
+} from "../../../runner/goal/turn/tick-outcome.js";
 import { goalRunHost } from "../../../runner/host/goal-run-host.js";
 import { plannerFor } from "../../../runner/host/planner.js";
 import { goalFaults } from "../../../runner/host/run-flags.js";
@@ -43,7 +47,7 @@ export function formatOutcome(o: TickOutcome): string {
       case "idle":
         return `idle: ${o.reason}`;
       case "waiting_person":
-        return `waiting on ${o.who}: gate ${o.gate_id}`;
+        return `waiting on ${o.who}: gate ${o.gateId}`;
       case "throttled":
         return `throttled: ${o.reason}`;
       case "terminal":
@@ -51,7 +55,7 @@ export function formatOutcome(o: TickOutcome): string {
       case "stopped":
         return `stopped: ${o.reason}`;
       case "busy":
-        return `busy: turn in progress by ${o.holder} until ${o.expires_at}`;
+        return `busy: turn in progress by ${o.holder} until ${o.expiresAt}`;
       case "failed":
         return `failed (${o.code}): ${o.detail}`;
     }
@@ -112,7 +116,7 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
           onProgress: (p) => say(formatProgress(p)),
         },
       );
-      if (flags.json) io.out(`${JSON.stringify(outcome, null, 2)}\n`);
+      if (flags.json) io.out(`${JSON.stringify(encodeTickOutcome(outcome), null, 2)}\n`);
       else io.out(`${formatOutcome(outcome)}\n`);
       return tickExitCode(outcome);
     }),

@@ -40,7 +40,7 @@ export async function goalVisionCommand(
       const state = goalState(read.log.events);
       const agent = state.agent?.agent_id ?? "agent";
       const owed = assess(state, {
-        now: read.facts.now.toISOString(),
+        now: read.facts.now,
         health: read.facts.health,
       }).obligations;
       const replan = owed.find((o) => o.kind !== "closeout");
@@ -90,9 +90,9 @@ async function show(
 ): Promise<number> {
   const read = await openGoal(store, dir, goalId);
   const state = goalState(read.log.events);
-  const owed = assess(state, { now: read.facts.now.toISOString(), health: read.facts.health }).obligations;
+  const owed = assess(state, { now: read.facts.now, health: read.facts.health }).obligations;
   const visions = Object.values(state.visions).map((v) => ({
-    agent_id: v.agent_id,
+    agent_id: v.agentId,
     route: v.route,
     last: v.last,
     checkpoint: v.checkpoint,
@@ -101,7 +101,7 @@ async function show(
   const obligations = owed
     .filter((o) => o.kind !== "closeout")
     .map((o) => ({ id: obligationId(o), detail: o.detail }));
-  const noops = state.replanNoops.map((n) => ({ agent_id: n.agent_id, obligation: n.obligation }));
+  const noops = state.replanNoops.map((n) => ({ agent_id: n.agentId, obligation: n.obligation }));
   if (flags.json) {
     io.out(
       `${JSON.stringify({ goal: goalId, acceptance_version: state.acceptanceVersion, visions, obligations, replan_noops: noops })}\n`,

@@ -125,7 +125,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
       const { revision, path: ws } = await repo.create(loaded.workspaceSource, id);
       try {
         const goal = {
-          goal_id: id,
+          goalId: id,
           objective: loaded.goal.objective,
           acceptance,
           workspace: { path: ws, initial_revision: revision },

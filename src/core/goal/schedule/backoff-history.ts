@@ -20,14 +20,14 @@ import {
  * later turn was bound; the one in progress does not.
  */
 export interface TurnSummary {
-  turn_instance_id: string;
+  turnInstanceId: string;
   work: TurnWork;
   /** contractIdentity of the contract the turn was bound under (selected todo, runtime state, gate set). */
   identity: string;
   /** The turn's accepted writeback changed the goal (a commit, an observation, a plan delta). */
   changed: boolean;
   /** The reset token when the turn was bound: the revision of the last person's write before it. */
-  reset_token: string | null;
+  resetToken: string | null;
 }
 
 /** A goal-stream event as the store returns it (only what the history reads). */
@@ -57,9 +57,9 @@ export function resetTokenOf(e: StreamEvent, index: number): string | null {
  * The identity the scheduler keys backoff by, of the contract a turn was bound under (health: none
  * observed, as a bound turn needs): its runtime state and gate set, and the todo the turn is bound to.
  */
-export function identityAt(state: GoalState, now: string, work: TurnWork): string {
+export function identityAt(state: GoalState, now: Date, work: TurnWork): string {
   const view = contractView(interactionContract(state, { now, health: [] }));
-  return contractIdentity(work.kind === "todo" ? { ...view, selected_todo: work.todo_id } : view);
+  return contractIdentity(work.kind === "todo" ? { ...view, selectedTodo: work.todo_id } : view);
 }
 
 /** Every recorded turn of a goal stream, in the order they were bound. */
@@ -71,18 +71,18 @@ export function turnHistory(events: readonly StreamEvent[]): TurnSummary[] {
   events.forEach((e, i) => {
     const t = turnData(e);
     if (e.type === "turn_bound" && t?.work && !turns.has(t.identity.turn_instance_id)) {
-      const at = e.meta?.at ?? new Date(0).toISOString();
+      const at = new Date(e.meta?.at ?? 0);
       if (last) {
         const prev = turns.get(last);
         if (prev) prev.settled = true;
       }
       last = t.identity.turn_instance_id;
       turns.set(last, {
-        turn_instance_id: last,
+        turnInstanceId: last,
         work: t.work,
         identity: identityAt(state, at, t.work),
         changed: false,
-        reset_token: reset,
+        resetToken: reset,
         settled: false,
       });
     } else if (t) {
@@ -101,11 +101,7 @@ export function backoffOf(
   turns: readonly TurnSummary[],
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): BackoffState | null {
-  return turns.reduce<BackoffState | null>(
-    (b, t) =>
-      nextBackoff(b, { identity: t.identity, changed: t.changed, reset_token: t.reset_token }, policy),
-    null,
-  );
+  return turns.reduce<BackoffState | null>((b, t) => nextBackoff(b, t, policy), null);
 }
 
 /** What the scheduler reads of a goal now: the contract view and the backoff that applies to it. */
@@ -118,7 +114,7 @@ export interface ScheduleView {
 
 /**
  * The schedule view of a goal stream at `now` under `contract` (computed by the caller with the observed
- * health): the recorded turns' backoff, dropped when a person's write came after it (reset_token).
+ * health): the recorded turns' backoff, dropped when a person's write came after it (resetToken).
  */
 export function scheduleView(
   events: readonly StreamEvent[],
@@ -134,6 +130,6 @@ export function scheduleView(
   return {
     view,
     identity: contractIdentity(view),
-    backoff: b && b.reset_token === reset ? b : null,
+    backoff: b && b.resetToken === reset ? b : null,
   };
 }

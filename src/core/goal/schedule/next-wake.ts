@@ -25,11 +25,11 @@ export const RECHECK_SECONDS = 60;
 /**
  * Who carries the decision out. `loop`: `goal run` (and a worker's goal turn that settled none), which
  * exits when nothing changes by itself; `long_lived`: a host that keeps the goal and looks again after
- * `recheck_seconds` (null: drops it instead).
+ * `recheckSeconds` (null: drops it instead).
  */
 export type WakeHost =
   | { kind: "loop"; mode: RunMode }
-  | { kind: "long_lived"; recheck_seconds: number | null };
+  | { kind: "long_lived"; recheckSeconds: number | null };
 
 export interface NextWake {
   /** The tick's wake-up, held back by the backoff the recorded turns earned. */
@@ -42,7 +42,7 @@ export interface NextWake {
 export function nextWake(
   outcome: ScheduledOutcome,
   sv: ScheduleView,
-  ctx: { now: string; host: WakeHost; policy?: BackoffPolicy },
+  ctx: { now: Date; host: WakeHost; policy?: BackoffPolicy },
 ): NextWake {
   const policy = ctx.policy ?? DEFAULT_BACKOFF;
   const wake = effectiveWake(outcome.wake, sv, ctx.now, policy);
@@ -56,7 +56,7 @@ export function nextWake(
         policy,
       }),
     };
-  const next = hostWake(outcome, wake, { now: ctx.now, recheck_seconds: ctx.host.recheck_seconds });
+  const next = hostWake(outcome, wake, { now: ctx.now, recheckSeconds: ctx.host.recheckSeconds });
   return {
     wake,
     step:
@@ -72,11 +72,11 @@ export function nextWake(
  */
 export function startWake(
   sv: ScheduleView,
-  now: string,
+  now: Date,
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): { until: string; why: string } | null {
-  const first = effectiveWake({ action: "run_now", at: now, why: "start" }, sv, now, policy);
-  return first.action === "wait_until" && first.at && Date.parse(first.at) > Date.parse(now)
+  const first = effectiveWake({ action: "run_now", at: now.toISOString(), why: "start" }, sv, now, policy);
+  return first.action === "wait_until" && first.at && Date.parse(first.at) > now.getTime()
     ? { until: first.at, why: first.why }
     : null;
 }

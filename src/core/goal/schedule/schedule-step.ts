@@ -18,11 +18,11 @@ import {
 export type ScheduledOutcome =
   | { kind: "advanced"; changed: boolean; result: string; wake: WakeUp }
   | { kind: "idle"; reason: string; wake: WakeUp }
-  | { kind: "waiting_person"; who: string; gate_id: string; wake: WakeUp }
+  | { kind: "waiting_person"; who: string; gateId: string; wake: WakeUp }
   | { kind: "throttled"; reason: string; wake: WakeUp }
   | { kind: "terminal"; closure: string; wake: WakeUp }
   | { kind: "stopped"; reason: string; wake: WakeUp }
-  | { kind: "busy"; holder: string; expires_at: string; wake: WakeUp }
+  | { kind: "busy"; holder: string; expiresAt: string; wake: WakeUp }
   | { kind: "failed"; code: string; detail: string; wake: WakeUp };
 
 /**
@@ -41,10 +41,10 @@ const NOT_RUNNABLE = new Set(["paused", "blocked_health"]);
 export function effectiveWake(
   wake: WakeUp,
   sv: ScheduleView,
-  now: string,
+  now: Date,
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): WakeUp {
-  const state = sv.view.runtime_state;
+  const state = sv.view.runtimeState;
   if (NOT_RUNNABLE.has(state) && (wake.action === "run_now" || wake.action === "wait_until"))
     return state === "paused"
       ? { action: "stop", at: null, why: "the goal is stopped; an explicit resume is needed" }
@@ -56,7 +56,7 @@ export function effectiveWake(
   const backoff = backoffWake(b.step, now, policy);
   if (backoff === null || backoff.at === null) return wake;
   const at = wake.at ? later(wake.at, backoff.at) : backoff.at;
-  return Date.parse(at) <= Date.parse(now) ? wake : { ...backoff, at };
+  return Date.parse(at) <= now.getTime() ? wake : { ...backoff, at };
 }
 
 /** True when the backoff of the recorded turns is at its bound for the current contract. */
@@ -82,8 +82,8 @@ export type ScheduleStep =
     };
 
 /** Who must act, and on what: a gate to decide, or (no gate) an action only a person can take. */
-const personWhy = (o: { who: string; gate_id: string }) =>
-  o.gate_id ? `${o.who} must decide ${o.gate_id}` : `${o.who} must act`;
+const personWhy = (o: { who: string; gateId: string }) =>
+  o.gateId ? `${o.who} must decide ${o.gateId}` : `${o.who} must act`;
 
 const exit = (code: 0 | 1 | 2, stop: string, why: string, who?: string): ScheduleStep =>
   who === undefined ? { kind: "exit", code, stop, why } : { kind: "exit", code, stop, why, who };
@@ -97,7 +97,7 @@ const exit = (code: 0 | 1 | 2, stop: string, why: string, who?: string): Schedul
 export function scheduleStep(
   o: ScheduledOutcome,
   wake: WakeUp,
-  ctx: { now: string; mode: RunMode; atBound: boolean; policy?: BackoffPolicy },
+  ctx: { now: Date; mode: RunMode; atBound: boolean; policy?: BackoffPolicy },
 ): ScheduleStep {
   switch (o.kind) {
     case "terminal":
@@ -112,11 +112,11 @@ export function scheduleStep(
         : exit(1, "stopped", o.reason);
     case "busy":
       if (ctx.mode !== "run")
-        return exit(1, "busy", `a turn is in progress by ${o.holder} (lease until ${o.expires_at})`);
+        return exit(1, "busy", `a turn is in progress by ${o.holder} (lease until ${o.expiresAt})`);
       return {
         kind: "sleep",
-        until: later(o.expires_at, wake.at ?? o.expires_at),
-        why: `a turn is in progress by ${o.holder}; its lease ends at ${o.expires_at}`,
+        until: later(o.expiresAt, wake.at ?? o.expiresAt),
+        why: `a turn is in progress by ${o.holder}; its lease ends at ${o.expiresAt}`,
       };
     case "failed":
       if (!RETRIED_FAILURES.includes(o.code)) return exit(2, "failed", `${o.code}: ${o.detail}`);
@@ -139,7 +139,7 @@ export function scheduleStep(
           ? {
               ...wake,
               action: "wait_until" as const,
-              at: plus(ctx.now, (ctx.policy ?? DEFAULT_BACKOFF).base_seconds),
+              at: plus(ctx.now, (ctx.policy ?? DEFAULT_BACKOFF).baseSeconds),
             }
           : wake;
       return follow(w, ctx, "idle", o.reason);
@@ -149,7 +149,7 @@ export function scheduleStep(
 
 function follow(
   wake: WakeUp,
-  ctx: { now: string; mode: RunMode },
+  ctx: { now: Date; mode: RunMode },
   stop: string,
   reason?: string,
 ): ScheduleStep {
@@ -158,7 +158,7 @@ function follow(
     case "run_now":
       return { kind: "tick", why: wake.why };
     case "wait_until":
-      if (wake.at === null || Date.parse(wake.at) <= Date.parse(ctx.now)) return { kind: "tick", why };
+      if (wake.at === null || Date.parse(wake.at) <= ctx.now.getTime()) return { kind: "tick", why };
       if (ctx.mode === "until_idle") return exit(1, stop, `${why} (next at ${wake.at})`);
       return { kind: "sleep", until: wake.at, why };
     case "ask_user":
@@ -181,23 +181,23 @@ function follow(
 export function hostWake(
   o: ScheduledOutcome,
   wake: WakeUp,
-  ctx: { now: string; recheck_seconds: number | null },
+  ctx: { now: Date; recheckSeconds: number | null },
 ): { at: string | null; why: string } {
+  const now = ctx.now.toISOString();
   const recheck = (why: string) =>
-    ctx.recheck_seconds === null
+    ctx.recheckSeconds === null
       ? { at: null, why }
-      : { at: plus(ctx.now, ctx.recheck_seconds), why: `${why}; looking again in ${ctx.recheck_seconds}s` };
+      : { at: plus(ctx.now, ctx.recheckSeconds), why: `${why}; looking again in ${ctx.recheckSeconds}s` };
   if (o.kind === "terminal") return { at: null, why: `terminal closure: ${o.closure}` };
-  if (o.kind === "busy")
-    return { at: later(o.expires_at, ctx.now), why: `a turn is in progress by ${o.holder}` };
+  if (o.kind === "busy") return { at: later(o.expiresAt, now), why: `a turn is in progress by ${o.holder}` };
   if (o.kind === "failed" && !RETRIED_FAILURES.includes(o.code)) return recheck(`${o.code}: ${o.detail}`);
   if (o.kind === "waiting_person") return recheck(personWhy(o));
   if (o.kind === "stopped") return recheck(o.reason);
   switch (wake.action) {
     case "run_now":
-      return o.kind === "idle" ? recheck(`${o.reason}; ${wake.why}`) : { at: ctx.now, why: wake.why };
+      return o.kind === "idle" ? recheck(`${o.reason}; ${wake.why}`) : { at: now, why: wake.why };
     case "wait_until":
-      return { at: wake.at === null ? ctx.now : later(wake.at, ctx.now), why: wake.why };
+      return { at: wake.at === null ? now : later(wake.at, now), why: wake.why };
     default:
       return recheck(wake.why);
   }

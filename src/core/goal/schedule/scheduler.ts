@@ -7,52 +7,52 @@ import type { RuntimeState } from "../runtime-state.js";
  * into a runnable one.
  */
 export interface ContractView {
-  runtime_state: RuntimeState;
-  selected_todo: string | null;
-  gate_ids: readonly string[];
+  runtimeState: RuntimeState;
+  selectedTodo: string | null;
+  gateIds: readonly string[];
   /** The contract's own hint time (a throttle window's reopening, a resume_when time). */
-  not_before: string | null;
+  notBefore: string | null;
   terminal: boolean;
 }
 
 /** The view of goal-core's interaction contract the scheduler reads. */
 export function contractView(c: InteractionContract): ContractView {
   return {
-    runtime_state: c.runtime_state,
-    selected_todo: c.agent_channel.selected_todo,
-    gate_ids: c.user_channel.gates.map((g) => g.gate_id),
-    not_before: c.scheduler_hint.not_before,
+    runtimeState: c.runtimeState,
+    selectedTodo: c.agentChannel.selectedTodo,
+    gateIds: c.userChannel.gates.map((g) => g.gateId),
+    notBefore: c.schedulerHint.notBefore,
     terminal: c.terminal,
   };
 }
 
 /** The identity backoff is keyed by: selected todo, runtime state, gate set. */
 export function contractIdentity(c: ContractView): string {
-  return JSON.stringify([c.selected_todo, c.runtime_state, [...c.gate_ids].sort()]);
+  return JSON.stringify([c.selectedTodo, c.runtimeState, [...c.gateIds].sort()]);
 }
 
 export interface BackoffPolicy {
-  base_seconds: number;
+  baseSeconds: number;
   factor: number;
-  max_seconds: number;
+  maxSeconds: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { base_seconds: 30, factor: 2, max_seconds: 3600 };
+export const DEFAULT_BACKOFF: BackoffPolicy = { baseSeconds: 30, factor: 2, maxSeconds: 3600 };
 
 export interface BackoffState {
   identity: string;
-  reset_token: string | null;
+  resetToken: string | null;
   step: number;
 }
 
 /** After a turn: grow only when the identity and reset token are unchanged and the turn changed nothing. */
 export function nextBackoff(
   prev: BackoffState | null,
-  turn: { identity: string; changed: boolean; reset_token: string | null },
+  turn: { identity: string; changed: boolean; resetToken: string | null },
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): BackoffState {
-  const same = prev !== null && prev.identity === turn.identity && prev.reset_token === turn.reset_token;
-  if (!same || turn.changed) return { identity: turn.identity, reset_token: turn.reset_token, step: 0 };
+  const same = prev !== null && prev.identity === turn.identity && prev.resetToken === turn.resetToken;
+  if (!same || turn.changed) return { identity: turn.identity, resetToken: turn.resetToken, step: 0 };
   const cap = maxBackoffStep(policy);
   return { ...prev, step: Math.min(prev.step + 1, cap) };
 }
@@ -60,14 +60,14 @@ export function nextBackoff(
 /** The step at which the wait reaches its bound (backoff grows no further). */
 export function maxBackoffStep(p: BackoffPolicy = DEFAULT_BACKOFF): number {
   let step = 1;
-  while (delaySeconds(step, p) < p.max_seconds && step < 64) step++;
+  while (delaySeconds(step, p) < p.maxSeconds && step < 64) step++;
   return step;
 }
 
 /** The wait of a backoff step: 0 at step 0, then base·factor^(step-1), bounded by max. */
 export function delaySeconds(step: number, p: BackoffPolicy = DEFAULT_BACKOFF): number {
   if (step <= 0) return 0;
-  return Math.min(p.max_seconds, p.base_seconds * p.factor ** (step - 1));
+  return Math.min(p.maxSeconds, p.baseSeconds * p.factor ** (step - 1));
 }
 
 export type WakeAction =
@@ -88,8 +88,8 @@ export interface WakeUp {
 }
 
 /** `now` plus `seconds`, as an ISO time. */
-export const plusSeconds = (now: string, seconds: number) =>
-  new Date(Date.parse(now) + seconds * 1000).toISOString();
+export const plusSeconds = (now: Date, seconds: number) =>
+  new Date(now.getTime() + seconds * 1000).toISOString();
 /** The later of two ISO times. */
 export const laterOf = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
 const earliest = (xs: readonly (string | null)[]) =>
@@ -99,8 +99,8 @@ const earliest = (xs: readonly (string | null)[]) =>
 export function nextWakeUp(
   c: ContractView,
   input: {
-    now: string;
-    monitor_due: readonly string[];
+    now: Date;
+    monitorDue: readonly string[];
     backoff: BackoffState | null;
     policy?: BackoffPolicy;
   },
@@ -109,7 +109,7 @@ export function nextWakeUp(
   const now = input.now;
   if (c.terminal)
     return { action: "stop", at: null, why: "terminal closure holds (no_followup)", terminal: true };
-  switch (c.runtime_state) {
+  switch (c.runtimeState) {
     case "paused":
       return { action: "stop", at: null, why: "the goal is stopped; an explicit resume is needed" };
     case "blocked_health":
@@ -119,19 +119,25 @@ export function nextWakeUp(
     case "throttled":
       return {
         action: "wait_until",
-        at: c.not_before,
+        at: c.notBefore,
         why: "the quota window is spent; wait for it to reopen",
       };
     case "eligible":
     case "focus_wait": {
       const step = input.backoff?.identity === contractIdentity(c) ? input.backoff.step : 0;
-      return backoffWake(step, now, policy) ?? { action: "run_now", at: now, why: "work is selected" };
+      return (
+        backoffWake(step, now, policy) ?? {
+          action: "run_now",
+          at: now.toISOString(),
+          why: "work is selected",
+        }
+      );
     }
     case "waiting": {
-      const future = input.monitor_due.filter((t) => Date.parse(t) > Date.parse(now));
-      const due = input.monitor_due.some((t) => Date.parse(t) <= Date.parse(now));
-      if (due) return { action: "run_now", at: now, why: "a monitor is due" };
-      const at = earliest([c.not_before, ...future]);
+      const future = input.monitorDue.filter((t) => Date.parse(t) > now.getTime());
+      const due = input.monitorDue.some((t) => Date.parse(t) <= now.getTime());
+      if (due) return { action: "run_now", at: now.toISOString(), why: "a monitor is due" };
+      const at = earliest([c.notBefore, ...future]);
       return at
         ? { action: "wait_until", at, why: "waiting for the next monitor poll or resume condition" }
         : { action: "wait_state_change", at: null, why: "waiting for any state change" };
@@ -143,11 +149,7 @@ export function nextWakeUp(
  * The wait a backoff step imposes from `now` (null at step 0: no wait). The one wording and arithmetic
  * of a backoff, whether the contract's wake-up (nextWakeUp) or a host's (effectiveWake) applies it.
  */
-export function backoffWake(
-  step: number,
-  now: string,
-  policy: BackoffPolicy = DEFAULT_BACKOFF,
-): WakeUp | null {
+export function backoffWake(step: number, now: Date, policy: BackoffPolicy = DEFAULT_BACKOFF): WakeUp | null {
   const d = delaySeconds(step, policy);
   if (d === 0) return null;
   return {

@@ -16,28 +16,28 @@ import { DomainError } from "../../kernel/errors.js";
  * successor or no_followup. The first poll records the baseline hash.
  */
 export interface MonitorPolicy {
-  cadence_seconds: number;
-  expires_at?: string;
-  max_no_change_before_replan?: number;
+  cadenceSeconds: number;
+  expiresAt?: string;
+  maxNoChangeBeforeReplan?: number;
 }
 
 export type SuccessorSpec = z.infer<typeof MonitorSuccessor>;
 export type Followup = z.infer<typeof MonitorFollowup>;
 
 export interface MonitorState {
-  todo_id: string;
+  todoId: string;
   policy: MonitorPolicy;
   /** "" before the first poll: due at once. */
-  next_due_at: string;
-  last_checked_at: string | null;
-  result_hash: string | null;
-  consecutive_no_change: number;
-  material_change_generation: number;
+  nextDueAt: string;
+  lastCheckedAt: string | null;
+  resultHash: string | null;
+  consecutiveNoChange: number;
+  materialChangeGeneration: number;
   /** operation id → the events it decided (the durable operation receipt). */
   operations: Record<string, MonitorEvent[]>;
   successors: Record<number, string>;
   /** The last poll asked for a replan (max_no_change_before_replan reached). */
-  replan_requested: boolean;
+  replanRequested: boolean;
   completed: Followup | null;
 }
 
@@ -48,25 +48,25 @@ export type MonitorEvent =
   | MonitorGoalEvent;
 
 export type MonitorCommand =
-  | { kind: "arm"; todo_id: string; policy: MonitorPolicy; now: string }
+  | { kind: "arm"; todoId: string; policy: MonitorPolicy; now: Date }
   | {
       kind: "record_poll";
-      operation_id: string;
-      now: string;
-      result_hash: string;
+      operationId: string;
+      now: Date;
+      resultHash: string;
       /** Required when the hash changed: the generation this change opens (last + 1) and the work it asks for. */
       generation?: number;
       successor?: SuccessorSpec;
     }
   | {
       kind: "record_poll_failure";
-      operation_id: string;
-      now: string;
+      operationId: string;
+      now: Date;
       failure: PollFailureKind;
-      exit_code: number | null;
+      exitCode: number | null;
       detail: string;
     }
-  | { kind: "complete"; operation_id: string; now: string; reason: string; followup: Followup };
+  | { kind: "complete"; operationId: string; now: Date; reason: string; followup: Followup };
 
 /** A refused monitor command; a DomainError (exit 1 in the CLI) whose message names the rule. */
 export class MonitorRefusal extends DomainError {
@@ -79,22 +79,23 @@ export class MonitorRefusal extends DomainError {
 
 export function initialMonitorState(): MonitorState {
   return {
-    todo_id: "",
-    policy: { cadence_seconds: 1 },
-    next_due_at: "",
-    last_checked_at: null,
-    result_hash: null,
-    consecutive_no_change: 0,
-    material_change_generation: 0,
+    todoId: "",
+    policy: { cadenceSeconds: 1 },
+    nextDueAt: "",
+    lastCheckedAt: null,
+    resultHash: null,
+    consecutiveNoChange: 0,
+    materialChangeGeneration: 0,
     operations: {},
     successors: {},
-    replan_requested: false,
+    replanRequested: false,
     completed: null,
   };
 }
 
-const plus = (t: string, s: number) => new Date(Date.parse(t) + s * 1000).toISOString();
-const before = (a: string, b: string) => Date.parse(a) < Date.parse(b);
+const plus = (t: Date, s: number) => new Date(t.getTime() + s * 1000).toISOString();
+/** `now` is before the ISO time `t`. */
+const before = (now: Date, t: string) => now.getTime() < Date.parse(t);
 
 export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
   const ops = (d: Op) => ({
@@ -105,39 +106,39 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
     case "monitor_armed":
       return {
         ...initialMonitorState(),
-        todo_id: e.data.todo_id,
+        todoId: e.data.todo_id,
         policy: e.data.policy,
-        next_due_at: e.data.next_due_at,
+        nextDueAt: e.data.next_due_at,
       };
     case "monitor_baseline_recorded":
       return {
         ...s,
         operations: ops(e.data),
-        result_hash: e.data.result_hash,
-        last_checked_at: e.data.at,
-        next_due_at: e.data.next_due_at,
+        resultHash: e.data.result_hash,
+        lastCheckedAt: e.data.at,
+        nextDueAt: e.data.next_due_at,
       };
     case "monitor_no_change_recorded":
       return {
         ...s,
         operations: ops(e.data),
-        last_checked_at: e.data.at,
-        consecutive_no_change: e.data.consecutive_no_change,
-        replan_requested: e.data.replan_requested,
-        next_due_at: e.data.next_due_at,
+        lastCheckedAt: e.data.at,
+        consecutiveNoChange: e.data.consecutive_no_change,
+        replanRequested: e.data.replan_requested,
+        nextDueAt: e.data.next_due_at,
       };
     case "monitor_poll_failed":
-      return { ...s, operations: ops(e.data), last_checked_at: e.data.at, next_due_at: e.data.next_due_at };
+      return { ...s, operations: ops(e.data), lastCheckedAt: e.data.at, nextDueAt: e.data.next_due_at };
     case "monitor_observation_recorded":
       return {
         ...s,
         operations: ops(e.data),
-        last_checked_at: e.data.at,
-        result_hash: e.data.result_hash,
-        consecutive_no_change: 0,
-        replan_requested: false,
-        material_change_generation: e.data.generation,
-        next_due_at: e.data.next_due_at,
+        lastCheckedAt: e.data.at,
+        resultHash: e.data.result_hash,
+        consecutiveNoChange: 0,
+        replanRequested: false,
+        materialChangeGeneration: e.data.generation,
+        nextDueAt: e.data.next_due_at,
       };
     case "monitor_successor_created":
       return {
@@ -152,13 +153,13 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
 
 /** A monitor as armed by the `todo_added` of its continuous_monitor todo: due at once (the baseline poll). */
 export function armMonitor(
-  todo_id: string,
+  todoId: string,
   spec: { cadence_seconds: number; expires_at?: string; max_no_change_before_replan?: number },
 ): MonitorState {
-  const policy: MonitorPolicy = { cadence_seconds: spec.cadence_seconds };
-  if (spec.expires_at) policy.expires_at = spec.expires_at;
-  if (spec.max_no_change_before_replan) policy.max_no_change_before_replan = spec.max_no_change_before_replan;
-  return { ...initialMonitorState(), todo_id, policy };
+  const policy: MonitorPolicy = { cadenceSeconds: spec.cadence_seconds };
+  if (spec.expires_at) policy.expiresAt = spec.expires_at;
+  if (spec.max_no_change_before_replan) policy.maxNoChangeBeforeReplan = spec.max_no_change_before_replan;
+  return { ...initialMonitorState(), todoId, policy };
 }
 
 /**
@@ -171,15 +172,15 @@ export function applyMonitorFact(
   e: MonitorGoalEvent,
   linked: (todoId: string) => boolean,
 ): MonitorState | string {
-  if (m.completed) return `monitor ${m.todo_id} is completed`;
+  if (m.completed) return `monitor ${m.todoId} is completed`;
   switch (e.type) {
     case "monitor_observation_recorded":
-      if (e.data.generation !== m.material_change_generation + 1)
-        return `generation ${e.data.generation} does not follow ${m.material_change_generation}`;
+      if (e.data.generation !== m.materialChangeGeneration + 1)
+        return `generation ${e.data.generation} does not follow ${m.materialChangeGeneration}`;
       break;
     case "monitor_successor_created":
-      if (e.data.generation !== m.material_change_generation)
-        return `generation ${e.data.generation} is not the current one (${m.material_change_generation})`;
+      if (e.data.generation !== m.materialChangeGeneration)
+        return `generation ${e.data.generation} is not the current one (${m.materialChangeGeneration})`;
       if (m.successors[e.data.generation] !== undefined)
         return `generation ${e.data.generation} already has successor ${m.successors[e.data.generation]}`;
       if (!linked(e.data.successor.todo_id))
@@ -196,28 +197,31 @@ export function applyMonitorFact(
 }
 
 /** What a host should do with the monitor now (a future next_due_at is never advancement work). */
-export function monitorPollAction(s: MonitorState, now: string): "quiet_noop" | "poll" | "complete" | "done" {
+export function monitorPollAction(s: MonitorState, now: Date): "quiet_noop" | "poll" | "complete" | "done" {
   if (s.completed) return "done";
-  if (s.policy.expires_at && !before(now, s.policy.expires_at)) return "complete";
-  return before(now, s.next_due_at) ? "quiet_noop" : "poll";
+  if (s.policy.expiresAt && !before(now, s.policy.expiresAt)) return "complete";
+  return before(now, s.nextDueAt) ? "quiet_noop" : "poll";
 }
 
 /** The receipt of an operation already decided (a retry replays it). */
-export function operationReceipt(s: MonitorState, operation_id: string): MonitorEvent[] | null {
-  return s.operations[operation_id] ?? null;
+export function operationReceipt(s: MonitorState, operationId: string): MonitorEvent[] | null {
+  return s.operations[operationId] ?? null;
 }
 
 export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEvent[] {
   if (cmd.kind === "arm") {
-    if (s.todo_id) throw new MonitorRefusal("already_armed", `monitor ${s.todo_id} is already armed`);
+    if (s.todoId) throw new MonitorRefusal("already_armed", `monitor ${s.todoId} is already armed`);
     return [
-      { type: "monitor_armed", data: { todo_id: cmd.todo_id, policy: cmd.policy, next_due_at: cmd.now } },
+      {
+        type: "monitor_armed",
+        data: { todo_id: cmd.todoId, policy: cmd.policy, next_due_at: cmd.now.toISOString() },
+      },
     ];
   }
-  if (!s.todo_id) throw new MonitorRefusal("not_armed", "arm the monitor first");
-  if (s.operations[cmd.operation_id]) return []; // a retry: the receipt is replayed, nothing new is decided
-  if (s.completed) throw new MonitorRefusal("completed", `monitor ${s.todo_id} is completed`);
-  const op: Op = { todo_id: s.todo_id, operation_id: cmd.operation_id, at: cmd.now };
+  if (!s.todoId) throw new MonitorRefusal("not_armed", "arm the monitor first");
+  if (s.operations[cmd.operationId]) return []; // a retry: the receipt is replayed, nothing new is decided
+  if (s.completed) throw new MonitorRefusal("completed", `monitor ${s.todoId} is completed`);
+  const op: Op = { todo_id: s.todoId, operation_id: cmd.operationId, at: cmd.now.toISOString() };
   if (cmd.kind === "complete") {
     if (cmd.followup.kind === "no_followup" && !cmd.followup.rationale.trim())
       throw new MonitorRefusal("no_followup_rationale", "no_followup needs a rationale");
@@ -228,26 +232,26 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
   if (action === "complete")
     throw new MonitorRefusal(
       "expired",
-      `monitor ${s.todo_id} expired at ${s.policy.expires_at}: complete it with a successor or no_followup`,
+      `monitor ${s.todoId} expired at ${s.policy.expiresAt}: complete it with a successor or no_followup`,
     );
-  const next = plus(cmd.now, s.policy.cadence_seconds);
+  const next = plus(cmd.now, s.policy.cadenceSeconds);
   if (cmd.kind === "record_poll_failure") {
-    const { failure, exit_code, detail } = cmd;
+    const { failure, exitCode: exit_code, detail } = cmd;
     return [{ type: "monitor_poll_failed", data: { ...op, failure, exit_code, detail, next_due_at: next } }];
   }
-  if (s.result_hash === null)
+  if (s.resultHash === null)
     return [
-      { type: "monitor_baseline_recorded", data: { ...op, result_hash: cmd.result_hash, next_due_at: next } },
+      { type: "monitor_baseline_recorded", data: { ...op, result_hash: cmd.resultHash, next_due_at: next } },
     ];
-  if (cmd.result_hash === s.result_hash) {
-    const n = s.consecutive_no_change + 1;
-    const max = s.policy.max_no_change_before_replan;
+  if (cmd.resultHash === s.resultHash) {
+    const n = s.consecutiveNoChange + 1;
+    const max = s.policy.maxNoChangeBeforeReplan;
     return [
       {
         type: "monitor_no_change_recorded",
         data: {
           ...op,
-          result_hash: cmd.result_hash,
+          result_hash: cmd.resultHash,
           consecutive_no_change: n,
           next_due_at: next,
           // Every max-th unchanged poll in a row asks once (not every poll after the first ask).
@@ -256,7 +260,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
       },
     ];
   }
-  const gen = s.material_change_generation + 1;
+  const gen = s.materialChangeGeneration + 1;
   if (cmd.generation !== gen)
     throw new MonitorRefusal(
       "generation_not_advanced",
@@ -272,7 +276,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
   return [
     {
       type: "monitor_observation_recorded",
-      data: { ...op, result_hash: cmd.result_hash, generation: gen, next_due_at: next },
+      data: { ...op, result_hash: cmd.resultHash, generation: gen, next_due_at: next },
     },
     { type: "monitor_successor_created", data: { ...op, generation: gen, successor: cmd.successor } },
   ];

@@ -69,7 +69,7 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
       const same =
         sameId(s.identity, cmd.identity) &&
         json(s.work) === json(cmd.work) &&
-        s.base_revision === cmd.base_revision;
+        s.baseRevision === cmd.base_revision;
       if (same) return [];
       return refuse(
         "identity_mismatch",
@@ -105,9 +105,9 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
     case "record_host_execute": {
       checkEffectRef(id, "host_execute", cmd.effect_ref);
       if (s.host)
-        return s.host.run_ref === cmd.run_ref
+        return s.host.runRef === cmd.run_ref
           ? []
-          : refuse("phase_conflict", `host_execute: already recorded as ${s.host.run_ref}`);
+          : refuse("phase_conflict", `host_execute: already recorded as ${s.host.runRef}`);
       if (s.prepared.host_execute !== cmd.effect_ref)
         refuse("receipt_missing", "host_execute: the effect was not prepared (journal it before executing)");
       return [
@@ -147,7 +147,7 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
         return failed(id, {
           code: "needs_rebase",
           phase: "durable_writeback",
-          detail: `the goal revision moved from ${s.base_revision} to ${o.current_revision}`,
+          detail: `the goal revision moved from ${s.baseRevision} to ${o.current_revision}`,
           current_revision: o.current_revision,
         });
       return [
@@ -193,7 +193,7 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
     case "record_scheduler_ack": {
       if (s.acked)
         return cmd.outcome.kind === "ack" ? [] : refuse("phase_conflict", "scheduler_ack: already ACKed");
-      if (!s.applied || s.applied.effect_ref !== cmd.effect_ref)
+      if (!s.applied || s.applied.effectRef !== cmd.effect_ref)
         refuse("receipt_missing", "scheduler_ack: no scheduler_apply fact for this effect_ref");
       return cmd.outcome.kind === "ack"
         ? [
@@ -216,7 +216,7 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
       return [
         {
           type: "turn_rebased",
-          data: { identity: id, from_revision: s.base_revision ?? "", to_revision: cmd.to_revision },
+          data: { identity: id, from_revision: s.baseRevision ?? "", to_revision: cmd.to_revision },
         },
       ];
     case "release":
@@ -246,10 +246,10 @@ function decideValidation(
         "identity_mismatch",
         `validation: receipt of run ${v.run_id} (${v.task_id}, ${v.goal_id}) is not this turn's run ${r.run_id}`,
       );
-    if (v.goal_revision !== s.base_revision)
+    if (v.goal_revision !== s.baseRevision)
       refuse(
         "identity_mismatch",
-        `validation: receipt on revision ${v.goal_revision}, the turn is on ${s.base_revision}`,
+        `validation: receipt on revision ${v.goal_revision}, the turn is on ${s.baseRevision}`,
       );
     if (v.status !== "SUCCESS")
       return failed(id, {

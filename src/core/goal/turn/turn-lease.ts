@@ -9,10 +9,8 @@ import { heldBy, type LeaseView, leaseExpiry, mayTake, renewal } from "../../ker
  * the one lease rule (core/kernel/lease.ts); pure: the clock and "is that process gone" are passed in, so
  * the same rules serve SQLite and Postgres.
  */
-export interface TurnLease {
+export interface TurnLease extends LeaseView {
   holder: string;
-  owner: LeaseOwner;
-  expires_at: string;
 }
 
 /** The lease's facts: declared once in the goal area, their type inferred from the schemas. */
@@ -23,12 +21,12 @@ export type TurnLeaseCommand =
       kind: "acquire";
       holder: string;
       owner: LeaseOwner;
-      now: string;
-      ttl_ms: number;
+      now: Date;
+      ttlMs: number;
       /** The caller saw the holder's process gone on its own host. */
-      owner_gone: boolean;
+      ownerGone: boolean;
     }
-  | { kind: "heartbeat"; token: string; now: string; ttl_ms: number }
+  | { kind: "heartbeat"; token: string; now: Date; ttlMs: number }
   | { kind: "release"; token: string; reason: string };
 
 /** Another live turn holds the goal: `goal tick` answers `busy`. */
@@ -37,7 +35,7 @@ export class TurnLeaseHeldError extends LoopgateError {
   constructor(goalId: string, lease: TurnLease) {
     super(
       "turn_lease_held",
-      `turn in progress by ${lease.holder} (process ${lease.owner.pid} on ${lease.owner.host}) until ${lease.expires_at}; goal ${goalId} runs one turn at a time`,
+      `turn in progress by ${lease.holder} (process ${lease.owner.pid} on ${lease.owner.host}) until ${lease.expiresAt}; goal ${goalId} runs one turn at a time`,
     );
     this.lease = lease;
   }
@@ -53,17 +51,12 @@ export class TurnLeaseLostError extends LoopgateError {
   }
 }
 
-/** The turn lease as the lease rule reads it (its stored field names kept as they are). */
-function view(lease: TurnLease | null): LeaseView | null {
-  return lease && { owner: lease.owner, expiresAt: lease.expires_at };
-}
-
 export function evolveTurnLease(lease: TurnLease | null, e: TurnLeaseEvent): TurnLease | null {
   switch (e.type) {
     case "turn_lease_acquired":
-      return { holder: e.data.holder, owner: e.data.owner, expires_at: e.data.expires_at };
+      return { holder: e.data.holder, owner: e.data.owner, expiresAt: e.data.expires_at };
     case "turn_lease_heartbeat":
-      return lease && heldBy(lease, e.data.token) ? { ...lease, expires_at: e.data.expires_at } : lease;
+      return lease && heldBy(lease, e.data.token) ? { ...lease, expiresAt: e.data.expires_at } : lease;
     case "turn_lease_released":
       return heldBy(lease, e.data.token) ? null : lease;
   }
@@ -83,16 +76,19 @@ export function decideTurnLease(
     if (!heldBy(lease, cmd.token)) throw new TurnLeaseLostError(goalId, lease);
     return [{ type: "turn_lease_released", data: { token: cmd.token, reason: cmd.reason } }];
   }
-  const now = new Date(cmd.now);
+  const { now } = cmd;
   if (cmd.kind === "heartbeat") {
-    const expires_at = renewal(view(lease), cmd.token, now, cmd.ttl_ms);
+    const expires_at = renewal(lease, cmd.token, now, cmd.ttlMs);
     if (expires_at === null) throw new TurnLeaseLostError(goalId, lease);
     return [{ type: "turn_lease_heartbeat", data: { token: cmd.token, expires_at } }];
   }
-  const take = mayTake(view(lease), cmd.owner, now, cmd.owner_gone);
+  const take = mayTake(lease, cmd.owner, now, cmd.ownerGone);
   if (take.kind === "refused" && lease) throw new TurnLeaseHeldError(goalId, lease);
-  const previous = take.kind === "take_over" && lease ? { ...lease, reason: take.reason } : null;
-  const expires_at = leaseExpiry(now, cmd.ttl_ms);
+  const previous =
+    take.kind === "take_over" && lease
+      ? { holder: lease.holder, owner: lease.owner, expires_at: lease.expiresAt, reason: take.reason }
+      : null;
+  const expires_at = leaseExpiry(now, cmd.ttlMs);
   return [
     { type: "turn_lease_acquired", data: { holder: cmd.holder, owner: cmd.owner, expires_at, previous } },
   ];

@@ -14,18 +14,18 @@ import type {
 export interface TurnState {
   identity: TurnIdentity | null;
   work: TurnWork | null;
-  base_revision: string | null;
+  baseRevision: string | null;
   /** Effects journaled as prepared and not yet settled (by completion or readback). */
   prepared: Partial<Record<EffectPhase, string>>;
-  host: { effect_ref: string; run_ref: string } | null;
+  host: { effectRef: string; runRef: string } | null;
   result: TypedResult | null;
   receipt: TurnReceipt | null;
-  writeback: { effect_ref: string; commit: string; new_revision: string } | null;
-  spend: { spend_key: string; usage: Usage } | null;
-  applied: { effect_ref: string; hint: SchedulerHintFact } | null;
+  writeback: { effectRef: string; commit: string; newRevision: string } | null;
+  spend: { spendKey: string; usage: Usage } | null;
+  applied: { effectRef: string; hint: SchedulerHintFact } | null;
   /** The schedule the host runs: set only by an ACK, never by an apply alone. */
-  acked: { effect_ref: string; hint: SchedulerHintFact; mode: "host_match" | "host_updated" } | null;
-  apply_failures: number;
+  acked: { effectRef: string; hint: SchedulerHintFact; mode: "host_match" | "host_updated" } | null;
+  applyFailures: number;
   failure: TurnFailure | null;
   released: string | null;
 }
@@ -34,7 +34,7 @@ export function initialTurnState(): TurnState {
   return {
     identity: null,
     work: null,
-    base_revision: null,
+    baseRevision: null,
     prepared: {},
     host: null,
     result: null,
@@ -43,7 +43,7 @@ export function initialTurnState(): TurnState {
     spend: null,
     applied: null,
     acked: null,
-    apply_failures: 0,
+    applyFailures: 0,
     failure: null,
     released: null,
   };
@@ -57,7 +57,7 @@ function without(p: TurnState["prepared"], phase: EffectPhase): TurnState["prepa
 export function evolveTurn(s: TurnState, e: TurnEvent): TurnState {
   switch (e.type) {
     case "turn_bound":
-      return { ...s, identity: e.data.identity, work: e.data.work, base_revision: e.data.base_revision };
+      return { ...s, identity: e.data.identity, work: e.data.work, baseRevision: e.data.base_revision };
     case "turn_effect_prepared":
       return { ...s, prepared: { ...s.prepared, [e.data.phase]: e.data.effect_ref } };
     case "turn_effect_readback":
@@ -72,7 +72,7 @@ export function evolveTurn(s: TurnState, e: TurnEvent): TurnState {
       return {
         ...s,
         prepared: without(s.prepared, "host_execute"),
-        host: { effect_ref: e.data.effect_ref, run_ref: e.data.run_ref },
+        host: { effectRef: e.data.effect_ref, runRef: e.data.run_ref },
       };
     case "turn_typed_result":
       return { ...s, result: e.data.result };
@@ -83,25 +83,25 @@ export function evolveTurn(s: TurnState, e: TurnEvent): TurnState {
         ...s,
         prepared: without(s.prepared, "durable_writeback"),
         writeback: {
-          effect_ref: e.data.effect_ref,
+          effectRef: e.data.effect_ref,
           commit: e.data.commit,
-          new_revision: e.data.new_revision,
+          newRevision: e.data.new_revision,
         },
       };
     case "turn_quota_spent":
-      return { ...s, spend: { spend_key: e.data.spend_key, usage: e.data.usage }, failure: null };
+      return { ...s, spend: { spendKey: e.data.spend_key, usage: e.data.usage }, failure: null };
     case "turn_scheduler_applied":
-      return { ...s, applied: { effect_ref: e.data.effect_ref, hint: e.data.hint } };
+      return { ...s, applied: { effectRef: e.data.effect_ref, hint: e.data.hint } };
     case "turn_scheduler_acked":
       return s.applied
-        ? { ...s, acked: { effect_ref: e.data.effect_ref, hint: s.applied.hint, mode: e.data.mode } }
+        ? { ...s, acked: { effectRef: e.data.effect_ref, hint: s.applied.hint, mode: e.data.mode } }
         : s;
     case "turn_scheduler_apply_failed":
-      return { ...s, applied: null, apply_failures: s.apply_failures + 1 };
+      return { ...s, applied: null, applyFailures: s.applyFailures + 1 };
     case "turn_rebased":
       return {
         ...s,
-        base_revision: e.data.to_revision,
+        baseRevision: e.data.to_revision,
         result: null,
         receipt: null,
         prepared: without(s.prepared, "durable_writeback"),

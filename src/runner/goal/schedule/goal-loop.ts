@@ -57,7 +57,6 @@ export interface LoopRequest {
 export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<LoopResult> {
   const policy = deps.policy ?? DEFAULT_BACKOFF;
   const emit = req.onEvent ?? (() => {});
-  const now = () => deps.clock().toISOString();
   let turns = 0;
   let last: TickOutcome | null = null;
   const interrupted = (): LoopResult => {
@@ -66,7 +65,7 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
   };
 
   // A restarted host honours the backoff the recorded turns already earned before its first tick.
-  const first = startWake(await deps.probe(req.goalId, deps.clock()), now(), policy);
+  const first = startWake(await deps.probe(req.goalId, deps.clock()), deps.clock(), policy);
   if (first) {
     if (req.mode !== "run")
       return { code: 1, stop: "idle", why: `${first.why} (next at ${first.until})`, turns, last };
@@ -91,7 +90,7 @@ export async function runGoalLoop(deps: LoopDeps, req: LoopRequest): Promise<Loo
     const at = deps.clock();
     const sv = await deps.probe(req.goalId, at);
     const { wake, step } = nextWake(outcome, sv, {
-      now: at.toISOString(),
+      now: at,
       host: { kind: "loop", mode: req.mode },
       policy,
     });

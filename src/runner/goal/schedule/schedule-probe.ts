@@ -20,7 +20,7 @@ export function storeProbe(
   return async (goalId, now) => {
     const { log, facts } = await openGoal(store, storeDir, goalId, now);
     const contract = interactionContract(goalState(log.events), {
-      now: now.toISOString(),
+      now,
       health: facts.health,
     });
     return scheduleView(log.events, contract, policy);

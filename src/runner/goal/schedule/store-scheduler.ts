@@ -50,7 +50,6 @@ export interface SchedulerResult {
   failures: number;
 }
 
-const plus = (d: Date, s: number) => plusSeconds(d.toISOString(), s);
 const needsRepair = (o: TickOutcome) =>
   (o.kind === "failed" && !RETRIED_FAILURES.includes(o.code)) ||
   (o.kind === "stopped" && o.wake.action === "repair_health");
@@ -97,7 +96,7 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
         failures++;
         const message = e instanceof Error ? e.message : String(e);
         emit({ kind: "error", goalId: g.goalId, message });
-        const at = plus(deps.clock(), recheckSeconds);
+        const at = plusSeconds(deps.clock(), recheckSeconds);
         due.set(g.goalId, at);
         emit({ kind: "next", goalId: g.goalId, at, why: "the tick failed; looking again later" });
         continue;
@@ -106,8 +105,8 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
       const t = deps.clock();
       const sv = await deps.probe(g.goalId, t);
       const { wake, step } = nextWake(outcome, sv, {
-        now: t.toISOString(),
-        host: { kind: "long_lived", recheck_seconds: recheckSeconds },
+        now: t,
+        host: { kind: "long_lived", recheckSeconds: recheckSeconds },
         policy,
       });
       emit({ kind: "goal", goalId: g.goalId, event: { kind: "turn", turn: n, outcome, wake, step } });
@@ -121,7 +120,7 @@ export async function runScheduler(deps: SchedulerDeps, req: SchedulerRequest): 
     if (req.once || req.signal.aborted) break;
     const earliest = [...due.values()].sort((a, b) => Date.parse(a) - Date.parse(b))[0];
     // Look for new or resumed goals at least every recheck interval.
-    const recheck = plus(deps.clock(), recheckSeconds);
+    const recheck = plusSeconds(deps.clock(), recheckSeconds);
     const until = earliest && Date.parse(earliest) < Date.parse(recheck) ? earliest : recheck;
     if (Date.parse(until) > deps.clock().getTime()) {
       emit({ kind: "idle", until });

@@ -22,8 +22,8 @@ function summary(s: GoalState, id: TurnIdentity, t: TurnState) {
   const failing = mine.filter((m) => m.status !== "SUCCESS").map((m) => m.aid);
   return {
     result: failing.length
-      ? `acceptance does not hold on ${t.base_revision?.slice(0, 12)}: ${failing.join(", ")} failed`
-      : `acceptance holds on ${t.base_revision?.slice(0, 12)}`,
+      ? `acceptance does not hold on ${t.baseRevision?.slice(0, 12)}: ${failing.join(", ")} failed`
+      : `acceptance holds on ${t.baseRevision?.slice(0, 12)}`,
     changed: true,
   };
 }
@@ -32,12 +32,12 @@ function summary(s: GoalState, id: TurnIdentity, t: TurnState) {
 export const acceptanceKind: TurnKind = {
   name: "acceptance",
   select(_ctx, c) {
-    const sel = c.agent_channel.selected_action;
+    const sel = c.agentChannel.selectedAction;
     return sel?.kind === "acceptance"
       ? {
           found: true,
-          work: { kind: "acceptance", acceptance_ids: sel.acceptance_ids },
-          what: `the acceptance check of ${sel.acceptance_ids.join(", ")}`,
+          work: { kind: "acceptance", acceptance_ids: sel.acceptanceIds },
+          what: `the acceptance check of ${sel.acceptanceIds.join(", ")}`,
         }
       : { found: false, why: "the contract selects no acceptance check" };
   },

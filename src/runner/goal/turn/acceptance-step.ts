@@ -37,7 +37,7 @@ export function acceptanceRunId(id: TurnIdentity, acceptanceId: string): string 
 
 /** Runs (or resumes, or reuses) every item's gates, keeps the run list, records host_execute. */
 async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   const tree = await repoOf(ctx).tree(id.goal_id, base);
   const runs: AcceptanceEffect["runs"] = [];
   for (const aid of idsOf(t)) {
@@ -74,13 +74,13 @@ async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<voi
 
 export async function executeAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const { contract: c } = await contractNow(ctx);
-  const sel = c.agent_channel.selected_action;
-  if (c.runtime_state !== "eligible" || sel?.kind !== "acceptance") {
+  const sel = c.agentChannel.selectedAction;
+  if (c.runtimeState !== "eligible" || sel?.kind !== "acceptance") {
     await ctx.j.append(
       turnDecision({
         kind: "release",
         identity: id,
-        reason: `nothing ran: the contract no longer selects acceptance (${c.runtime_state}: ${c.reason})`,
+        reason: `nothing ran: the contract no longer selects acceptance (${c.runtimeState}: ${c.reason})`,
       }),
     );
     return;
@@ -137,7 +137,7 @@ export async function recordAcceptanceValidation(
 ): Promise<void> {
   const receipts = await receiptsOf(ctx, id);
   const foreign = receipts.find(
-    (r) => r.receipt.goal_id !== id.goal_id || r.receipt.goal_revision !== t.base_revision,
+    (r) => r.receipt.goal_id !== id.goal_id || r.receipt.goal_revision !== t.baseRevision,
   );
   ctx.progress({
     phase: "validation",
@@ -157,7 +157,7 @@ export async function recordAcceptanceValidation(
 /** The goal events recording the receipts (the decider checks each against its acceptance item). */
 function receiptEvents(s: GoalState, receipts: { id: string; receipt: RunReceipt }[]): GoalEventBody[] {
   return receipts.flatMap((r) =>
-    decide({ type: "record_acceptance", acceptance_id: r.id, receipt: r.receipt }, s),
+    decide({ type: "record_acceptance", acceptanceId: r.id, receipt: r.receipt }, s),
   );
 }
 
@@ -166,7 +166,7 @@ export async function executeAcceptanceWriteback(
   id: TurnIdentity,
   t: TurnState,
 ): Promise<void> {
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   const receipts = await receiptsOf(ctx, id);
   await writeGoalOperation(ctx, id, t, {
     noun: "receipts",

@@ -36,10 +36,10 @@ export interface RevertRequest {
 
 export interface RevertResult {
   reverted: string;
-  revert_revision: string;
-  successor_id: string;
+  revertRevision: string;
+  successorId: string;
   /** The revert commit was already on the branch (a run killed before recording it): reused, not redone. */
-  reused_commit: boolean;
+  reusedCommit: boolean;
   events: string[];
 }
 
@@ -66,19 +66,19 @@ export async function revertAcceptedChange(req: RevertRequest): Promise<RevertRe
       throw new DomainError(
         `compensate_change: turn ${open} is not settled; settle it first (loopgate goal tick ${req.goalId}), then revert`,
       );
-    const done = s.compensations.find((c) => c.reverted_revision === reverted);
-    if (done && done.successor_id === req.successor.id)
+    const done = s.compensations.find((c) => c.revertedRevision === reverted);
+    if (done && done.successorId === req.successor.id)
       // The same compensation again (a retry after it was recorded): its receipt, nothing new.
       return {
         reverted,
-        revert_revision: done.revert_revision,
-        successor_id: done.successor_id,
-        reused_commit: true,
+        revertRevision: done.revertRevision,
+        successorId: done.successorId,
+        reusedCommit: true,
         events: [],
       };
     if (done)
       throw new DomainError(
-        `compensate_change: rule compensate_once: ${reverted} is already compensated by ${done.revert_revision.slice(0, 12)} (successor ${done.successor_id})`,
+        `compensate_change: rule compensate_once: ${reverted} is already compensated by ${done.revertRevision.slice(0, 12)} (successor ${done.successorId})`,
       );
     const ws = goalWorkspace(req.storeDir, req.goalId);
     const key = `${req.goalId}/${reverted}`;
@@ -95,8 +95,8 @@ export async function revertAcceptedChange(req: RevertRequest): Promise<RevertRe
       const bodies = decide(
         {
           type: "compensate_change",
-          reverted_revision: reverted,
-          revert_revision: commit,
+          revertedRevision: reverted,
+          revertRevision: commit,
           reason: req.reason,
           successor: req.successor,
         },
@@ -107,9 +107,9 @@ export async function revertAcceptedChange(req: RevertRequest): Promise<RevertRe
     }, true);
     return {
       reverted,
-      revert_revision: commit,
-      successor_id: req.successor.id,
-      reused_commit: found !== null,
+      revertRevision: commit,
+      successorId: req.successor.id,
+      reusedCommit: found !== null,
       events: written,
     };
   } finally {

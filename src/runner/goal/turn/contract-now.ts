@@ -14,12 +14,12 @@ export async function contractNow(ctx: TickCtx): Promise<{ contract: Interaction
   const state = ctx.j.state;
   const health = await goalStateHealth(ctx.deps.store, ctx.deps.storeDir, state);
   const contract = interactionContract(state, {
-    now: now.toISOString(),
+    now,
     health: health.problems,
   });
   const wake = nextWakeUp(contractView(contract), {
-    now: now.toISOString(),
-    monitor_due: monitorDueTimes(contract.monitors, now.toISOString()),
+    now,
+    monitorDue: monitorDueTimes(contract.monitors, now),
     backoff: null,
   });
   return { contract, wake };

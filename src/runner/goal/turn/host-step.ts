@@ -34,7 +34,7 @@ export async function turnTask(ctx: TickCtx, t: TurnState): Promise<LoadedTask> 
 }
 
 async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boolean): Promise<void> {
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   const loaded = await turnTask(ctx, t);
   const tree = await repoOf(ctx).tree(id.goal_id, base);
   const runId = turnRunId(id);
@@ -67,12 +67,12 @@ async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boole
 export async function executeHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<boolean> {
   const { contract: c } = await contractNow(ctx);
   const todo = t.work?.kind === "todo" ? t.work.todo_id : null;
-  if (c.runtime_state !== "eligible" || c.agent_channel.selected_todo !== todo) {
+  if (c.runtimeState !== "eligible" || c.agentChannel.selectedTodo !== todo) {
     await ctx.j.append(
       turnDecision({
         kind: "release",
         identity: id,
-        reason: `nothing ran: the contract no longer selects ${todo} (${c.runtime_state}: ${c.reason})`,
+        reason: `nothing ran: the contract no longer selects ${todo} (${c.runtimeState}: ${c.reason})`,
       }),
     );
     return false;
@@ -110,7 +110,7 @@ export async function readbackHost(ctx: TickCtx, id: TurnIdentity, t: TurnState)
 
 /** The receipt of the turn's run, from loopgate's own record of it (never the caller's word). */
 async function runReceipt(ctx: TickCtx, id: TurnIdentity, t: TurnState) {
-  const runId = t.host?.run_ref ?? turnRunId(id);
+  const runId = t.host?.runRef ?? turnRunId(id);
   const log = await runLog(ctx, runId);
   return { runId, receipt: receiptOfLog(runId, log.events, ctx.deps.storeDir, log.envelope).receipt };
 }

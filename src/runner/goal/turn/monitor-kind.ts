@@ -34,7 +34,7 @@ export const monitorKind: TurnKind = {
   select(_ctx, c) {
     const due = dueMonitor(c);
     return due
-      ? { found: true, work: { kind: "todo", todo_id: due.todo_id }, what: `monitor ${due.todo_id}'s poll` }
+      ? { found: true, work: { kind: "todo", todo_id: due.todoId }, what: `monitor ${due.todoId}'s poll` }
       : { found: false, why: "no monitor is due" };
   },
   execute: executeMonitorHost,

@@ -51,8 +51,9 @@ export function wellFormed(o: MonitorObservation | null): boolean {
 
 export async function executeMonitorHost(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const todoId = todoOf(t);
-  const at = ctx.now().toISOString();
-  const sched = monitorSchedule(ctx.j.state, todoId, at);
+  const now = ctx.now();
+  const at = now.toISOString();
+  const sched = monitorSchedule(ctx.j.state, todoId, now);
   if (
     ctx.j.state.todos[todoId]?.status !== "open" ||
     (sched?.action !== "poll" && sched?.action !== "complete")
@@ -80,7 +81,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
   else {
     const spec = ctx.j.state.todos[todoId]?.monitor;
     if (!spec) throw new DomainError(`${todoId} is not a continuous monitor of goal ${id.goal_id}`);
-    const tree = await repoOf(ctx).tree(id.goal_id, t.base_revision ?? "");
+    const tree = await repoOf(ctx).tree(id.goal_id, t.baseRevision ?? "");
     ctx.progress({ phase: "host_execute", detail: `polling ${todoId}: ${spec.argv.join(" ")}` });
     // The argv resolves against the goal file's folder (cwd, read-only); the store beside it stays hidden.
     const goalDir = await goalFileDir(ctx);
@@ -150,12 +151,12 @@ export async function recordMonitorValidation(ctx: TickCtx, id: TurnIdentity): P
 }
 
 function monitorCommand(s: GoalState, todoId: string, ref: string, o: MonitorObservation): GoalCommand {
-  if (o.kind === "poll") return monitorPollCommand(s, todoId, ref, o.at, o.poll);
+  if (o.kind === "poll") return monitorPollCommand(s, todoId, ref, new Date(o.at), o.poll);
   return {
     type: "complete_monitor",
-    todo_id: todoId,
-    operation_id: ref,
-    now: o.at,
+    todoId: todoId,
+    operationId: ref,
+    now: new Date(o.at),
     reason: o.reason,
     followup: { kind: "no_followup", rationale: `the monitor stopped: ${o.reason}` },
   };

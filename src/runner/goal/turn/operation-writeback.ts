@@ -26,7 +26,7 @@ export async function writeGoalOperation(
   op: GoalOperation,
 ): Promise<void> {
   const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   await ctx.j.append(
     turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
   );
@@ -73,7 +73,7 @@ export async function readbackGoalOperation(
   look: (s: GoalState, ref: string) => { found: OperationFound; detail: string },
 ): Promise<void> {
   const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   const { found, detail } = look(ctx.j.state, ref);
   ctx.progress({ phase: "readback", detail });
   await ctx.j.append(

@@ -18,9 +18,9 @@ function completion(s: GoalState, id: TurnIdentity, commit: string): GoalEventBo
   return decide(
     {
       type: "complete_todo",
-      todo_id: todoOf(t),
+      todoId: todoOf(t),
       ...(receipt ? { receipt } : {}),
-      writeback: { revision: commit, reason: `turn ${spendKey(id)}: ${todoOf(t)}`, turn_id: spendKey(id) },
+      writeback: { revision: commit, reason: `turn ${spendKey(id)}: ${todoOf(t)}`, turnId: spendKey(id) },
     },
     s,
   );
@@ -33,7 +33,7 @@ function completion(s: GoalState, id: TurnIdentity, commit: string): GoalEventBo
  */
 export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<void> {
   const ref = effectRef(id, "durable_writeback");
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   const turn = turnOf(ctx.j.state, id);
   const refusal = completionRefusal(
     ctx.j.state,
@@ -51,13 +51,13 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
         recorded: ctx.j.state.revision,
         change: await acceptedChange(
           ctx.deps.store,
-          t.host?.run_ref ?? "",
+          t.host?.runRef ?? "",
           await turnTask(ctx, t),
           ctx.deps.storeDir,
-          (await runLog(ctx, t.host?.run_ref ?? "")).events,
+          (await runLog(ctx, t.host?.runRef ?? "")).events,
         ),
         turnKey: spendKey(id),
-        subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.run_ref})`,
+        subject: `loopgate: ${todoOf(t)} (turn ${id.turn_instance_id}, run ${t.host?.runRef})`,
         ...(ctx.deps.atWritebackPoint ? { atPoint: ctx.deps.atWritebackPoint } : {}),
       });
   ctx.progress({
@@ -83,7 +83,7 @@ export async function readbackWritebackStep(
   lookup: (goalId: string, turnKey: string, base: string) => Promise<Readback> = (g, k, b) =>
     repoOf(ctx).readbackWriteback(g, k, b),
 ): Promise<void> {
-  const base = t.base_revision ?? "";
+  const base = t.baseRevision ?? "";
   const rb: Readback = await lookup(id.goal_id, spendKey(id), base);
   ctx.progress({
     phase: "readback",
@@ -120,7 +120,17 @@ export async function recordSpend(ctx: TickCtx, id: TurnIdentity, usage: Usage):
   await ctx.j.append((s) => {
     let goal: GoalEventBody[];
     try {
-      goal = decide({ type: "record_spend", turn_id: key, at, ...usage }, s);
+      goal = decide(
+        {
+          type: "record_spend",
+          turnId: key,
+          at,
+          turns: usage.turns,
+          tokens: usage.tokens,
+          costUsd: usage.cost_usd,
+        },
+        s,
+      );
     } catch (e) {
       const reason = (e as Error).message;
       return turnDecision({

@@ -12,7 +12,7 @@ import type { TurnKind } from "./turn-kind.js";
 /** Nothing for a tick now: look again when the next monitor is due, else on a change of state. */
 function quietWake(c: InteractionContract, why: string): WakeUp {
   const next = c.monitors
-    .flatMap((m) => (m.action === "quiet_noop" && m.next_due_at ? [m.next_due_at] : []))
+    .flatMap((m) => (m.action === "quiet_noop" && m.nextDueAt ? [m.nextDueAt] : []))
     .sort((a, b) => Date.parse(a) - Date.parse(b))[0];
   return next
     ? { action: "wait_until", at: next, why: `${why}; the next monitor poll is due then` }
@@ -26,13 +26,13 @@ function quietWake(c: InteractionContract, why: string): WakeUp {
  * throttled. Null: budget left.
  */
 function budgetSpent(ctx: TickCtx, wake: WakeUp, what: string): TickOutcome | null {
-  const b = budgetUsage(ctx.j.state, ctx.now().toISOString());
+  const b = budgetUsage(ctx.j.state, ctx.now());
   if (b.exhausted.length === 0) return null;
   return {
     kind: "throttled",
     reason: `${what} would be a turn, but the budget is spent (${b.exhausted.join(", ")})`,
-    wake: b.window_reopens_at
-      ? { action: "wait_until", at: b.window_reopens_at, why: "the quota window reopens then" }
+    wake: b.windowReopensAt
+      ? { action: "wait_until", at: b.windowReopensAt, why: "the quota window reopens then" }
       : { ...wake, why: `the budget is spent (${b.exhausted.join(", ")}); ${wake.why}` },
   };
 }
@@ -76,21 +76,21 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
   const s = ctx.j.state;
   if (c.terminal)
     return { kind: "terminal", closure: `no_followup: ${s.noFollowup?.rationale ?? c.reason}`, wake };
-  switch (c.runtime_state) {
+  switch (c.runtimeState) {
     case "paused":
     case "blocked_health":
-      return { kind: "stopped", reason: `${c.runtime_state}: ${c.reason}`, wake };
+      return { kind: "stopped", reason: `${c.runtimeState}: ${c.reason}`, wake };
     case "operator_gate": {
       // A gate holds the work it covers, not the world: a due monitor's poll is an observation of its own
       //, never an advancement frontier, so it is the turn while the goal waits on a person.
       const monitor = turnKind("monitor");
       const due = monitor.select(ctx, c);
       if (due.found && !budgetSpent(ctx, wake, due.what)) return bind(ctx, monitor, due.work);
-      const g = c.user_channel.gates[0];
+      const g = c.userChannel.gates[0];
       return {
         kind: "waiting_person",
         who: g ? `a person deciding ${g.scope} (${g.content})` : "a person",
-        gate_id: g?.gate_id ?? "",
+        gateId: g?.gateId ?? "",
         wake,
       };
     }
@@ -102,7 +102,7 @@ export async function selectOrBind(ctx: TickCtx): Promise<TickOutcome | null> {
       if (due.found) return budgetSpent(ctx, wake, due.what) ?? bind(ctx, monitor, due.work);
       const quiet = c.monitors
         .filter((m) => m.action === "quiet_noop")
-        .map((m) => `${m.todo_id} next due ${m.next_due_at}`);
+        .map((m) => `${m.todoId} next due ${m.nextDueAt}`);
       const note = quiet.length ? `; monitors not due (quiet no-op): ${quiet.join(", ")}` : "";
       return { kind: "idle", reason: `waiting: ${c.reason}${note}`, wake };
     }

@@ -43,8 +43,8 @@ export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcom
     return {
       kind: "busy",
       holder: e.lease.holder,
-      expires_at: e.lease.expires_at,
-      wake: { action: "wait_until", at: e.lease.expires_at, why: e.message },
+      expiresAt: e.lease.expiresAt,
+      wake: { action: "wait_until", at: e.lease.expiresAt, why: e.message },
     };
   }
   j.requireLease(owner.token);
@@ -140,10 +140,10 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
         : null;
     }
     case "scheduler_apply":
-      if (t.apply_failures >= 3)
+      if (t.applyFailures >= 3)
         return failed(
           "run_failed",
-          `the host refused the scheduler hint ${t.apply_failures} times`,
+          `the host refused the scheduler hint ${t.applyFailures} times`,
           retryNow("retry the host update"),
         );
       await applySchedule(ctx, id);

@@ -9,7 +9,7 @@ import type { TurnKind } from "./turn-kind.js";
 
 /** The turn's usage from its run's envelope (audit tokens and cost; one turn). */
 async function usage(ctx: TickCtx, _id: TurnIdentity, t: TurnState): Promise<Usage> {
-  const env = (await runLog(ctx, t.host?.run_ref ?? "")).envelope;
+  const env = (await runLog(ctx, t.host?.runRef ?? "")).envelope;
   return { tokens: env?.audit.tokens ?? 0, cost_usd: env?.audit.cost ?? 0, turns: 1 };
 }
 
@@ -17,7 +17,7 @@ async function usage(ctx: TickCtx, _id: TurnIdentity, t: TurnState): Promise<Usa
 function summary(_s: GoalState, _id: TurnIdentity, t: TurnState) {
   const todo = t.work?.kind === "todo" ? t.work.todo_id : "";
   return {
-    result: `${todo} done on evidence of run ${t.host?.run_ref}; revision ${t.writeback?.new_revision.slice(0, 12)}`,
+    result: `${todo} done on evidence of run ${t.host?.runRef}; revision ${t.writeback?.newRevision.slice(0, 12)}`,
     changed: true,
   };
 }
@@ -29,8 +29,8 @@ function summary(_s: GoalState, _id: TurnIdentity, t: TurnState) {
 export const todoKind: TurnKind = {
   name: "todo",
   select(ctx, c) {
-    const sel = c.agent_channel.selected_action;
-    const todo = sel?.kind === "todo" ? ctx.j.state.todos[sel.todo_id] : undefined;
+    const sel = c.agentChannel.selectedAction;
+    const todo = sel?.kind === "todo" ? ctx.j.state.todos[sel.todoId] : undefined;
     if (todo?.class === "advancement_task" && todo.task)
       return { found: true, work: { kind: "todo", todo_id: todo.id }, what: `${todo.id}'s run` };
     return {

@@ -33,9 +33,9 @@ export async function acquireTurnLease(
         kind: "acquire",
         holder,
         owner,
-        now: now().toISOString(),
-        ttl_ms: ttlMs,
-        owner_gone: s.lease !== null && ownerProcessGone(s.lease.owner) === true,
+        now: now(),
+        ttlMs,
+        ownerGone: s.lease !== null && ownerProcessGone(s.lease.owner) === true,
       },
       s.lease,
     ).map(body),
@@ -60,11 +60,7 @@ export function keepTurnLease(
     renew: async () => {
       try {
         await j.append((s) =>
-          decideTurnLease(
-            j.goalId,
-            { kind: "heartbeat", token, now: now().toISOString(), ttl_ms: ttlMs },
-            s.lease,
-          ).map(body),
+          decideTurnLease(j.goalId, { kind: "heartbeat", token, now: now(), ttlMs }, s.lease).map(body),
         );
         return HELD;
       } catch (e) {

@@ -12,7 +12,7 @@ import { adv, approved, created, gate, spec } from "../goal-fixtures.js";
 
 // The backoff a host applies is derived from the turns recorded in the goal stream, never stored.
 
-const P = { base_seconds: 30, factor: 2, max_seconds: 100 };
+const P = { baseSeconds: 30, factor: 2, maxSeconds: 100 };
 const T0 = "2026-12-01T10:00:00.000Z";
 const NOW = "2026-12-01T11:00:00.000Z";
 const goal = spec([
@@ -61,7 +61,7 @@ const base = () => {
 };
 const contractOf = (events: StreamEvent[]) =>
   interactionContract(foldGoal(events.filter((e) => !e.type.startsWith("turn_")) as never), {
-    now: NOW,
+    now: new Date(NOW),
     health: [],
   });
 
@@ -69,14 +69,16 @@ describe("backoff from the recorded turns", () => {
   it("two turns on the same todo that changed nothing: the second backs off one step (30s)", () => {
     const events = [...base(), ...turn("t1", "todo_aaa"), ...turn("t2", "todo_aaa")];
     const turns = turnHistory(events);
-    expect(turns.map((t) => [t.turn_instance_id, t.changed])).toEqual([
+    expect(turns.map((t) => [t.turnInstanceId, t.changed])).toEqual([
       ["t1", false],
       ["t2", false],
     ]);
     expect(turns[0]?.identity).toBe(turns[1]?.identity);
     const sv = scheduleView(events, contractOf(events), P);
     expect(sv.backoff?.step).toBe(1);
-    expect(effectiveWake({ action: "run_now", at: NOW, why: "work is selected" }, sv, NOW, P)).toEqual({
+    expect(
+      effectiveWake({ action: "run_now", at: NOW, why: "work is selected" }, sv, new Date(NOW), P),
+    ).toEqual({
       action: "wait_until",
       at: "2026-12-01T11:00:30.000Z",
       why: "no change for 1 turn(s) on the same contract; backoff 30s",
@@ -105,7 +107,7 @@ describe("backoff from the recorded turns", () => {
 
   it("a turn still in progress (bound, not settled) does not count", () => {
     const events = [...base(), ...turn("t1", "todo_aaa"), ...turn("t2", "todo_aaa", "open")];
-    expect(turnHistory(events).map((t) => t.turn_instance_id)).toEqual(["t1"]);
+    expect(turnHistory(events).map((t) => t.turnInstanceId)).toEqual(["t1"]);
   });
 
   it("a person's write after the turns (a new reset token) drops the backoff", () => {
@@ -115,9 +117,9 @@ describe("backoff from the recorded turns", () => {
     );
     const sv = scheduleView(events, contractOf(events), P);
     expect(sv.backoff).toBeNull();
-    expect(effectiveWake({ action: "run_now", at: NOW, why: "work is selected" }, sv, NOW, P).action).toBe(
-      "run_now",
-    );
+    expect(
+      effectiveWake({ action: "run_now", at: NOW, why: "work is selected" }, sv, new Date(NOW), P).action,
+    ).toBe("run_now");
   });
 
   it("a gate decided between two turns changes the identity: no growth across it", () => {
@@ -134,8 +136,8 @@ describe("backoff from the recorded turns", () => {
     const sv = scheduleView(events, contractOf(events), P);
     expect(sv.backoff?.step).toBe(1);
     expect(sv.identity).not.toBe(sv.backoff?.identity);
-    expect(effectiveWake({ action: "run_now", at: NOW, why: "work is selected" }, sv, NOW, P).action).toBe(
-      "run_now",
-    );
+    expect(
+      effectiveWake({ action: "run_now", at: NOW, why: "work is selected" }, sv, new Date(NOW), P).action,
+    ).toBe("run_now");
   });
 });

@@ -22,7 +22,7 @@ import { run, step } from "../goal-commands.arbitrary.js";
 import { adv, approved, created, gate, spec } from "../goal-fixtures.js";
 
 const RUNS = { numRuns: 300 };
-const P = { base_seconds: 30, factor: 2, max_seconds: 500 };
+const P = { baseSeconds: 30, factor: 2, maxSeconds: 500 };
 const NOW = "2026-12-02T00:00:00.000Z";
 
 // A goal stream of turns on two todos, with a gate decision and a person's write mixed in.
@@ -100,7 +100,7 @@ describe("property: backoff never grows across an identity change", () => {
         turns.forEach((t, k) => {
           const s = backoffOf(turns.slice(0, k + 1), P)?.step ?? -1;
           const before = turns[k - 1];
-          if (before && (before.identity !== t.identity || before.reset_token !== t.reset_token)) {
+          if (before && (before.identity !== t.identity || before.resetToken !== t.resetToken)) {
             changes++;
             expect(s).toBe(0);
           }
@@ -120,15 +120,15 @@ describe("property: backoff never grows across an identity change", () => {
 
   it("a backoff earned on another identity never delays a wake-up", () => {
     const views = fc.record({
-      runtime_state: fc.constantFrom(
+      runtimeState: fc.constantFrom(
         "eligible" as const,
         "focus_wait" as const,
         "waiting" as const,
         "throttled" as const,
       ),
-      selected_todo: fc.constantFrom(null, "todo_aaa", "todo_bbb"),
-      gate_ids: fc.subarray(["g1", "g2"]),
-      not_before: fc.constant(null),
+      selectedTodo: fc.constantFrom(null, "todo_aaa", "todo_bbb"),
+      gateIds: fc.subarray(["g1", "g2"]),
+      notBefore: fc.constant(null),
       terminal: fc.boolean(),
     });
     fc.assert(
@@ -139,16 +139,16 @@ describe("property: backoff never grows across an identity change", () => {
         const sv: ScheduleView = {
           view: now,
           identity,
-          backoff: { identity: other, reset_token: null, step: s },
+          backoff: { identity: other, resetToken: null, step: s },
         };
         const wake: WakeUp = {
           action: "wait_until",
           at: new Date(Date.parse(NOW) + dt * 1000).toISOString(),
           why: "w",
         };
-        expect(effectiveWake(wake, sv, NOW, P)).toEqual(wake);
+        expect(effectiveWake(wake, sv, new Date(NOW), P)).toEqual(wake);
         const runNow: WakeUp = { action: "run_now", at: NOW, why: "r" };
-        expect(effectiveWake(runNow, sv, NOW, P)).toEqual(runNow);
+        expect(effectiveWake(runNow, sv, new Date(NOW), P)).toEqual(runNow);
       }),
       RUNS,
     );
@@ -208,22 +208,22 @@ describe("property: scheduling never makes a paused or blocked goal eligible", (
         (steps, sick, wake0, bstep, mode) => {
           const { state } = run(steps);
           const health = sick ? [{ code: "workspace_dirty", detail: "uncommitted files" }] : [];
-          const contract = interactionContract(state, { now: NOW, health });
+          const contract = interactionContract(state, { now: new Date(NOW), health });
           const view = contractView(contract);
-          if (view.runtime_state !== "paused" && view.runtime_state !== "blocked_health") return;
+          if (view.runtimeState !== "paused" && view.runtimeState !== "blocked_health") return;
           seen++;
           const identity = contractIdentity(view);
           const sv: ScheduleView = {
             view,
             identity,
-            backoff: bstep === null ? null : { identity, reset_token: null, step: bstep },
+            backoff: bstep === null ? null : { identity, resetToken: null, step: bstep },
           };
           const frozen = JSON.stringify(state);
-          const wake = effectiveWake(wake0, sv, NOW, P);
+          const wake = effectiveWake(wake0, sv, new Date(NOW), P);
           expect(["run_now", "wait_until"]).not.toContain(wake.action);
           fc.assert(
             fc.property(anyOutcome(wake0), (o) => {
-              const next = scheduleStep(o, wake, { now: NOW, mode, atBound: false, policy: P });
+              const next = scheduleStep(o, wake, { now: new Date(NOW), mode, atBound: false, policy: P });
               expect(next.kind).toBe("exit");
             }),
             { numRuns: 10 },

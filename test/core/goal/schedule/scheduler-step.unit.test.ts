@@ -15,24 +15,24 @@ import {
 
 const NOW = "2026-12-01T10:00:00.000Z";
 const LATER = "2026-12-01T10:05:00.000Z";
-const P = { base_seconds: 30, factor: 2, max_seconds: 100 };
+const P = { baseSeconds: 30, factor: 2, maxSeconds: 100 };
 const view = (over: Partial<ContractView> = {}): ContractView => ({
-  runtime_state: "eligible",
-  selected_todo: "todo_aaa",
-  gate_ids: [],
-  not_before: null,
+  runtimeState: "eligible",
+  selectedTodo: "todo_aaa",
+  gateIds: [],
+  notBefore: null,
   terminal: false,
   ...over,
 });
 const sv = (over: Partial<ContractView> = {}, step: number | null = null): ScheduleView => {
   const v = view(over);
   const identity = contractIdentity(v);
-  return { view: v, identity, backoff: step === null ? null : { identity, reset_token: null, step } };
+  return { view: v, identity, backoff: step === null ? null : { identity, resetToken: null, step } };
 };
 const runNow: WakeUp = { action: "run_now", at: NOW, why: "work is selected" };
 const waitUntil = (at: string): WakeUp => ({ action: "wait_until", at, why: "monitor due" });
 const ctx = (mode: "run" | "once" | "until_idle" = "run", atBound = false) => ({
-  now: NOW,
+  now: new Date(NOW),
   mode,
   atBound,
   policy: P,
@@ -41,43 +41,52 @@ const advanced: ScheduledOutcome = { kind: "advanced", changed: true, result: "S
 
 describe("effectiveWake: the backoff only delays", () => {
   it("backoff step 2 on the same identity: wait 60s instead of running now", () => {
-    expect(effectiveWake(runNow, sv({}, 2), NOW, P)).toEqual({
+    expect(effectiveWake(runNow, sv({}, 2), new Date(NOW), P)).toEqual({
       action: "wait_until",
       at: "2026-12-01T10:01:00.000Z",
       why: "no change for 2 turn(s) on the same contract; backoff 60s",
     });
   });
   it("a later tick wake-up wins over a shorter backoff", () => {
-    expect(effectiveWake(waitUntil(LATER), sv({}, 2), NOW, P).at).toBe(LATER);
+    expect(effectiveWake(waitUntil(LATER), sv({}, 2), new Date(NOW), P).at).toBe(LATER);
   });
   it("no backoff, step 0, or a waiting contract: the tick's wake-up as is", () => {
-    expect(effectiveWake(runNow, sv(), NOW, P)).toEqual(runNow);
-    expect(effectiveWake(runNow, sv({}, 0), NOW, P)).toEqual(runNow);
+    expect(effectiveWake(runNow, sv(), new Date(NOW), P)).toEqual(runNow);
+    expect(effectiveWake(runNow, sv({}, 0), new Date(NOW), P)).toEqual(runNow);
     expect(
-      effectiveWake(waitUntil(LATER), sv({ runtime_state: "waiting", selected_todo: null }, 3), NOW, P),
+      effectiveWake(
+        waitUntil(LATER),
+        sv({ runtimeState: "waiting", selectedTodo: null }, 3),
+        new Date(NOW),
+        P,
+      ),
     ).toEqual(waitUntil(LATER));
   });
   it("a paused or blocked contract is never woken to run, whatever the tick said", () => {
-    expect(effectiveWake(runNow, sv({ runtime_state: "paused" }), NOW, P).action).toBe("stop");
-    expect(effectiveWake(waitUntil(LATER), sv({ runtime_state: "blocked_health" }), NOW, P).action).toBe(
-      "repair_health",
-    );
+    expect(effectiveWake(runNow, sv({ runtimeState: "paused" }), new Date(NOW), P).action).toBe("stop");
+    expect(
+      effectiveWake(waitUntil(LATER), sv({ runtimeState: "blocked_health" }), new Date(NOW), P).action,
+    ).toBe("repair_health");
   });
 });
 
 describe("scheduleStep: goal run's exit codes", () => {
   it("a turn that closed the goal ends goal run as terminal (0), not as stopped with a resume to run", () => {
     // The wake the scheduler gives after the tick reads the goal closed; a paused goal's wake is a stop too.
-    const closed = nextWakeUp(view({ terminal: true }), { now: NOW, monitor_due: [], backoff: null });
+    const closed = nextWakeUp(view({ terminal: true }), {
+      now: new Date(NOW),
+      monitorDue: [],
+      backoff: null,
+    });
     for (const mode of ["run", "until_idle"] as const)
       expect(scheduleStep(advanced, closed, ctx(mode))).toMatchObject({
         kind: "exit",
         code: 0,
         stop: "terminal",
       });
-    const paused = nextWakeUp(view({ runtime_state: "paused" }), {
-      now: NOW,
-      monitor_due: [],
+    const paused = nextWakeUp(view({ runtimeState: "paused" }), {
+      now: new Date(NOW),
+      monitorDue: [],
       backoff: null,
     });
     expect(scheduleStep(advanced, paused, ctx())).toMatchObject({ kind: "exit", code: 1, stop: "stopped" });
@@ -96,7 +105,7 @@ describe("scheduleStep: goal run's exit codes", () => {
         {
           kind: "waiting_person",
           who: "a maintainer",
-          gate_id: "todo_publish_gate",
+          gateId: "todo_publish_gate",
           wake: { action: "ask_user", at: null, why: "" },
         },
         { action: "ask_user", at: null, why: "" },
@@ -180,7 +189,7 @@ describe("scheduleStep: goal run's exit codes", () => {
     const b: ScheduledOutcome = {
       kind: "busy",
       holder: "worker-2",
-      expires_at: LATER,
+      expiresAt: LATER,
       wake: waitUntil(LATER),
     };
     expect(scheduleStep(b, b.wake, ctx())).toMatchObject({ kind: "sleep", until: LATER });
@@ -196,18 +205,22 @@ describe("hostWake: when a scheduler or worker looks again", () => {
   it("terminal drops the goal; a person's gate or a stop rechecks later, or drops it without a recheck", () => {
     const stop: WakeUp = { action: "stop", at: null, why: "" };
     expect(
-      hostWake({ kind: "terminal", closure: "done", wake: stop }, stop, { now: NOW, recheck_seconds: 60 }).at,
+      hostWake({ kind: "terminal", closure: "done", wake: stop }, stop, {
+        now: new Date(NOW),
+        recheckSeconds: 60,
+      }).at,
     ).toBeNull();
     const ask: WakeUp = { action: "ask_user", at: null, why: "" };
-    const w: ScheduledOutcome = { kind: "waiting_person", who: "a maintainer", gate_id: "g", wake: ask };
-    expect(hostWake(w, ask, { now: NOW, recheck_seconds: 60 }).at).toBe("2026-12-01T10:01:00.000Z");
-    expect(hostWake(w, ask, { now: NOW, recheck_seconds: null }).at).toBeNull();
+    const w: ScheduledOutcome = { kind: "waiting_person", who: "a maintainer", gateId: "g", wake: ask };
+    expect(hostWake(w, ask, { now: new Date(NOW), recheckSeconds: 60 }).at).toBe("2026-12-01T10:01:00.000Z");
+    expect(hostWake(w, ask, { now: new Date(NOW), recheckSeconds: null }).at).toBeNull();
   });
   it("advanced: now or the wake-up's time, never earlier than now", () => {
-    expect(hostWake(advanced, runNow, { now: NOW, recheck_seconds: null }).at).toBe(NOW);
-    expect(hostWake(advanced, waitUntil(LATER), { now: NOW, recheck_seconds: null }).at).toBe(LATER);
+    expect(hostWake(advanced, runNow, { now: new Date(NOW), recheckSeconds: null }).at).toBe(NOW);
+    expect(hostWake(advanced, waitUntil(LATER), { now: new Date(NOW), recheckSeconds: null }).at).toBe(LATER);
     expect(
-      hostWake(advanced, waitUntil("2026-12-01T09:00:00.000Z"), { now: NOW, recheck_seconds: null }).at,
+      hostWake(advanced, waitUntil("2026-12-01T09:00:00.000Z"), { now: new Date(NOW), recheckSeconds: null })
+        .at,
     ).toBe(NOW);
   });
 });

@@ -12,9 +12,9 @@ const T1 = "2026-12-01T10:01:00.000Z";
 const T2 = "2026-12-01T10:02:00.000Z";
 const T3 = "2026-12-01T10:03:00.000Z";
 const policy = {
-  cadence_seconds: 60,
-  expires_at: "2026-12-01T11:00:00.000Z",
-  max_no_change_before_replan: 2,
+  cadenceSeconds: 60,
+  expiresAt: "2026-12-01T11:00:00.000Z",
+  maxNoChangeBeforeReplan: 2,
 };
 const armed: MonitorEvent = {
   type: "monitor_armed",
@@ -30,19 +30,19 @@ const g = (events: MonitorEvent[]) => given(monitorDecider, events);
 describe("monitor: poll rules", () => {
   it("the first poll records the baseline", () => {
     g([armed])
-      .when({ kind: "record_poll", operation_id: "op1", now: T0, result_hash: "h1" })
+      .when({ kind: "record_poll", operationId: "op1", now: new Date(T0), resultHash: "h1" })
       .thenEvents([baseline]);
   });
   it("before next_due_at: a quiet no-op (no event)", () => {
-    expect(monitorPollAction(fold(monitorDecider, [armed, baseline]), "2026-12-01T10:00:30.000Z")).toBe(
-      "quiet_noop",
-    );
+    expect(
+      monitorPollAction(fold(monitorDecider, [armed, baseline]), new Date("2026-12-01T10:00:30.000Z")),
+    ).toBe("quiet_noop");
     g([armed, baseline])
       .when({
         kind: "record_poll",
-        operation_id: "op2",
-        now: "2026-12-01T10:00:30.000Z",
-        result_hash: "h2",
+        operationId: "op2",
+        now: new Date("2026-12-01T10:00:30.000Z"),
+        resultHash: "h2",
         generation: 1,
         successor: SUCC,
       })
@@ -62,10 +62,10 @@ describe("monitor: poll rules", () => {
       },
     };
     g([armed, baseline])
-      .when({ kind: "record_poll", operation_id: "op2", now: T1, result_hash: "h1" })
+      .when({ kind: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h1" })
       .thenEvents([nc1]);
     g([armed, baseline, nc1])
-      .when({ kind: "record_poll", operation_id: "op3", now: T2, result_hash: "h1" })
+      .when({ kind: "record_poll", operationId: "op3", now: new Date(T2), resultHash: "h1" })
       .thenEvents([
         {
           type: "monitor_no_change_recorded",
@@ -85,9 +85,9 @@ describe("monitor: poll rules", () => {
     const ev = g([armed, baseline])
       .when({
         kind: "record_poll",
-        operation_id: "op2",
-        now: T1,
-        result_hash: "h2",
+        operationId: "op2",
+        now: new Date(T1),
+        resultHash: "h2",
         generation: 1,
         successor: SUCC,
       })
@@ -109,15 +109,15 @@ describe("monitor: poll rules", () => {
         },
       ]);
     const s = fold(monitorDecider, [armed, baseline, ...ev]);
-    expect(s.consecutive_no_change).toBe(0);
+    expect(s.consecutiveNoChange).toBe(0);
     expect(operationReceipt(s, "op2")).toEqual(ev);
     // a retry of the same operation replays: nothing new, not a second successor
     given(monitorDecider, [armed, baseline, ...ev])
       .when({
         kind: "record_poll",
-        operation_id: "op2",
-        now: T1,
-        result_hash: "h2",
+        operationId: "op2",
+        now: new Date(T1),
+        resultHash: "h2",
         generation: 1,
         successor: SUCC,
       })
@@ -126,9 +126,9 @@ describe("monitor: poll rules", () => {
     given(monitorDecider, [armed, baseline, ...ev])
       .when({
         kind: "record_poll",
-        operation_id: "op3",
-        now: T2,
-        result_hash: "h3",
+        operationId: "op3",
+        now: new Date(T2),
+        resultHash: "h3",
         generation: 1,
         successor: SUCC,
       })
@@ -136,27 +136,27 @@ describe("monitor: poll rules", () => {
   });
   it("a material change must advance the generation and name its successor", () => {
     g([armed, baseline])
-      .when({ kind: "record_poll", operation_id: "op2", now: T1, result_hash: "h2", successor: SUCC })
+      .when({ kind: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h2", successor: SUCC })
       .thenError(/generation_not_advanced/);
     g([armed, baseline])
       .when({
         kind: "record_poll",
-        operation_id: "op2",
-        now: T1,
-        result_hash: "h2",
+        operationId: "op2",
+        now: new Date(T1),
+        resultHash: "h2",
         generation: 2,
         successor: SUCC,
       })
       .thenError(/generation_not_advanced/);
     g([armed, baseline])
-      .when({ kind: "record_poll", operation_id: "op2", now: T1, result_hash: "h2", generation: 1 })
+      .when({ kind: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h2", generation: 1 })
       .thenError(/successor_missing/);
   });
   it("expiry: a poll is refused, the monitor completes with a successor or no_followup", () => {
     const late = "2026-12-01T11:00:00.000Z";
-    expect(monitorPollAction(fold(monitorDecider, [armed, baseline]), late)).toBe("complete");
+    expect(monitorPollAction(fold(monitorDecider, [armed, baseline]), new Date(late))).toBe("complete");
     g([armed, baseline])
-      .when({ kind: "record_poll", operation_id: "op2", now: late, result_hash: "h1" })
+      .when({ kind: "record_poll", operationId: "op2", now: new Date(late), resultHash: "h1" })
       .thenError(/expired/);
     const done: MonitorEvent = {
       type: "monitor_completed",
@@ -171,8 +171,8 @@ describe("monitor: poll rules", () => {
     g([armed, baseline])
       .when({
         kind: "complete",
-        operation_id: "op9",
-        now: late,
+        operationId: "op9",
+        now: new Date(late),
         reason: "expired",
         followup: { kind: "no_followup", rationale: "upstream is stable" },
       })
@@ -180,19 +180,19 @@ describe("monitor: poll rules", () => {
     g([armed, baseline])
       .when({
         kind: "complete",
-        operation_id: "op9",
-        now: late,
+        operationId: "op9",
+        now: new Date(late),
         reason: "expired",
         followup: { kind: "no_followup", rationale: " " },
       })
       .thenError(/rationale/);
     g([armed, baseline, done])
-      .when({ kind: "record_poll", operation_id: "op10", now: late, result_hash: "h1" })
+      .when({ kind: "record_poll", operationId: "op10", now: new Date(late), resultHash: "h1" })
       .thenError(/completed/);
   });
   it("an unarmed monitor refuses polls", () => {
     g([])
-      .when({ kind: "record_poll", operation_id: "op1", now: T0, result_hash: "h1" })
+      .when({ kind: "record_poll", operationId: "op1", now: new Date(T0), resultHash: "h1" })
       .thenError(/not_armed/);
   });
 });

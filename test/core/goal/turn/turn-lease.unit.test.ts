@@ -27,9 +27,9 @@ const acquire = (owner = B, now = NOW, owner_gone = false): TurnLeaseCommand => 
   kind: "acquire",
   holder: "agent-b",
   owner,
-  now,
-  ttl_ms: 60_000,
-  owner_gone,
+  now: new Date(now),
+  ttlMs: 60_000,
+  ownerGone: owner_gone,
 });
 
 describe("turn lease", () => {
@@ -87,12 +87,12 @@ describe("turn lease", () => {
 
   it("heartbeat extends only the holder's lease; anyone else is refused", () => {
     given(leaseDecider, [acquiredA])
-      .when({ kind: "heartbeat", token: "tok-a", now: "2026-12-01T10:00:30.000Z", ttl_ms: 60_000 })
+      .when({ kind: "heartbeat", token: "tok-a", now: new Date("2026-12-01T10:00:30.000Z"), ttlMs: 60_000 })
       .thenEvents([
         { type: "turn_lease_heartbeat", data: { token: "tok-a", expires_at: "2026-12-01T10:01:30.000Z" } },
       ]);
     given(leaseDecider, [acquiredA])
-      .when({ kind: "heartbeat", token: "tok-b", now: NOW, ttl_ms: 60_000 })
+      .when({ kind: "heartbeat", token: "tok-b", now: new Date(NOW), ttlMs: 60_000 })
       .thenError(/no longer holds the turn lease/, TurnLeaseLostError);
   });
 
@@ -110,6 +110,6 @@ describe("turn lease", () => {
       { type: "turn_lease_heartbeat", data: { token: "tok-b", expires_at: "2999-01-01T00:00:00.000Z" } },
       { type: "turn_lease_released", data: { token: "tok-b", reason: "x" } },
     ].reduce((l, e) => evolveTurnLease(l, e as TurnLeaseEvent), null as TurnLease | null);
-    expect(s?.expires_at).toBe("2026-12-01T10:01:00.000Z");
+    expect(s?.expiresAt).toBe("2026-12-01T10:01:00.000Z");
   });
 });

@@ -107,13 +107,11 @@ describe("turn properties", () => {
   it("a monitor never creates two successors for one generation", () => {
     const poll = fc.record({
       kind: fc.constant("record_poll" as const),
-      operation_id: fc.constantFrom("op1", "op2", "op3", "op4"),
-      now: fc.constantFrom(
-        "2026-12-01T10:00:00.000Z",
-        "2026-12-01T10:05:00.000Z",
-        "2026-12-01T10:10:00.000Z",
-      ),
-      result_hash: fc.constantFrom("h1", "h2", "h3"),
+      operationId: fc.constantFrom("op1", "op2", "op3", "op4"),
+      now: fc
+        .constantFrom("2026-12-01T10:00:00.000Z", "2026-12-01T10:05:00.000Z", "2026-12-01T10:10:00.000Z")
+        .map((t) => new Date(t)),
+      resultHash: fc.constantFrom("h1", "h2", "h3"),
       generation: fc.integer({ min: 0, max: 3 }),
       successor: fc.constant({ todo_id: "todo_follow", content: "follow up" }),
     });
@@ -122,9 +120,9 @@ describe("turn properties", () => {
         const log = run(monitorDecider, [
           {
             kind: "arm",
-            todo_id: "todo_watch",
-            policy: { cadence_seconds: 60 },
-            now: "2026-12-01T10:00:00.000Z",
+            todoId: "todo_watch",
+            policy: { cadenceSeconds: 60 },
+            now: new Date("2026-12-01T10:00:00.000Z"),
           },
           ...polls,
         ]);
@@ -138,27 +136,27 @@ describe("turn properties", () => {
     );
   });
 
-  it("backoff never grows across an identity change or a new reset_token", () => {
+  it("backoff never grows across an identity change or a new resetToken", () => {
     const ids = ["todo_a", "todo_b"].map((t) =>
       contractIdentity({
-        runtime_state: "eligible",
-        selected_todo: t,
-        gate_ids: [],
-        not_before: null,
+        runtimeState: "eligible",
+        selectedTodo: t,
+        gateIds: [],
+        notBefore: null,
         terminal: false,
       }),
     );
     const turn = fc.record({
       identity: fc.constantFrom(...ids),
       changed: fc.boolean(),
-      reset_token: fc.constantFrom(null, "r1", "r2"),
+      resetToken: fc.constantFrom(null, "r1", "r2"),
     });
     fc.assert(
       fc.property(fc.array(turn, { maxLength: 30 }), (turns) => {
         let prev = null as ReturnType<typeof nextBackoff> | null;
         for (const t of turns) {
           const next = nextBackoff(prev, t);
-          if (!prev || prev.identity !== t.identity || prev.reset_token !== t.reset_token || t.changed)
+          if (!prev || prev.identity !== t.identity || prev.resetToken !== t.resetToken || t.changed)
             expect(next.step).toBe(0);
           else expect(next.step).toBeGreaterThanOrEqual(prev.step);
           prev = next;
