@@ -3,10 +3,11 @@ import { defineConfig } from "vitest/config";
 import { LongestFirst } from "./test/support/longest-first.js";
 
 // Most int and e2e tests wait on child processes (bubblewrap, git, runners, PostgreSQL), not on the CPU:
-// vitest's default of one worker per core minus one (a single worker on 2 cores) leaves the machine idle.
+// vitest's default of one worker per core minus one (a single worker on 2 cores) leaves the machine idle,
+// and one worker per core plus one still left a third of 2 cores unused. Two more than the cores, at most 6.
 // LOOPGATE_TEST_WORKERS overrides; every test bounds its waits generously enough for this load.
 const workers =
-  Number(process.env.LOOPGATE_TEST_WORKERS) || Math.max(2, Math.min(4, availableParallelism() + 1));
+  Number(process.env.LOOPGATE_TEST_WORKERS) || Math.max(2, Math.min(6, availableParallelism() + 2));
 
 export default defineConfig({
   test: {
@@ -16,7 +17,9 @@ export default defineConfig({
     projects: [
       // Unit tests take milliseconds to a second or two; a few walk every command × flag. The bound is one
       // a loaded machine (load average 14 on 2 cores was seen) cannot reach, not vitest's 5 s default.
-      { test: { name: "unit", include: ["test/**/*.unit.test.ts"], testTimeout: 30_000 } },
+      // Pure tests share their workers' loaded modules (no isolation): a quarter of the CPU the project took,
+      // most of it re-importing the same modules per file. The int and e2e tests stay isolated.
+      { test: { name: "unit", include: ["test/**/*.unit.test.ts"], testTimeout: 30_000, isolate: false } },
       { test: { name: "int", include: ["test/**/*.int.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: { name: "e2e", include: ["test/**/*.e2e.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
