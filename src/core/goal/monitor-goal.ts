@@ -195,7 +195,7 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
       const changed = m.resultHash !== null && cmd.resultHash !== m.resultHash;
       if (changed && cmd.successor) checkSpec(state, cmd.successor, cmd.type);
       const events = wrap({
-        kind: "record_poll",
+        type: "record_poll",
         operationId: cmd.operationId,
         now: cmd.now,
         resultHash: cmd.resultHash,
@@ -214,7 +214,7 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
     case "record_monitor_poll_failure": {
       const { operationId: operation_id, now, failure, exitCode: exit_code, detail } = cmd;
       const mc: MonitorCommand = {
-        kind: "record_poll_failure",
+        type: "record_poll_failure",
         operationId: operation_id,
         now,
         failure,
@@ -227,7 +227,7 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
       const f = cmd.followup;
       if (f.kind === "successor") checkSpec(state, f.successor, cmd.type);
       const events = wrap({
-        kind: "complete",
+        type: "complete",
         operationId: cmd.operationId,
         now: cmd.now,
         reason: cmd.reason.slice(0, 2000),

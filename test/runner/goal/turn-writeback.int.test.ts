@@ -82,7 +82,7 @@ describe("durable writeback", () => {
     expect(git(ws, "status", "--porcelain")).toBe("");
     expect(await readbackWriteback(ws, KEY, base)).toEqual({
       found: "committed",
-      payload: { phase: "durable_writeback", commit: out.commit, new_revision: out.commit },
+      payload: { phase: "durable_writeback", commit: out.commit, newRevision: out.commit },
     });
   });
 
@@ -99,7 +99,7 @@ describe("durable writeback", () => {
       turnKey: KEY,
       subject: "s",
     });
-    expect(out).toEqual({ kind: "cas_conflict", current_revision: moved });
+    expect(out).toEqual({ kind: "cas_conflict", currentRevision: moved });
     expect(git(ws, "rev-parse", "HEAD")).toBe(moved);
     expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("alpha\n");
     expect(await readbackWriteback(ws, KEY, base)).toEqual({ found: "absent" });

@@ -48,9 +48,9 @@ export type MonitorEvent =
   | MonitorGoalEvent;
 
 export type MonitorCommand =
-  | { kind: "arm"; todoId: string; policy: MonitorPolicy; now: Date }
+  | { type: "arm"; todoId: string; policy: MonitorPolicy; now: Date }
   | {
-      kind: "record_poll";
+      type: "record_poll";
       operationId: string;
       now: Date;
       resultHash: string;
@@ -59,14 +59,14 @@ export type MonitorCommand =
       successor?: SuccessorSpec;
     }
   | {
-      kind: "record_poll_failure";
+      type: "record_poll_failure";
       operationId: string;
       now: Date;
       failure: PollFailureKind;
       exitCode: number | null;
       detail: string;
     }
-  | { kind: "complete"; operationId: string; now: Date; reason: string; followup: Followup };
+  | { type: "complete"; operationId: string; now: Date; reason: string; followup: Followup };
 
 /** A refused monitor command; a DomainError (exit 1 in the CLI) whose message names the rule. */
 export class MonitorRefusal extends DomainError {
@@ -209,7 +209,7 @@ export function operationReceipt(s: MonitorState, operationId: string): MonitorE
 }
 
 export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEvent[] {
-  if (cmd.kind === "arm") {
+  if (cmd.type === "arm") {
     if (s.todoId) throw new MonitorRefusal("already_armed", `monitor ${s.todoId} is already armed`);
     return [
       {
@@ -222,7 +222,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
   if (s.operations[cmd.operationId]) return []; // a retry: the receipt is replayed, nothing new is decided
   if (s.completed) throw new MonitorRefusal("completed", `monitor ${s.todoId} is completed`);
   const op: Op = { todo_id: s.todoId, operation_id: cmd.operationId, at: cmd.now.toISOString() };
-  if (cmd.kind === "complete") {
+  if (cmd.type === "complete") {
     if (cmd.followup.kind === "no_followup" && !cmd.followup.rationale.trim())
       throw new MonitorRefusal("no_followup_rationale", "no_followup needs a rationale");
     return [{ type: "monitor_completed", data: { ...op, reason: cmd.reason, followup: cmd.followup } }];
@@ -235,7 +235,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
       `monitor ${s.todoId} expired at ${s.policy.expiresAt}: complete it with a successor or no_followup`,
     );
   const next = plus(cmd.now, s.policy.cadenceSeconds);
-  if (cmd.kind === "record_poll_failure") {
+  if (cmd.type === "record_poll_failure") {
     const { failure, exitCode: exit_code, detail } = cmd;
     return [{ type: "monitor_poll_failed", data: { ...op, failure, exit_code, detail, next_due_at: next } }];
   }

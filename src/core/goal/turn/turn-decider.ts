@@ -1,4 +1,3 @@
-import { type TurnCommand, TurnRefusal } from "../../events/goal/turn-commands.js";
 import {
   type EffectPhase,
   effectRef,
@@ -9,6 +8,7 @@ import {
   type TurnIdentity,
 } from "../../events/goal/turn-events.js";
 import type { Decider } from "../../kernel/decider.js";
+import { type TurnCommand, TurnRefusal } from "./turn-commands.js";
 import { evolveTurn, initialTurnState, type TurnState } from "./turn-state.js";
 
 /**
@@ -29,14 +29,14 @@ function failed(identity: TurnIdentity, failure: TurnFailure): TurnEvent[] {
   return [{ type: "turn_failed", data: { identity, failure } }];
 }
 
-function checkBound(cmd: Exclude<TurnCommand, { kind: "bind" }>, s: TurnState): TurnIdentity {
-  if (!s.identity) return refuse("receipt_missing", `${cmd.kind}: the turn is not bound yet (bind first)`);
+function checkBound(cmd: Exclude<TurnCommand, { type: "bind" }>, s: TurnState): TurnIdentity {
+  if (!s.identity) return refuse("receipt_missing", `${cmd.type}: the turn is not bound yet (bind first)`);
   if (!sameId(cmd.identity, s.identity))
     refuse(
       "identity_mismatch",
-      `${cmd.kind}: identity ${spendKey(cmd.identity)} is not this turn's ${spendKey(s.identity)}`,
+      `${cmd.type}: identity ${spendKey(cmd.identity)} is not this turn's ${spendKey(s.identity)}`,
     );
-  if (s.released) refuse("phase_conflict", `${cmd.kind}: the turn was released (${s.released})`);
+  if (s.released) refuse("phase_conflict", `${cmd.type}: the turn was released (${s.released})`);
   return s.identity;
 }
 
@@ -44,17 +44,17 @@ function checkBound(cmd: Exclude<TurnCommand, { kind: "bind" }>, s: TurnState): 
 function checkFailure(cmd: TurnCommand, s: TurnState): void {
   const f = s.failure;
   if (!f) return;
-  const allowed: Record<string, TurnCommand["kind"][]> = {
+  const allowed: Record<string, TurnCommand["type"][]> = {
     needs_rebase: ["rebase", "release"],
     quota_spend_rejected: ["record_spend"],
     blocked_health: ["resolve_readback", "release"],
     receipt_missing: ["release"],
     writeback_rejected: ["release"],
   };
-  if (!(allowed[f.code] ?? []).includes(cmd.kind))
+  if (!(allowed[f.code] ?? []).includes(cmd.type))
     refuse(
       "phase_conflict",
-      `${cmd.kind}: the turn failed at ${f.phase} with ${f.code} (${f.detail}); repair or retry that first`,
+      `${cmd.type}: the turn failed at ${f.phase} with ${f.code} (${f.detail}); repair or retry that first`,
     );
 }
 
@@ -64,12 +64,12 @@ function checkEffectRef(id: TurnIdentity, phase: EffectPhase, ref: string): void
 }
 
 export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
-  if (cmd.kind === "bind") {
+  if (cmd.type === "bind") {
     if (s.identity) {
       const same =
         sameId(s.identity, cmd.identity) &&
         json(s.work) === json(cmd.work) &&
-        s.baseRevision === cmd.base_revision;
+        s.baseRevision === cmd.baseRevision;
       if (same) return [];
       return refuse(
         "identity_mismatch",
@@ -79,15 +79,15 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
     return [
       {
         type: "turn_bound",
-        data: { identity: cmd.identity, work: cmd.work, base_revision: cmd.base_revision },
+        data: { identity: cmd.identity, work: cmd.work, base_revision: cmd.baseRevision },
       },
     ];
   }
   const id = checkBound(cmd, s);
   checkFailure(cmd, s);
-  switch (cmd.kind) {
+  switch (cmd.type) {
     case "prepare_effect": {
-      checkEffectRef(id, cmd.phase, cmd.effect_ref);
+      checkEffectRef(id, cmd.phase, cmd.effectRef);
       if (s.prepared[cmd.phase]) return [];
       if (cmd.phase === "host_execute" && s.host) return [];
       if (cmd.phase === "durable_writeback") {
@@ -98,22 +98,22 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
       return [
         {
           type: "turn_effect_prepared",
-          data: { identity: id, phase: cmd.phase, effect_ref: cmd.effect_ref },
+          data: { identity: id, phase: cmd.phase, effect_ref: cmd.effectRef },
         },
       ];
     }
     case "record_host_execute": {
-      checkEffectRef(id, "host_execute", cmd.effect_ref);
+      checkEffectRef(id, "host_execute", cmd.effectRef);
       if (s.host)
-        return s.host.runRef === cmd.run_ref
+        return s.host.runRef === cmd.runRef
           ? []
           : refuse("phase_conflict", `host_execute: already recorded as ${s.host.runRef}`);
-      if (s.prepared.host_execute !== cmd.effect_ref)
+      if (s.prepared.host_execute !== cmd.effectRef)
         refuse("receipt_missing", "host_execute: the effect was not prepared (journal it before executing)");
       return [
         {
           type: "turn_host_executed",
-          data: { identity: id, effect_ref: cmd.effect_ref, run_ref: cmd.run_ref },
+          data: { identity: id, effect_ref: cmd.effectRef, run_ref: cmd.runRef },
         },
       ];
     }
@@ -132,14 +132,14 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
     case "record_validation":
       return decideValidation(cmd.receipt, id, s);
     case "record_writeback": {
-      checkEffectRef(id, "durable_writeback", cmd.effect_ref);
+      checkEffectRef(id, "durable_writeback", cmd.effectRef);
       if (!s.receipt) refuse("receipt_missing", "durable_writeback: no validation receipt");
       const o = cmd.outcome;
       if (s.writeback)
         return o.kind === "accepted" && o.commit === s.writeback.commit
           ? []
           : refuse("phase_conflict", `durable_writeback: already accepted as ${s.writeback.commit}`);
-      if (s.prepared.durable_writeback !== cmd.effect_ref)
+      if (s.prepared.durable_writeback !== cmd.effectRef)
         refuse("receipt_missing", "durable_writeback: the effect was not prepared");
       if (o.kind === "rejected")
         return failed(id, { code: "writeback_rejected", phase: "durable_writeback", detail: o.reason });
@@ -147,20 +147,20 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
         return failed(id, {
           code: "needs_rebase",
           phase: "durable_writeback",
-          detail: `the goal revision moved from ${s.baseRevision} to ${o.current_revision}`,
-          current_revision: o.current_revision,
+          detail: `the goal revision moved from ${s.baseRevision} to ${o.currentRevision}`,
+          current_revision: o.currentRevision,
         });
       return [
         {
           type: "turn_writeback_accepted",
-          data: { identity: id, effect_ref: cmd.effect_ref, commit: o.commit, new_revision: o.new_revision },
+          data: { identity: id, effect_ref: cmd.effectRef, commit: o.commit, new_revision: o.newRevision },
         },
       ];
     }
     case "record_spend": {
       if (!s.writeback) refuse("receipt_missing", "quota_spend: no accepted writeback; nothing is spent");
-      if (cmd.spend_key !== spendKey(id))
-        refuse("identity_mismatch", `quota_spend: key ${cmd.spend_key} is not ${spendKey(id)}`);
+      if (cmd.spendKey !== spendKey(id))
+        refuse("identity_mismatch", `quota_spend: key ${cmd.spendKey} is not ${spendKey(id)}`);
       if (s.spend)
         return json(s.spend.usage) === json(cmd.usage)
           ? []
@@ -168,15 +168,15 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
       if (cmd.outcome.kind === "rejected")
         return failed(id, { code: "quota_spend_rejected", phase: "quota_spend", detail: cmd.outcome.reason });
       return [
-        { type: "turn_quota_spent", data: { identity: id, spend_key: cmd.spend_key, usage: cmd.usage } },
+        { type: "turn_quota_spent", data: { identity: id, spend_key: cmd.spendKey, usage: cmd.usage } },
       ];
     }
     case "record_scheduler_apply": {
       if (!s.spend) refuse("receipt_missing", "scheduler_apply: no quota_spend fact");
-      if (cmd.effect_ref !== schedulerRef(id))
+      if (cmd.effectRef !== schedulerRef(id))
         refuse(
           "identity_mismatch",
-          `scheduler_apply: effect_ref ${cmd.effect_ref} is not ${schedulerRef(id)}`,
+          `scheduler_apply: effect_ref ${cmd.effectRef} is not ${schedulerRef(id)}`,
         );
       if (s.acked) return [];
       if (s.applied)
@@ -186,26 +186,26 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
       return [
         {
           type: "turn_scheduler_applied",
-          data: { identity: id, effect_ref: cmd.effect_ref, hint: cmd.hint },
+          data: { identity: id, effect_ref: cmd.effectRef, hint: cmd.hint },
         },
       ];
     }
     case "record_scheduler_ack": {
       if (s.acked)
         return cmd.outcome.kind === "ack" ? [] : refuse("phase_conflict", "scheduler_ack: already ACKed");
-      if (!s.applied || s.applied.effectRef !== cmd.effect_ref)
+      if (!s.applied || s.applied.effectRef !== cmd.effectRef)
         refuse("receipt_missing", "scheduler_ack: no scheduler_apply fact for this effect_ref");
       return cmd.outcome.kind === "ack"
         ? [
             {
               type: "turn_scheduler_acked",
-              data: { identity: id, effect_ref: cmd.effect_ref, mode: cmd.outcome.mode },
+              data: { identity: id, effect_ref: cmd.effectRef, mode: cmd.outcome.mode },
             },
           ]
         : [
             {
               type: "turn_scheduler_apply_failed",
-              data: { identity: id, effect_ref: cmd.effect_ref, reason: cmd.outcome.reason },
+              data: { identity: id, effect_ref: cmd.effectRef, reason: cmd.outcome.reason },
             },
           ];
     }
@@ -216,7 +216,7 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
       return [
         {
           type: "turn_rebased",
-          data: { identity: id, from_revision: s.baseRevision ?? "", to_revision: cmd.to_revision },
+          data: { identity: id, from_revision: s.baseRevision ?? "", to_revision: cmd.toRevision },
         },
       ];
     case "release":
@@ -227,7 +227,7 @@ export function decideTurn(cmd: TurnCommand, s: TurnState): TurnEvent[] {
 }
 
 function decideValidation(
-  receipt: Extract<TurnCommand, { kind: "record_validation" }>["receipt"],
+  receipt: Extract<TurnCommand, { type: "record_validation" }>["receipt"],
   id: TurnIdentity,
   s: TurnState,
 ): TurnEvent[] {
@@ -266,17 +266,17 @@ function decideValidation(
 }
 
 function decideReadback(
-  cmd: Extract<TurnCommand, { kind: "resolve_readback" }>,
+  cmd: Extract<TurnCommand, { type: "resolve_readback" }>,
   id: TurnIdentity,
   s: TurnState,
 ): TurnEvent[] {
-  checkEffectRef(id, cmd.phase, cmd.effect_ref);
-  if (s.prepared[cmd.phase] !== cmd.effect_ref)
-    return refuse("receipt_missing", `readback: no prepared ${cmd.phase} effect ${cmd.effect_ref}`);
+  checkEffectRef(id, cmd.phase, cmd.effectRef);
+  if (s.prepared[cmd.phase] !== cmd.effectRef)
+    return refuse("receipt_missing", `readback: no prepared ${cmd.phase} effect ${cmd.effectRef}`);
   const rb = cmd.readback;
-  const base = { identity: id, phase: cmd.phase, effect_ref: cmd.effect_ref };
+  const base = { identity: id, phase: cmd.phase, effect_ref: cmd.effectRef };
   if (rb.found === "unknown") {
-    const detail = `readback of ${cmd.effect_ref} is unknown: ${rb.reason}; failing closed`;
+    const detail = `readback of ${cmd.effectRef} is unknown: ${rb.reason}; failing closed`;
     // The same unknown again (a tick retrying before anyone repaired it) is no new fact.
     if (s.failure?.code === "blocked_health" && s.failure.phase === cmd.phase && s.failure.detail === detail)
       return [];
@@ -288,10 +288,10 @@ function decideReadback(
     return refuse("identity_mismatch", `readback: a ${p.phase} payload for ${cmd.phase}`);
   const done: TurnEvent =
     p.phase === "host_execute"
-      ? { type: "turn_host_executed", data: { identity: id, effect_ref: cmd.effect_ref, run_ref: p.run_ref } }
+      ? { type: "turn_host_executed", data: { identity: id, effect_ref: cmd.effectRef, run_ref: p.runRef } }
       : {
           type: "turn_writeback_accepted",
-          data: { identity: id, effect_ref: cmd.effect_ref, commit: p.commit, new_revision: p.new_revision },
+          data: { identity: id, effect_ref: cmd.effectRef, commit: p.commit, new_revision: p.newRevision },
         };
   return [{ type: "turn_effect_readback", data: { ...base, found: "committed" } }, done];
 }

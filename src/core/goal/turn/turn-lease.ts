@@ -18,7 +18,7 @@ export type { TurnLeaseEvent };
 
 export type TurnLeaseCommand =
   | {
-      kind: "acquire";
+      type: "acquire";
       holder: string;
       owner: LeaseOwner;
       now: Date;
@@ -26,8 +26,8 @@ export type TurnLeaseCommand =
       /** The caller saw the holder's process gone on its own host. */
       ownerGone: boolean;
     }
-  | { kind: "heartbeat"; token: string; now: Date; ttlMs: number }
-  | { kind: "release"; token: string; reason: string };
+  | { type: "heartbeat"; token: string; now: Date; ttlMs: number }
+  | { type: "release"; token: string; reason: string };
 
 /** Another live turn holds the goal: `goal tick` answers `busy`. */
 export class TurnLeaseHeldError extends LoopgateError {
@@ -72,12 +72,12 @@ export function decideTurnLease(
   cmd: TurnLeaseCommand,
   lease: TurnLease | null,
 ): TurnLeaseEvent[] {
-  if (cmd.kind === "release") {
+  if (cmd.type === "release") {
     if (!heldBy(lease, cmd.token)) throw new TurnLeaseLostError(goalId, lease);
     return [{ type: "turn_lease_released", data: { token: cmd.token, reason: cmd.reason } }];
   }
   const { now } = cmd;
-  if (cmd.kind === "heartbeat") {
+  if (cmd.type === "heartbeat") {
     const expires_at = renewal(lease, cmd.token, now, cmd.ttlMs);
     if (expires_at === null) throw new TurnLeaseLostError(goalId, lease);
     return [{ type: "turn_lease_heartbeat", data: { token: cmd.token, expires_at } }];

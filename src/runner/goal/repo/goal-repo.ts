@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readback, WritebackOutcome } from "../../../core/events/goal/turn-commands.js";
 import type { TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import type { Readback, WritebackOutcome } from "../../../core/goal/turn/turn-commands.js";
 import { InfrastructureError } from "../../../core/kernel/errors.js";
 import { ContentMissingError, type ContentStore, contentHash } from "../../../store/kernel/content-store.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
@@ -289,7 +289,7 @@ class SharedGoalRepo implements GoalRepo {
   }
 
   async writeBack(req: RepoWriteback): Promise<WritebackOutcome> {
-    if (req.base !== req.recorded) return { kind: "cas_conflict", current_revision: req.recorded };
+    if (req.base !== req.recorded) return { kind: "cas_conflict", currentRevision: req.recorded };
     const ws = await this.ensure(req.goalId, req.base);
     // The cache's branch is only a cache: set it to the base (a local commit never uploaded is dropped).
     await git(ws, ["update-ref", "refs/heads/main", req.base]);
@@ -339,7 +339,7 @@ class SharedGoalRepo implements GoalRepo {
     }
     return {
       found: "committed",
-      payload: { phase: "durable_writeback", commit: rec.commit, new_revision: rec.commit },
+      payload: { phase: "durable_writeback", commit: rec.commit, newRevision: rec.commit },
     };
   }
 

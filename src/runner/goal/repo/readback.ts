@@ -1,4 +1,4 @@
-import type { Readback } from "../../../core/events/goal/turn-commands.js";
+import type { Readback } from "../../../core/goal/turn/turn-commands.js";
 import { projectEnvelope } from "../../../core/run/envelope.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
 import { RunJournal } from "../../stream/run-journal.js";
@@ -47,7 +47,7 @@ export async function readbackWriteback(ws: string, turnKey: string, base: strin
     };
   return {
     found: "committed",
-    payload: { phase: "durable_writeback", commit: hit.commit, new_revision: hit.commit },
+    payload: { phase: "durable_writeback", commit: hit.commit, newRevision: hit.commit },
   };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { WritebackOutcome } from "../../../core/events/goal/turn-commands.js";
+import type { WritebackOutcome } from "../../../core/goal/turn/turn-commands.js";
 import { hasRawBytes } from "../../../core/kernel/path-bytes.js";
 import type { AcceptedChange } from "./deliverables.js";
 import { git } from "./goal-workspace.js";
@@ -43,7 +43,7 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
   const ws = req.workspace;
   const { ref } = await clearLocks(ws);
   const head = await headOf(ws);
-  if (head !== req.base) return { kind: "cas_conflict", current_revision: head };
+  if (head !== req.base) return { kind: "cas_conflict", currentRevision: head };
   // git's arguments are strings: a name that is not UTF-8 (path-bytes.ts) would be committed under
   // another name. Refused, never written wrong, until this writeback passes paths as bytes.
   const odd = [...req.change.drop, ...req.change.carry.flatMap((e) => [e.path, e.target ?? ""])].find(
@@ -103,14 +103,14 @@ export async function writeBack(req: WritebackRequest): Promise<WritebackOutcome
     } catch (e) {
       // The compare-and-swap lost (someone moved the branch after the check above), or git failed.
       const now = await headOf(ws);
-      if (now !== req.base) return { kind: "cas_conflict", current_revision: now };
+      if (now !== req.base) return { kind: "cas_conflict", currentRevision: now };
       return { kind: "rejected", reason: `git could not move the branch: ${String(e).split("\n")[0]}` };
     }
     req.atPoint?.("ref_moved");
     // The locks were just cleared and the branch just moved to `commit` by this call: the sync need not
     // look again before it compares the work tree.
     if (req.workTree !== false) await syncMoved(ws, req.base, commit, []);
-    return { kind: "accepted", commit, new_revision: commit };
+    return { kind: "accepted", commit, newRevision: commit };
   } catch (e) {
     return { kind: "rejected", reason: `git could not write the change back: ${String(e).split("\n")[0]}` };
   } finally {

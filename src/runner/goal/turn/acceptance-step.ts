@@ -64,10 +64,10 @@ async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<voi
   const runRef = await repoOf(ctx).saveEffect(id, { runs } satisfies AcceptanceEffect);
   await ctx.j.append(
     turnDecision({
-      kind: "record_host_execute",
+      type: "record_host_execute",
       identity: id,
-      effect_ref: effectRef(id, "host_execute"),
-      run_ref: runRef,
+      effectRef: effectRef(id, "host_execute"),
+      runRef: runRef,
     }),
   );
 }
@@ -78,7 +78,7 @@ export async function executeAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: T
   if (c.runtimeState !== "eligible" || sel?.kind !== "acceptance") {
     await ctx.j.append(
       turnDecision({
-        kind: "release",
+        type: "release",
         identity: id,
         reason: `nothing ran: the contract no longer selects acceptance (${c.runtimeState}: ${c.reason})`,
       }),
@@ -87,10 +87,10 @@ export async function executeAcceptanceHost(ctx: TickCtx, id: TurnIdentity, t: T
   }
   await ctx.j.append(
     turnDecision({
-      kind: "prepare_effect",
+      type: "prepare_effect",
       identity: id,
       phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
+      effectRef: effectRef(id, "host_execute"),
     }),
   );
   await runAll(ctx, id, t);
@@ -122,7 +122,7 @@ export async function recordAcceptanceTypedResult(ctx: TickCtx, id: TurnIdentity
   ctx.progress({ phase: "typed_result", detail: verdictsOf(receipts) });
   await ctx.j.append(
     turnDecision({
-      kind: "record_typed_result",
+      type: "record_typed_result",
       identity: id,
       result: { kind: "observation", result_hash: digestOf(receipts) },
     }),
@@ -147,7 +147,7 @@ export async function recordAcceptanceValidation(
   });
   await ctx.j.append(
     turnDecision({
-      kind: "record_validation",
+      type: "record_validation",
       identity: id,
       receipt: foreign ? null : { kind: "typed", digest: digestOf(receipts) },
     }),

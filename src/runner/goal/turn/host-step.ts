@@ -51,10 +51,10 @@ async function runIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, resume: boole
   });
   await ctx.j.append(
     turnDecision({
-      kind: "record_host_execute",
+      type: "record_host_execute",
       identity: id,
-      effect_ref: effectRef(id, "host_execute"),
-      run_ref: runId,
+      effectRef: effectRef(id, "host_execute"),
+      runRef: runId,
     }),
   );
 }
@@ -70,7 +70,7 @@ export async function executeHost(ctx: TickCtx, id: TurnIdentity, t: TurnState):
   if (c.runtimeState !== "eligible" || c.agentChannel.selectedTodo !== todo) {
     await ctx.j.append(
       turnDecision({
-        kind: "release",
+        type: "release",
         identity: id,
         reason: `nothing ran: the contract no longer selects ${todo} (${c.runtimeState}: ${c.reason})`,
       }),
@@ -79,7 +79,7 @@ export async function executeHost(ctx: TickCtx, id: TurnIdentity, t: TurnState):
   }
   const ref = effectRef(id, "host_execute");
   await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "host_execute", effect_ref: ref }),
+    turnDecision({ type: "prepare_effect", identity: id, phase: "host_execute", effectRef: ref }),
   );
   await runIt(ctx, id, ctx.j.state.turns[`${id.goal_id}/${id.agent_id}/${id.turn_instance_id}`] ?? t, false);
   return true;
@@ -94,13 +94,13 @@ export async function readbackHost(ctx: TickCtx, id: TurnIdentity, t: TurnState)
   if (found.found === "started") return runIt(ctx, id, t, true);
   await ctx.j.append(
     turnDecision({
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: id,
       phase: "host_execute",
-      effect_ref: ref,
+      effectRef: ref,
       readback:
         found.found === "finished"
-          ? { found: "committed", payload: { phase: "host_execute", run_ref: runId } }
+          ? { found: "committed", payload: { phase: "host_execute", runRef: runId } }
           : found.found === "absent"
             ? { found: "absent" }
             : { found: "unknown", reason: found.reason },
@@ -121,7 +121,7 @@ export async function recordTypedResult(ctx: TickCtx, id: TurnIdentity, t: TurnS
   ctx.progress({ phase: "typed_result", detail: `run ${runId}: ${receipt.status}` });
   await ctx.j.append(
     turnDecision({
-      kind: "record_typed_result",
+      type: "record_typed_result",
       identity: id,
       result: {
         kind: "envelope",
@@ -145,6 +145,6 @@ export async function recordValidation(ctx: TickCtx, id: TurnIdentity, t: TurnSt
         : `no receipt: the run is ${receipt.status}`,
   });
   await ctx.j.append(
-    turnDecision({ kind: "record_validation", identity: id, receipt: { kind: "run", receipt } }),
+    turnDecision({ type: "record_validation", identity: id, receipt: { kind: "run", receipt } }),
   );
 }

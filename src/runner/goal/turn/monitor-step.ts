@@ -60,7 +60,7 @@ export async function executeMonitorHost(ctx: TickCtx, id: TurnIdentity, t: Turn
   ) {
     await ctx.j.append(
       turnDecision({
-        kind: "release",
+        type: "release",
         identity: id,
         reason: `nothing ran: monitor ${todoId} is ${sched?.action ?? "gone"} now`,
       }),
@@ -69,7 +69,7 @@ export async function executeMonitorHost(ctx: TickCtx, id: TurnIdentity, t: Turn
   }
   const ref = effectRef(id, "host_execute");
   await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "host_execute", effect_ref: ref }),
+    turnDecision({ type: "prepare_effect", identity: id, phase: "host_execute", effectRef: ref }),
   );
   await pollIt(ctx, id, t, sched.action === "complete" ? (sched.stop ?? "its stop holds") : null, at);
 }
@@ -102,10 +102,10 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
   const runRef = await repoOf(ctx).saveEffect(id, obs);
   await ctx.j.append(
     turnDecision({
-      kind: "record_host_execute",
+      type: "record_host_execute",
       identity: id,
-      effect_ref: effectRef(id, "host_execute"),
-      run_ref: runRef,
+      effectRef: effectRef(id, "host_execute"),
+      runRef: runRef,
     }),
   );
 }
@@ -126,7 +126,7 @@ export async function recordMonitorTypedResult(ctx: TickCtx, id: TurnIdentity): 
   ctx.progress({ phase: "typed_result", detail: `observation ${digest.slice(0, 24)}` });
   await ctx.j.append(
     turnDecision({
-      kind: "record_typed_result",
+      type: "record_typed_result",
       identity: id,
       result: { kind: "observation", result_hash: digest },
     }),
@@ -143,7 +143,7 @@ export async function recordMonitorValidation(ctx: TickCtx, id: TurnIdentity): P
   });
   await ctx.j.append(
     turnDecision({
-      kind: "record_validation",
+      type: "record_validation",
       identity: id,
       receipt: ok && obs ? { kind: "typed", digest: observationDigest(obs) } : null,
     }),

@@ -28,7 +28,7 @@ export async function writeGoalOperation(
   const ref = effectRef(id, "durable_writeback");
   const base = t.baseRevision ?? "";
   await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+    turnDecision({ type: "prepare_effect", identity: id, phase: "durable_writeback", effectRef: ref }),
   );
   await ctx.j.append((s) => {
     let goal: GoalEventBody[];
@@ -36,19 +36,19 @@ export async function writeGoalOperation(
       goal = op.events(s, ref);
     } catch (e) {
       return turnDecision({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: id,
-        effect_ref: ref,
+        effectRef: ref,
         outcome: { kind: "rejected", reason: `the goal refuses the ${op.noun}: ${(e as Error).message}` },
       })(s);
     }
     ctx.progress({ phase: "durable_writeback", detail: op.detail(goal.map((e) => e.type).join(", "), ref) });
     return [
       ...turnDecision({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: id,
-        effect_ref: ref,
-        outcome: { kind: "accepted", commit: base, new_revision: base },
+        effectRef: ref,
+        outcome: { kind: "accepted", commit: base, newRevision: base },
       })(s),
       ...goal,
     ];
@@ -78,13 +78,13 @@ export async function readbackGoalOperation(
   ctx.progress({ phase: "readback", detail });
   await ctx.j.append(
     turnDecision({
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: id,
       phase: "durable_writeback",
-      effect_ref: ref,
+      effectRef: ref,
       readback:
         found.found === "committed"
-          ? { found: "committed", payload: { phase: "durable_writeback", commit: base, new_revision: base } }
+          ? { found: "committed", payload: { phase: "durable_writeback", commit: base, newRevision: base } }
           : found,
     }),
   );

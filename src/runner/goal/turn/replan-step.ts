@@ -52,7 +52,7 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
   if (!obligation || typeof model === "string") {
     await ctx.j.append(
       turnDecision({
-        kind: "release",
+        type: "release",
         identity: id,
         reason: `nothing ran: ${obligation ? model : `the obligation ${oid} is answered already`}`,
       }),
@@ -61,10 +61,10 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
   }
   await ctx.j.append(
     turnDecision({
-      kind: "prepare_effect",
+      type: "prepare_effect",
       identity: id,
       phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
+      effectRef: effectRef(id, "host_execute"),
     }),
   );
   ctx.progress({ phase: "host_execute", detail: `planner turn on ${oid}` });
@@ -86,10 +86,10 @@ export async function executeReplanHost(ctx: TickCtx, id: TurnIdentity, t: TurnS
   const runRef = await repoOf(ctx).saveEffect(id, effect);
   await ctx.j.append(
     turnDecision({
-      kind: "record_host_execute",
+      type: "record_host_execute",
       identity: id,
-      effect_ref: effectRef(id, "host_execute"),
-      run_ref: runRef,
+      effectRef: effectRef(id, "host_execute"),
+      runRef: runRef,
     }),
   );
 }
@@ -113,7 +113,7 @@ export async function recordReplanTypedResult(ctx: TickCtx, id: TurnIdentity): P
   ctx.progress({ phase: "typed_result", detail: `${p.outcome}${p.failure ? ` (${p.failure})` : ""}` });
   await ctx.j.append(
     turnDecision({
-      kind: "record_typed_result",
+      type: "record_typed_result",
       identity: id,
       result: { kind: "plan", delta_digest: digestOf(p.commands) },
     }),
@@ -129,7 +129,7 @@ export async function recordReplanValidation(ctx: TickCtx, id: TurnIdentity): Pr
   });
   await ctx.j.append(
     turnDecision({
-      kind: "record_validation",
+      type: "record_validation",
       identity: id,
       receipt: p.commands ? { kind: "typed", digest: digestOf(p.commands) } : null,
     }),

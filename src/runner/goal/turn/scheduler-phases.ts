@@ -15,9 +15,9 @@ export async function applySchedule(ctx: TickCtx, id: TurnIdentity): Promise<voi
   });
   await ctx.j.append(
     turnDecision({
-      kind: "record_scheduler_apply",
+      type: "record_scheduler_apply",
       identity: id,
-      effect_ref: schedulerRef(id),
+      effectRef: schedulerRef(id),
       hint: { action: wake.action, not_before: wake.at, why: wake.why },
     }),
   );
@@ -39,6 +39,6 @@ export async function ackSchedule(
   }
   ctx.progress({ phase: "scheduler_ack", detail: outcome.kind === "ack" ? outcome.mode : outcome.reason });
   await ctx.j.append(
-    turnDecision({ kind: "record_scheduler_ack", identity: id, effect_ref: schedulerRef(id), outcome }),
+    turnDecision({ type: "record_scheduler_ack", identity: id, effectRef: schedulerRef(id), outcome }),
   );
 }

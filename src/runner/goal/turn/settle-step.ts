@@ -1,8 +1,8 @@
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
-import type { Readback } from "../../../core/events/goal/turn-commands.js";
 import { effectRef, spendKey, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
 import { completionRefusal, decide } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
+import type { Readback } from "../../../core/goal/turn/turn-commands.js";
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import { acceptedChange } from "../repo/deliverables.js";
 import { runLog } from "./finished-run.js";
@@ -41,7 +41,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
     turn.receipt?.kind === "run" ? turn.receipt.receipt : undefined,
   );
   await ctx.j.append(
-    turnDecision({ kind: "prepare_effect", identity: id, phase: "durable_writeback", effect_ref: ref }),
+    turnDecision({ type: "prepare_effect", identity: id, phase: "durable_writeback", effectRef: ref }),
   );
   const outcome = refusal
     ? { kind: "rejected" as const, reason: `the goal refuses the completion: ${refusal}` }
@@ -66,11 +66,11 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
       outcome.kind === "accepted"
         ? `commit ${outcome.commit.slice(0, 12)} on ${base.slice(0, 12)}`
         : outcome.kind === "cas_conflict"
-          ? `needs_rebase: the workspace moved to ${outcome.current_revision.slice(0, 12)}`
+          ? `needs_rebase: the workspace moved to ${outcome.currentRevision.slice(0, 12)}`
           : `rejected: ${outcome.reason}`,
   });
   await ctx.j.append((s) => {
-    const turn = turnDecision({ kind: "record_writeback", identity: id, effect_ref: ref, outcome })(s);
+    const turn = turnDecision({ type: "record_writeback", identity: id, effectRef: ref, outcome })(s);
     return outcome.kind === "accepted" ? [...turn, ...completion(s, id, outcome.commit)] : turn;
   });
 }
@@ -97,10 +97,10 @@ export async function readbackWritebackStep(
   const ref = effectRef(id, "durable_writeback");
   await ctx.j.append((s) => {
     const turn = turnDecision({
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: id,
       phase: "durable_writeback",
-      effect_ref: ref,
+      effectRef: ref,
       readback: rb,
     })(s);
     return rb.found === "committed" && rb.payload.phase === "durable_writeback"
@@ -134,18 +134,18 @@ export async function recordSpend(ctx: TickCtx, id: TurnIdentity, usage: Usage):
     } catch (e) {
       const reason = (e as Error).message;
       return turnDecision({
-        kind: "record_spend",
+        type: "record_spend",
         identity: id,
-        spend_key: key,
+        spendKey: key,
         usage,
         outcome: { kind: "rejected", reason },
       })(s);
     }
     return [
       ...turnDecision({
-        kind: "record_spend",
+        type: "record_spend",
         identity: id,
-        spend_key: key,
+        spendKey: key,
         usage,
         outcome: { kind: "accepted" },
       })(s),

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
-import type { TurnCommand } from "../../../core/events/goal/turn-commands.js";
 import { spendKey, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
 import type { RecordedEvent } from "../../../core/events/loopgate-event.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import type { TurnCommand } from "../../../core/goal/turn/turn-commands.js";
 import { decideTurn } from "../../../core/goal/turn/turn-decider.js";
 import { initialTurnState, type TurnState } from "../../../core/goal/turn/turn-state.js";
 import type { LeaseOwner } from "../../../core/kernel/event-parts.js";

@@ -45,7 +45,7 @@ async function bind(ctx: TickCtx, kind: TurnKind, work: TurnWork): Promise<null>
     agent_id: ctx.req.agentId,
     turn_instance_id: `t${s.turnOrder.length + 1}`,
   };
-  await ctx.j.append(turnDecision({ kind: "bind", identity, work, base_revision: s.revision }));
+  await ctx.j.append(turnDecision({ type: "bind", identity, work, baseRevision: s.revision }));
   ctx.progress({
     todo: kind.todoOf(work),
     phase: "bind",

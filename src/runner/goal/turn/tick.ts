@@ -1,7 +1,7 @@
-import { TurnRefusal } from "../../../core/events/goal/turn-commands.js";
 import { spendKey, type TurnFailureCode, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
+import { TurnRefusal } from "../../../core/goal/turn/turn-commands.js";
 import { nextTurnPhase } from "../../../core/goal/turn/turn-decider.js";
 import { TurnLeaseHeldError } from "../../../core/goal/turn/turn-lease.js";
 import { LoopgateError } from "../../../core/kernel/errors.js";
@@ -205,5 +205,5 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
 }
 
 function turnDecisionRelease(s: GoalState, id: TurnIdentity, reason: string) {
-  return turnDecision({ kind: "release", identity: id, reason })(s);
+  return turnDecision({ type: "release", identity: id, reason })(s);
 }

@@ -25,12 +25,12 @@ export async function readbackKeptEffect(
   if (!kept && onAbsent) return onAbsent();
   await ctx.j.append(
     turnDecision({
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: id,
       phase: "host_execute",
-      effect_ref: effectRef(id, "host_execute"),
+      effectRef: effectRef(id, "host_execute"),
       readback: kept
-        ? { found: "committed", payload: { phase: "host_execute", run_ref: effectRunRef(id) } }
+        ? { found: "committed", payload: { phase: "host_execute", runRef: effectRunRef(id) } }
         : { found: "absent" },
     }),
   );

@@ -30,7 +30,7 @@ export async function acquireTurnLease(
     decideTurnLease(
       j.goalId,
       {
-        kind: "acquire",
+        type: "acquire",
         holder,
         owner,
         now: now(),
@@ -60,7 +60,7 @@ export function keepTurnLease(
     renew: async () => {
       try {
         await j.append((s) =>
-          decideTurnLease(j.goalId, { kind: "heartbeat", token, now: now(), ttlMs }, s.lease).map(body),
+          decideTurnLease(j.goalId, { type: "heartbeat", token, now: now(), ttlMs }, s.lease).map(body),
         );
         return HELD;
       } catch (e) {
@@ -77,7 +77,7 @@ export function keepTurnLease(
 export async function releaseTurnLease(j: GoalJournal, token: string, reason: string): Promise<void> {
   await j.append((s: { lease: TurnLease | null }) =>
     s.lease?.owner.token === token
-      ? decideTurnLease(j.goalId, { kind: "release", token, reason }, s.lease).map(body)
+      ? decideTurnLease(j.goalId, { type: "release", token, reason }, s.lease).map(body)
       : [],
   );
 }

@@ -7,7 +7,6 @@ import {
   isGoalEventType,
   type TodoSpec,
 } from "../../../../src/core/events/goal/goal-events.js";
-import type { TurnCommand } from "../../../../src/core/events/goal/turn-commands.js";
 import type { TurnEvent, TurnLeaseEvent } from "../../../../src/core/events/goal/turn-events.js";
 import {
   type EventBody,
@@ -18,6 +17,7 @@ import {
 } from "../../../../src/core/events/loopgate-event.js";
 import { type GoalCommand, goalDecider } from "../../../../src/core/goal/goal-decider.js";
 import type { GoalState } from "../../../../src/core/goal/goal-state-shape.js";
+import type { TurnCommand } from "../../../../src/core/goal/turn/turn-commands.js";
 import { turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import {
   decideTurnLease,
@@ -204,17 +204,17 @@ const replanScripts: [Issuer, GoalCommand][][] = [
 
 /** One turn settled end to end, and turns that fail, rebase, read back, lose their ACK and are given back. */
 const bind = (identity = ID): TurnCommand => ({
-  kind: "bind",
+  type: "bind",
   identity,
   work: { kind: "todo", todo_id: "todo_parse" },
-  base_revision: REV,
+  baseRevision: REV,
 });
 const toWriteback: TurnCommand[] = [
   bind(),
-  { kind: "prepare_effect", identity: ID, phase: "host_execute", effect_ref: HX },
-  { kind: "record_host_execute", identity: ID, effect_ref: HX, run_ref: "run_1" },
+  { type: "prepare_effect", identity: ID, phase: "host_execute", effectRef: HX },
+  { type: "record_host_execute", identity: ID, effectRef: HX, runRef: "run_1" },
   {
-    kind: "record_typed_result",
+    type: "record_typed_result",
     identity: ID,
     result: {
       kind: "envelope",
@@ -224,65 +224,65 @@ const toWriteback: TurnCommand[] = [
       envelope_digest: "env_1",
     },
   },
-  { kind: "record_validation", identity: ID, receipt: RECEIPT },
-  { kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB },
+  { type: "record_validation", identity: ID, receipt: RECEIPT },
+  { type: "prepare_effect", identity: ID, phase: "durable_writeback", effectRef: WB },
 ];
 const turnScripts: TurnCommand[][] = [
   [
     ...toWriteback,
     {
-      kind: "record_writeback",
+      type: "record_writeback",
       identity: ID,
-      effect_ref: WB,
-      outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+      effectRef: WB,
+      outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
     },
-    { kind: "record_spend", identity: ID, spend_key: KEY, usage: USAGE, outcome: { kind: "accepted" } },
-    { kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT },
+    { type: "record_spend", identity: ID, spendKey: KEY, usage: USAGE, outcome: { kind: "accepted" } },
+    { type: "record_scheduler_apply", identity: ID, effectRef: SA, hint: HINT },
     {
-      kind: "record_scheduler_ack",
+      type: "record_scheduler_ack",
       identity: ID,
-      effect_ref: SA,
+      effectRef: SA,
       outcome: { kind: "failed", reason: "host down" },
     },
   ],
   [
     ...toWriteback,
     {
-      kind: "record_writeback",
+      type: "record_writeback",
       identity: ID,
-      effect_ref: WB,
-      outcome: { kind: "cas_conflict", current_revision: "rev_c" },
+      effectRef: WB,
+      outcome: { kind: "cas_conflict", currentRevision: "rev_c" },
     },
-    { kind: "rebase", identity: ID, to_revision: "rev_c" },
+    { type: "rebase", identity: ID, toRevision: "rev_c" },
   ],
   [
     ...toWriteback,
     {
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: ID,
       phase: "durable_writeback",
-      effect_ref: WB,
+      effectRef: WB,
       readback: { found: "absent" },
     },
   ],
   [
     ...toWriteback,
     {
-      kind: "record_writeback",
+      type: "record_writeback",
       identity: ID,
-      effect_ref: WB,
-      outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+      effectRef: WB,
+      outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
     },
-    { kind: "record_spend", identity: ID, spend_key: KEY, usage: USAGE, outcome: { kind: "accepted" } },
-    { kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT },
+    { type: "record_spend", identity: ID, spendKey: KEY, usage: USAGE, outcome: { kind: "accepted" } },
+    { type: "record_scheduler_apply", identity: ID, effectRef: SA, hint: HINT },
     {
-      kind: "record_scheduler_ack",
+      type: "record_scheduler_ack",
       identity: ID,
-      effect_ref: SA,
+      effectRef: SA,
       outcome: { kind: "ack", mode: "host_match" },
     },
   ],
-  [bind(OTHER), { kind: "release", identity: OTHER, reason: "the host gave up" }],
+  [bind(OTHER), { type: "release", identity: OTHER, reason: "the host gave up" }],
 ];
 
 /** The turn lease: acquired, renewed, taken over once expired, released. */
@@ -298,25 +298,25 @@ function leaseEvents(): TurnLeaseEvent[] {
   step(
     decideTurnLease(
       "goal_csv",
-      { kind: "acquire", holder: AGENT, owner: a, now: new Date(T0), ttlMs: 60_000, ownerGone: false },
+      { type: "acquire", holder: AGENT, owner: a, now: new Date(T0), ttlMs: 60_000, ownerGone: false },
       lease,
     ),
   );
   step(
     decideTurnLease(
       "goal_csv",
-      { kind: "heartbeat", token: "tok-a", now: new Date(T1), ttlMs: 60_000 },
+      { type: "heartbeat", token: "tok-a", now: new Date(T1), ttlMs: 60_000 },
       lease,
     ),
   );
   step(
     decideTurnLease(
       "goal_csv",
-      { kind: "acquire", holder: AGENT, owner: b, now: new Date(EXP), ttlMs: 60_000, ownerGone: false },
+      { type: "acquire", holder: AGENT, owner: b, now: new Date(EXP), ttlMs: 60_000, ownerGone: false },
       lease,
     ),
   );
-  step(decideTurnLease("goal_csv", { kind: "release", token: "tok-b", reason: "turn done" }, lease));
+  step(decideTurnLease("goal_csv", { type: "release", token: "tok-b", reason: "turn done" }, lease));
   return out;
 }
 

@@ -30,7 +30,7 @@ const g = (events: MonitorEvent[]) => given(monitorDecider, events);
 describe("monitor: poll rules", () => {
   it("the first poll records the baseline", () => {
     g([armed])
-      .when({ kind: "record_poll", operationId: "op1", now: new Date(T0), resultHash: "h1" })
+      .when({ type: "record_poll", operationId: "op1", now: new Date(T0), resultHash: "h1" })
       .thenEvents([baseline]);
   });
   it("before next_due_at: a quiet no-op (no event)", () => {
@@ -39,7 +39,7 @@ describe("monitor: poll rules", () => {
     ).toBe("quiet_noop");
     g([armed, baseline])
       .when({
-        kind: "record_poll",
+        type: "record_poll",
         operationId: "op2",
         now: new Date("2026-12-01T10:00:30.000Z"),
         resultHash: "h2",
@@ -62,10 +62,10 @@ describe("monitor: poll rules", () => {
       },
     };
     g([armed, baseline])
-      .when({ kind: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h1" })
+      .when({ type: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h1" })
       .thenEvents([nc1]);
     g([armed, baseline, nc1])
-      .when({ kind: "record_poll", operationId: "op3", now: new Date(T2), resultHash: "h1" })
+      .when({ type: "record_poll", operationId: "op3", now: new Date(T2), resultHash: "h1" })
       .thenEvents([
         {
           type: "monitor_no_change_recorded",
@@ -84,7 +84,7 @@ describe("monitor: poll rules", () => {
   it("material change: observation and successor in one batch under one operation id", () => {
     const ev = g([armed, baseline])
       .when({
-        kind: "record_poll",
+        type: "record_poll",
         operationId: "op2",
         now: new Date(T1),
         resultHash: "h2",
@@ -114,7 +114,7 @@ describe("monitor: poll rules", () => {
     // a retry of the same operation replays: nothing new, not a second successor
     given(monitorDecider, [armed, baseline, ...ev])
       .when({
-        kind: "record_poll",
+        type: "record_poll",
         operationId: "op2",
         now: new Date(T1),
         resultHash: "h2",
@@ -125,7 +125,7 @@ describe("monitor: poll rules", () => {
     // the same generation under a new operation id is refused
     given(monitorDecider, [armed, baseline, ...ev])
       .when({
-        kind: "record_poll",
+        type: "record_poll",
         operationId: "op3",
         now: new Date(T2),
         resultHash: "h3",
@@ -136,11 +136,11 @@ describe("monitor: poll rules", () => {
   });
   it("a material change must advance the generation and name its successor", () => {
     g([armed, baseline])
-      .when({ kind: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h2", successor: SUCC })
+      .when({ type: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h2", successor: SUCC })
       .thenError(/generation_not_advanced/);
     g([armed, baseline])
       .when({
-        kind: "record_poll",
+        type: "record_poll",
         operationId: "op2",
         now: new Date(T1),
         resultHash: "h2",
@@ -149,14 +149,14 @@ describe("monitor: poll rules", () => {
       })
       .thenError(/generation_not_advanced/);
     g([armed, baseline])
-      .when({ kind: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h2", generation: 1 })
+      .when({ type: "record_poll", operationId: "op2", now: new Date(T1), resultHash: "h2", generation: 1 })
       .thenError(/successor_missing/);
   });
   it("expiry: a poll is refused, the monitor completes with a successor or no_followup", () => {
     const late = "2026-12-01T11:00:00.000Z";
     expect(monitorPollAction(fold(monitorDecider, [armed, baseline]), new Date(late))).toBe("complete");
     g([armed, baseline])
-      .when({ kind: "record_poll", operationId: "op2", now: new Date(late), resultHash: "h1" })
+      .when({ type: "record_poll", operationId: "op2", now: new Date(late), resultHash: "h1" })
       .thenError(/expired/);
     const done: MonitorEvent = {
       type: "monitor_completed",
@@ -170,7 +170,7 @@ describe("monitor: poll rules", () => {
     };
     g([armed, baseline])
       .when({
-        kind: "complete",
+        type: "complete",
         operationId: "op9",
         now: new Date(late),
         reason: "expired",
@@ -179,7 +179,7 @@ describe("monitor: poll rules", () => {
       .thenEvents([done]);
     g([armed, baseline])
       .when({
-        kind: "complete",
+        type: "complete",
         operationId: "op9",
         now: new Date(late),
         reason: "expired",
@@ -187,12 +187,12 @@ describe("monitor: poll rules", () => {
       })
       .thenError(/rationale/);
     g([armed, baseline, done])
-      .when({ kind: "record_poll", operationId: "op10", now: new Date(late), resultHash: "h1" })
+      .when({ type: "record_poll", operationId: "op10", now: new Date(late), resultHash: "h1" })
       .thenError(/completed/);
   });
   it("an unarmed monitor refuses polls", () => {
     g([])
-      .when({ kind: "record_poll", operationId: "op1", now: new Date(T0), resultHash: "h1" })
+      .when({ type: "record_poll", operationId: "op1", now: new Date(T0), resultHash: "h1" })
       .thenError(/not_armed/);
   });
 });

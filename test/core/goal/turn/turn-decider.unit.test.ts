@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TurnRefusal } from "../../../../src/core/events/goal/turn-commands.js";
+import { TurnRefusal } from "../../../../src/core/goal/turn/turn-commands.js";
 import { nextTurnPhase, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import { fold, given } from "../../../support/decider.js";
 import {
@@ -37,52 +37,52 @@ const fail = (code: string, phase: string, detail: string, extra = {}) => ({
 describe("turn: each phase in order", () => {
   it("bind records the identity, the one todo and the starting revision", () => {
     g([])
-      .when({ kind: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, base_revision: REV })
+      .when({ type: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, baseRevision: REV })
       .thenEvents([bound]);
   });
   it("host_execute: prepare, then record", () => {
     g([bound])
-      .when({ kind: "prepare_effect", identity: ID, phase: "host_execute", effect_ref: HX })
+      .when({ type: "prepare_effect", identity: ID, phase: "host_execute", effectRef: HX })
       .thenEvents([hxPrepared]);
     g(upTo(hxPrepared))
-      .when({ kind: "record_host_execute", identity: ID, effect_ref: HX, run_ref: "run_1" })
+      .when({ type: "record_host_execute", identity: ID, effectRef: HX, runRef: "run_1" })
       .thenEvents([executed]);
   });
   it("typed_result, validation, writeback, spend, apply, ack", () => {
     g(upTo(executed))
-      .when({ kind: "record_typed_result", identity: ID, result: ENVELOPE })
+      .when({ type: "record_typed_result", identity: ID, result: ENVELOPE })
       .thenEvents([typed]);
     g(upTo(typed))
-      .when({ kind: "record_validation", identity: ID, receipt: RECEIPT })
+      .when({ type: "record_validation", identity: ID, receipt: RECEIPT })
       .thenEvents([validated]);
     g(upTo(validated))
-      .when({ kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB })
+      .when({ type: "prepare_effect", identity: ID, phase: "durable_writeback", effectRef: WB })
       .thenEvents([wbPrepared]);
     g(upTo(wbPrepared))
       .when({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: ID,
-        effect_ref: WB,
-        outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+        effectRef: WB,
+        outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
       })
       .thenEvents([written]);
     g(upTo(written))
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
       .thenEvents([spent]);
     g(upTo(spent))
-      .when({ kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT })
+      .when({ type: "record_scheduler_apply", identity: ID, effectRef: SA, hint: HINT })
       .thenEvents([applied]);
     g(upTo(applied))
       .when({
-        kind: "record_scheduler_ack",
+        type: "record_scheduler_ack",
         identity: ID,
-        effect_ref: SA,
+        effectRef: SA,
         outcome: { kind: "ack", mode: "host_updated" },
       })
       .thenEvents([acked]);
@@ -108,13 +108,13 @@ describe("turn: each phase in order", () => {
 describe("turn: refusals", () => {
   it("identity_mismatch: a fact of another turn", () => {
     const e = g(upTo(executed))
-      .when({ kind: "record_typed_result", identity: OTHER, result: ENVELOPE })
+      .when({ type: "record_typed_result", identity: OTHER, result: ENVELOPE })
       .thenError(/identity_mismatch/, TurnRefusal);
     expect((e as TurnRefusal).failure).toBe("identity_mismatch");
   });
   it("identity_mismatch: re-binding to another todo", () => {
     g([bound])
-      .when({ kind: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_docs" }, base_revision: REV })
+      .when({ type: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_docs" }, baseRevision: REV })
       .thenError(/identity_mismatch/);
   });
   it("identity_mismatch: a receipt of another run, goal or revision", () => {
@@ -126,21 +126,21 @@ describe("turn: refusals", () => {
       { ...r, task_id: "docs" },
     ])
       g(upTo(typed))
-        .when({ kind: "record_validation", identity: ID, receipt: { kind: "run", receipt } })
+        .when({ type: "record_validation", identity: ID, receipt: { kind: "run", receipt } })
         .thenError(/identity_mismatch/);
   });
   it("identity_mismatch: a plan result for a todo, a foreign effect_ref, a foreign spend key", () => {
     g(upTo(executed))
-      .when({ kind: "record_typed_result", identity: ID, result: { kind: "plan", delta_digest: "d" } })
+      .when({ type: "record_typed_result", identity: ID, result: { kind: "plan", delta_digest: "d" } })
       .thenError(/identity_mismatch/);
     g([bound])
-      .when({ kind: "prepare_effect", identity: ID, phase: "host_execute", effect_ref: "x#host_execute" })
+      .when({ type: "prepare_effect", identity: ID, phase: "host_execute", effectRef: "x#host_execute" })
       .thenError(/identity_mismatch/);
     g(upTo(written))
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: "goal_csv/builder/t0",
+        spendKey: "goal_csv/builder/t0",
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
@@ -149,86 +149,86 @@ describe("turn: refusals", () => {
   it("identity_mismatch: a scheduler apply under another turn's effect_ref", () => {
     g(upTo(spent))
       .when({
-        kind: "record_scheduler_apply",
+        type: "record_scheduler_apply",
         identity: ID,
-        effect_ref: "goal_csv/builder/t0#scheduler_apply",
+        effectRef: "goal_csv/builder/t0#scheduler_apply",
         hint: HINT,
       })
       .thenError(/identity_mismatch/);
   });
   it("receipt_missing: any phase before its predecessor", () => {
     g([])
-      .when({ kind: "record_typed_result", identity: ID, result: ENVELOPE })
+      .when({ type: "record_typed_result", identity: ID, result: ENVELOPE })
       .thenError(/receipt_missing.*not bound/);
     g([bound])
-      .when({ kind: "record_host_execute", identity: ID, effect_ref: HX, run_ref: "run_1" })
+      .when({ type: "record_host_execute", identity: ID, effectRef: HX, runRef: "run_1" })
       .thenError(/receipt_missing.*not prepared/);
     g([bound])
-      .when({ kind: "record_typed_result", identity: ID, result: ENVELOPE })
+      .when({ type: "record_typed_result", identity: ID, result: ENVELOPE })
       .thenError(/receipt_missing/);
     g(upTo(executed))
-      .when({ kind: "record_validation", identity: ID, receipt: RECEIPT })
+      .when({ type: "record_validation", identity: ID, receipt: RECEIPT })
       .thenError(/receipt_missing/);
     g(upTo(spent))
       .when({
-        kind: "record_scheduler_ack",
+        type: "record_scheduler_ack",
         identity: ID,
-        effect_ref: SA,
+        effectRef: SA,
         outcome: { kind: "ack", mode: "host_match" },
       })
       .thenError(/receipt_missing.*scheduler_apply/);
     g(upTo(written))
-      .when({ kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT })
+      .when({ type: "record_scheduler_apply", identity: ID, effectRef: SA, hint: HINT })
       .thenError(/receipt_missing.*quota_spend/);
   });
   it("no writeback without a validation receipt", () => {
     g(upTo(typed))
-      .when({ kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB })
+      .when({ type: "prepare_effect", identity: ID, phase: "durable_writeback", effectRef: WB })
       .thenError(/receipt_missing.*validation receipt/);
     g(upTo(typed))
       .when({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: ID,
-        effect_ref: WB,
-        outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+        effectRef: WB,
+        outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
       })
       .thenError(/receipt_missing/);
   });
   it("a missing or non-SUCCESS receipt is recorded as receipt_missing and blocks the writeback", () => {
     g(upTo(typed))
-      .when({ kind: "record_validation", identity: ID, receipt: null })
+      .when({ type: "record_validation", identity: ID, receipt: null })
       .thenEvents([fail("receipt_missing", "validation", "no validation receipt")] as never);
     const failedRun = { kind: "run" as const, receipt: { ...RECEIPT.receipt, status: "ESCALATED" as const } };
     const ev = g(upTo(typed))
-      .when({ kind: "record_validation", identity: ID, receipt: failedRun })
+      .when({ type: "record_validation", identity: ID, receipt: failedRun })
       .thenEvents([fail("receipt_missing", "validation", "the run is ESCALATED, not SUCCESS")] as never);
     given(turnDecider, [...upTo(typed), ...ev])
-      .when({ kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB })
+      .when({ type: "prepare_effect", identity: ID, phase: "durable_writeback", effectRef: WB })
       .thenError(/phase_conflict.*receipt_missing/);
   });
   it("no spend without an accepted writeback; a rejected writeback is writeback_rejected", () => {
     g(upTo(wbPrepared))
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
       .thenError(/receipt_missing.*accepted writeback/);
     const ev = g(upTo(wbPrepared))
       .when({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: ID,
-        effect_ref: WB,
+        effectRef: WB,
         outcome: { kind: "rejected", reason: "dirty tree" },
       })
       .thenEvents([fail("writeback_rejected", "durable_writeback", "dirty tree")] as never);
     given(turnDecider, [...upTo(wbPrepared), ...ev])
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
@@ -237,10 +237,10 @@ describe("turn: refusals", () => {
   it("needs_rebase when the revision moved; rebase re-validates on the new base, release gives the todo back", () => {
     const ev = g(upTo(wbPrepared))
       .when({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: ID,
-        effect_ref: WB,
-        outcome: { kind: "cas_conflict", current_revision: "rev_c" },
+        effectRef: WB,
+        outcome: { kind: "cas_conflict", currentRevision: "rev_c" },
       })
       .thenEvents([
         fail("needs_rebase", "durable_writeback", "the goal revision moved from rev_a to rev_c", {
@@ -254,9 +254,9 @@ describe("turn: refusals", () => {
     });
     given(turnDecider, after)
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
@@ -266,32 +266,32 @@ describe("turn: refusals", () => {
       data: { identity: ID, from_revision: REV, to_revision: "rev_c" },
     };
     given(turnDecider, after)
-      .when({ kind: "rebase", identity: ID, to_revision: "rev_c" })
+      .when({ type: "rebase", identity: ID, toRevision: "rev_c" })
       .thenEvents([rebased]);
     const s = fold(turnDecider, [...after, rebased]);
     expect(nextTurnPhase(s)).toEqual({ kind: "record", phase: "typed_result" });
     // the old receipt (rev_a) does not validate on rev_c
     given(turnDecider, [...after, rebased, typed])
-      .when({ kind: "record_validation", identity: ID, receipt: RECEIPT })
+      .when({ type: "record_validation", identity: ID, receipt: RECEIPT })
       .thenError(/identity_mismatch.*rev_a/);
     given(turnDecider, after)
-      .when({ kind: "release", identity: ID, reason: "give back" })
+      .when({ type: "release", identity: ID, reason: "give back" })
       .thenEvents([{ type: "turn_released", data: { identity: ID, reason: "give back" } }]);
   });
   it("rebase is refused without needs_rebase; release is refused after an accepted writeback", () => {
     g(upTo(typed))
-      .when({ kind: "rebase", identity: ID, to_revision: "rev_c" })
+      .when({ type: "rebase", identity: ID, toRevision: "rev_c" })
       .thenError(/phase_conflict.*needs_rebase/);
     g(upTo(written))
-      .when({ kind: "release", identity: ID, reason: "x" })
+      .when({ type: "release", identity: ID, reason: "x" })
       .thenError(/phase_conflict.*settle/);
   });
   it("quota_spend_rejected is recorded and the spend may be retried with the same key", () => {
     const ev = g(upTo(written))
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "rejected", reason: "store down" },
       })
@@ -300,9 +300,9 @@ describe("turn: refusals", () => {
     expect(nextTurnPhase(fold(turnDecider, after))).toEqual({ kind: "retry_spend" });
     given(turnDecider, after)
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
@@ -311,18 +311,18 @@ describe("turn: refusals", () => {
   it("spend exactly once: a repeat is a no-op, a different spend is refused", () => {
     g(upTo(spent))
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: USAGE,
         outcome: { kind: "accepted" },
       })
       .thenEvents([]);
     g(upTo(spent))
       .when({
-        kind: "record_spend",
+        type: "record_spend",
         identity: ID,
-        spend_key: KEY,
+        spendKey: KEY,
         usage: { ...USAGE, tokens: 1 },
         outcome: { kind: "accepted" },
       })
@@ -335,9 +335,9 @@ describe("turn: refusals", () => {
     };
     g(upTo(applied))
       .when({
-        kind: "record_scheduler_ack",
+        type: "record_scheduler_ack",
         identity: ID,
-        effect_ref: SA,
+        effectRef: SA,
         outcome: { kind: "failed", reason: "cron busy" },
       })
       .thenEvents([failedApply]);
@@ -349,7 +349,7 @@ describe("turn: refusals", () => {
   it("a released turn takes no more facts", () => {
     const rel = { type: "turn_released" as const, data: { identity: ID, reason: "x" } };
     g([...upTo(typed), rel])
-      .when({ kind: "record_validation", identity: ID, receipt: RECEIPT })
+      .when({ type: "record_validation", identity: ID, receipt: RECEIPT })
       .thenError(/phase_conflict.*released/);
   });
 });

@@ -24,7 +24,7 @@ const acquiredA: TurnLeaseEvent = {
   data: { holder: "agent-a", owner: A, expires_at: "2026-12-01T10:01:00.000Z", previous: null },
 };
 const acquire = (owner = B, now = NOW, owner_gone = false): TurnLeaseCommand => ({
-  kind: "acquire",
+  type: "acquire",
   holder: "agent-b",
   owner,
   now: new Date(now),
@@ -87,22 +87,22 @@ describe("turn lease", () => {
 
   it("heartbeat extends only the holder's lease; anyone else is refused", () => {
     given(leaseDecider, [acquiredA])
-      .when({ kind: "heartbeat", token: "tok-a", now: new Date("2026-12-01T10:00:30.000Z"), ttlMs: 60_000 })
+      .when({ type: "heartbeat", token: "tok-a", now: new Date("2026-12-01T10:00:30.000Z"), ttlMs: 60_000 })
       .thenEvents([
         { type: "turn_lease_heartbeat", data: { token: "tok-a", expires_at: "2026-12-01T10:01:30.000Z" } },
       ]);
     given(leaseDecider, [acquiredA])
-      .when({ kind: "heartbeat", token: "tok-b", now: new Date(NOW), ttlMs: 60_000 })
+      .when({ type: "heartbeat", token: "tok-b", now: new Date(NOW), ttlMs: 60_000 })
       .thenError(/no longer holds the turn lease/, TurnLeaseLostError);
   });
 
   it("release frees the goal; a release by another owner is refused and changes nothing", () => {
     const freed = given(leaseDecider, [acquiredA])
-      .when({ kind: "release", token: "tok-a", reason: "done" })
+      .when({ type: "release", token: "tok-a", reason: "done" })
       .state();
     expect(freed).toBeNull();
     given(leaseDecider, [acquiredA])
-      .when({ kind: "release", token: "tok-b", reason: "x" })
+      .when({ type: "release", token: "tok-b", reason: "x" })
       .thenError(/no longer holds the turn lease/, TurnLeaseLostError);
     // A forged heartbeat or release in the log does not move someone else's lease.
     const s = [

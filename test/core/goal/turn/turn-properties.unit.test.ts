@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Readback, TurnCommand } from "../../../../src/core/events/goal/turn-commands.js";
 import type { TurnEvent } from "../../../../src/core/events/goal/turn-events.js";
 import { contractIdentity, nextBackoff } from "../../../../src/core/goal/schedule/scheduler.js";
 import { type MonitorEvent, monitorDecider } from "../../../../src/core/goal/turn/monitor.js";
+import type { Readback, TurnCommand } from "../../../../src/core/goal/turn/turn-commands.js";
 import { nextTurnPhase, turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import { fold } from "../../../support/decider.js";
 import { ENVELOPE, HINT, HX, ID, KEY, OTHER, RECEIPT, REV, SA, USAGE, WB } from "./turn-fixtures.js";
@@ -27,61 +27,61 @@ function run<S, E, C>(d: { initialState(): S; evolve(s: S, e: E): S; decide(c: C
 
 const turnCommand: fc.Arbitrary<TurnCommand> = fc.oneof(
   fc.constantFrom<TurnCommand>(
-    { kind: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, base_revision: REV },
-    { kind: "prepare_effect", identity: ID, phase: "host_execute", effect_ref: HX },
-    { kind: "record_host_execute", identity: ID, effect_ref: HX, run_ref: "run_1" },
-    { kind: "record_typed_result", identity: ID, result: ENVELOPE },
-    { kind: "record_validation", identity: ID, receipt: RECEIPT },
-    { kind: "record_validation", identity: ID, receipt: null },
-    { kind: "prepare_effect", identity: ID, phase: "durable_writeback", effect_ref: WB },
+    { type: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, baseRevision: REV },
+    { type: "prepare_effect", identity: ID, phase: "host_execute", effectRef: HX },
+    { type: "record_host_execute", identity: ID, effectRef: HX, runRef: "run_1" },
+    { type: "record_typed_result", identity: ID, result: ENVELOPE },
+    { type: "record_validation", identity: ID, receipt: RECEIPT },
+    { type: "record_validation", identity: ID, receipt: null },
+    { type: "prepare_effect", identity: ID, phase: "durable_writeback", effectRef: WB },
     {
-      kind: "record_writeback",
+      type: "record_writeback",
       identity: ID,
-      effect_ref: WB,
-      outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+      effectRef: WB,
+      outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
     },
-    { kind: "record_writeback", identity: ID, effect_ref: WB, outcome: { kind: "rejected", reason: "x" } },
+    { type: "record_writeback", identity: ID, effectRef: WB, outcome: { kind: "rejected", reason: "x" } },
     {
-      kind: "record_writeback",
+      type: "record_writeback",
       identity: ID,
-      effect_ref: WB,
-      outcome: { kind: "cas_conflict", current_revision: "rev_c" },
+      effectRef: WB,
+      outcome: { kind: "cas_conflict", currentRevision: "rev_c" },
     },
-    { kind: "rebase", identity: ID, to_revision: "rev_c" },
+    { type: "rebase", identity: ID, toRevision: "rev_c" },
     {
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: ID,
       phase: "durable_writeback",
-      effect_ref: WB,
+      effectRef: WB,
       readback: { found: "absent" },
     },
     {
-      kind: "resolve_readback",
+      type: "resolve_readback",
       identity: ID,
       phase: "durable_writeback",
-      effect_ref: WB,
+      effectRef: WB,
       readback: { found: "unknown", reason: "?" },
     },
-    { kind: "record_spend", identity: ID, spend_key: KEY, usage: USAGE, outcome: { kind: "accepted" } },
+    { type: "record_spend", identity: ID, spendKey: KEY, usage: USAGE, outcome: { kind: "accepted" } },
     {
-      kind: "record_spend",
+      type: "record_spend",
       identity: ID,
-      spend_key: KEY,
+      spendKey: KEY,
       usage: USAGE,
       outcome: { kind: "rejected", reason: "x" },
     },
     {
-      kind: "record_spend",
+      type: "record_spend",
       identity: OTHER,
-      spend_key: "goal_csv/builder/t0",
+      spendKey: "goal_csv/builder/t0",
       usage: USAGE,
       outcome: { kind: "accepted" },
     },
-    { kind: "record_scheduler_apply", identity: ID, effect_ref: SA, hint: HINT },
+    { type: "record_scheduler_apply", identity: ID, effectRef: SA, hint: HINT },
     {
-      kind: "record_scheduler_ack",
+      type: "record_scheduler_ack",
       identity: ID,
-      effect_ref: SA,
+      effectRef: SA,
       outcome: { kind: "ack", mode: "host_match" },
     },
   ),
@@ -106,7 +106,7 @@ describe("turn properties", () => {
 
   it("a monitor never creates two successors for one generation", () => {
     const poll = fc.record({
-      kind: fc.constant("record_poll" as const),
+      type: fc.constant("record_poll" as const),
       operationId: fc.constantFrom("op1", "op2", "op3", "op4"),
       now: fc
         .constantFrom("2026-12-01T10:00:00.000Z", "2026-12-01T10:05:00.000Z", "2026-12-01T10:10:00.000Z")
@@ -119,7 +119,7 @@ describe("turn properties", () => {
       fc.property(fc.array(poll, { maxLength: 30 }), (polls) => {
         const log = run(monitorDecider, [
           {
-            kind: "arm",
+            type: "arm",
             todoId: "todo_watch",
             policy: { cadenceSeconds: 60 },
             now: new Date("2026-12-01T10:00:00.000Z"),
@@ -182,22 +182,22 @@ function plan(events: TurnEvent[], w: World): Micro[] {
   switch (n.kind) {
     case "bind":
       return [
-        a({ kind: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, base_revision: REV }),
+        a({ type: "bind", identity: ID, work: { kind: "todo", todo_id: "todo_parse" }, baseRevision: REV }),
       ];
     case "execute":
       return n.phase === "host_execute"
         ? [
-            a({ kind: "prepare_effect", identity: ID, phase: n.phase, effect_ref: n.effect_ref }),
+            a({ type: "prepare_effect", identity: ID, phase: n.phase, effectRef: n.effect_ref }),
             {
               kind: "effect",
               apply: (x) => {
                 x.runs.push({ ref: n.effect_ref, run_ref: "run_1" });
               },
             },
-            a({ kind: "record_host_execute", identity: ID, effect_ref: n.effect_ref, run_ref: "run_1" }),
+            a({ type: "record_host_execute", identity: ID, effectRef: n.effect_ref, runRef: "run_1" }),
           ]
         : [
-            a({ kind: "prepare_effect", identity: ID, phase: n.phase, effect_ref: n.effect_ref }),
+            a({ type: "prepare_effect", identity: ID, phase: n.phase, effectRef: n.effect_ref }),
             {
               kind: "effect",
               apply: (x) => {
@@ -209,10 +209,10 @@ function plan(events: TurnEvent[], w: World): Micro[] {
               },
             },
             a({
-              kind: "record_writeback",
+              type: "record_writeback",
               identity: ID,
-              effect_ref: n.effect_ref,
-              outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+              effectRef: n.effect_ref,
+              outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
             }),
           ];
     case "readback": {
@@ -225,35 +225,35 @@ function plan(events: TurnEvent[], w: World): Micro[] {
           : hits === 0
             ? { found: "absent" }
             : n.phase === "host_execute"
-              ? { found: "committed", payload: { phase: "host_execute", run_ref: runs[0]?.run_ref ?? "" } }
+              ? { found: "committed", payload: { phase: "host_execute", runRef: runs[0]?.run_ref ?? "" } }
               : {
                   found: "committed",
                   payload: {
                     phase: "durable_writeback",
                     commit: commits[0]?.commit ?? "",
-                    new_revision: commits[0]?.new_revision ?? "",
+                    newRevision: commits[0]?.new_revision ?? "",
                   },
                 };
       return [
-        a({ kind: "resolve_readback", identity: ID, phase: n.phase, effect_ref: n.effect_ref, readback }),
+        a({ type: "resolve_readback", identity: ID, phase: n.phase, effectRef: n.effect_ref, readback }),
       ];
     }
     case "record":
       if (n.phase === "typed_result")
-        return [a({ kind: "record_typed_result", identity: ID, result: ENVELOPE })];
-      if (n.phase === "validation") return [a({ kind: "record_validation", identity: ID, receipt: RECEIPT })];
+        return [a({ type: "record_typed_result", identity: ID, result: ENVELOPE })];
+      if (n.phase === "validation") return [a({ type: "record_validation", identity: ID, receipt: RECEIPT })];
       return [
         a({
-          kind: "record_spend",
+          type: "record_spend",
           identity: ID,
-          spend_key: KEY,
+          spendKey: KEY,
           usage: USAGE,
           outcome: { kind: "accepted" },
         }),
       ];
     case "scheduler_apply":
       return [
-        a({ kind: "record_scheduler_apply", identity: ID, effect_ref: n.effect_ref, hint: HINT }),
+        a({ type: "record_scheduler_apply", identity: ID, effectRef: n.effect_ref, hint: HINT }),
         {
           kind: "effect",
           apply: (x) => {
@@ -261,18 +261,18 @@ function plan(events: TurnEvent[], w: World): Micro[] {
           },
         },
         a({
-          kind: "record_scheduler_ack",
+          type: "record_scheduler_ack",
           identity: ID,
-          effect_ref: n.effect_ref,
+          effectRef: n.effect_ref,
           outcome: { kind: "ack", mode: "host_updated" },
         }),
       ];
     case "scheduler_ack": {
       const ack = (mode: "host_match" | "host_updated") =>
         a({
-          kind: "record_scheduler_ack",
+          type: "record_scheduler_ack",
           identity: ID,
-          effect_ref: n.effect_ref,
+          effectRef: n.effect_ref,
           outcome: { kind: "ack", mode },
         });
       return w.host === HINT.not_before

@@ -34,13 +34,13 @@ describe("turn: crash recovery by readback", () => {
   it("committed writeback: reuse its payload (one writeback fact)", () => {
     g(upTo(wbPrepared))
       .when({
-        kind: "resolve_readback",
+        type: "resolve_readback",
         identity: ID,
         phase: "durable_writeback",
-        effect_ref: WB,
+        effectRef: WB,
         readback: {
           found: "committed",
-          payload: { phase: "durable_writeback", commit: "c1", new_revision: "rev_b" },
+          payload: { phase: "durable_writeback", commit: "c1", newRevision: "rev_b" },
         },
       })
       .thenEvents([
@@ -58,10 +58,10 @@ describe("turn: crash recovery by readback", () => {
     };
     g(upTo(hxPrepared))
       .when({
-        kind: "resolve_readback",
+        type: "resolve_readback",
         identity: ID,
         phase: "host_execute",
-        effect_ref: HX,
+        effectRef: HX,
         readback: { found: "absent" },
       })
       .thenEvents([rb]);
@@ -74,10 +74,10 @@ describe("turn: crash recovery by readback", () => {
   it("unknown readback fails closed as blocked_health and nothing else moves", () => {
     const ev = g(upTo(wbPrepared))
       .when({
-        kind: "resolve_readback",
+        type: "resolve_readback",
         identity: ID,
         phase: "durable_writeback",
-        effect_ref: WB,
+        effectRef: WB,
         readback: { found: "unknown", reason: "two commits carry the trailer" },
       })
       .events();
@@ -92,19 +92,19 @@ describe("turn: crash recovery by readback", () => {
     expect(nextTurnPhase(fold(turnDecider, after)).kind).toBe("blocked_health");
     given(turnDecider, after)
       .when({
-        kind: "record_writeback",
+        type: "record_writeback",
         identity: ID,
-        effect_ref: WB,
-        outcome: { kind: "accepted", commit: "c1", new_revision: "rev_b" },
+        effectRef: WB,
+        outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
       })
       .thenError(/phase_conflict.*blocked_health/);
   });
   it("blocked: the same unknown again is no new fact; a repaired readback clears the block and settles", () => {
     const unknown = (reason: string) => ({
-      kind: "resolve_readback" as const,
+      type: "resolve_readback" as const,
       identity: ID,
       phase: "durable_writeback" as const,
-      effect_ref: WB,
+      effectRef: WB,
       readback: { found: "unknown" as const, reason },
     });
     const blocked = [
@@ -143,7 +143,7 @@ describe("turn: crash recovery by readback", () => {
         ...unknown(""),
         readback: {
           found: "committed",
-          payload: { phase: "durable_writeback", commit: "c1", new_revision: "rev_b" },
+          payload: { phase: "durable_writeback", commit: "c1", newRevision: "rev_b" },
         },
       })
       .events();
@@ -156,22 +156,22 @@ describe("turn: crash recovery by readback", () => {
   it("a readback without a prepared effect, or with another phase's payload, is refused", () => {
     g(upTo(validated))
       .when({
-        kind: "resolve_readback",
+        type: "resolve_readback",
         identity: ID,
         phase: "durable_writeback",
-        effect_ref: WB,
+        effectRef: WB,
         readback: { found: "absent" },
       })
       .thenError(/receipt_missing.*no prepared/);
     g(upTo(hxPrepared))
       .when({
-        kind: "resolve_readback",
+        type: "resolve_readback",
         identity: ID,
         phase: "host_execute",
-        effect_ref: HX,
+        effectRef: HX,
         readback: {
           found: "committed",
-          payload: { phase: "durable_writeback", commit: "c", new_revision: "r" },
+          payload: { phase: "durable_writeback", commit: "c", newRevision: "r" },
         },
       })
       .thenError(/identity_mismatch/);
@@ -186,24 +186,24 @@ describe("turn: a replan obligation", () => {
   const plan = { kind: "plan" as const, delta_digest: "delta_1" };
   it("takes a plan result and a typed receipt of the same digest", () => {
     given(turnDecider, [rb, hx, ex])
-      .when({ kind: "record_typed_result", identity: ID, result: plan })
+      .when({ type: "record_typed_result", identity: ID, result: plan })
       .thenEvents([{ type: "turn_typed_result", data: { identity: ID, result: plan } }]);
     const t = { type: "turn_typed_result" as const, data: { identity: ID, result: plan } };
     given(turnDecider, [rb, hx, ex, t])
-      .when({ kind: "record_validation", identity: ID, receipt: { kind: "typed", digest: "delta_1" } })
+      .when({ type: "record_validation", identity: ID, receipt: { kind: "typed", digest: "delta_1" } })
       .thenEvents([
         { type: "turn_validated", data: { identity: ID, receipt: { kind: "typed", digest: "delta_1" } } },
       ]);
     given(turnDecider, [rb, hx, ex, t])
-      .when({ kind: "record_validation", identity: ID, receipt: { kind: "typed", digest: "delta_2" } })
+      .when({ type: "record_validation", identity: ID, receipt: { kind: "typed", digest: "delta_2" } })
       .thenError(/identity_mismatch/);
     given(turnDecider, [rb, hx, ex, t])
-      .when({ kind: "record_validation", identity: ID, receipt: RECEIPT })
+      .when({ type: "record_validation", identity: ID, receipt: RECEIPT })
       .thenError(/identity_mismatch/);
   });
   it("refuses an envelope as the answer to a replan obligation", () => {
     given(turnDecider, [rb, hx, ex])
-      .when({ kind: "record_typed_result", identity: ID, result: ENVELOPE })
+      .when({ type: "record_typed_result", identity: ID, result: ENVELOPE })
       .thenError(/identity_mismatch.*replan/);
   });
 });

@@ -77,7 +77,7 @@ describe("the shared goal repository", () => {
     const hostB = temp();
     expect(await goalRepo(store, hostB).readbackWriteback(goalId, key, revision)).toEqual({
       found: "committed",
-      payload: { phase: "durable_writeback", commit, new_revision: commit },
+      payload: { phase: "durable_writeback", commit, newRevision: commit },
     });
     // Host B now holds the commit itself (from the store's pack), with the turn's trailer on the base.
     expect(
@@ -101,7 +101,7 @@ describe("the shared goal repository", () => {
       turnKey: key,
       subject: "drop",
     });
-    expect(out).toEqual({ kind: "cas_conflict", current_revision: moved });
+    expect(out).toEqual({ kind: "cas_conflict", currentRevision: moved });
     expect(await goalRepo(store, temp()).readbackWriteback(goalId, key, revision)).toEqual({
       found: "absent",
     });
