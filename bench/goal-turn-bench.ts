@@ -65,16 +65,16 @@ export async function measureGoalTurn(): Promise<TurnCounts> {
   try {
     cpSync(resolve("examples/goal-csvcol"), join(dir, "goal-csvcol"), { recursive: true });
     cpSync(resolve("examples/sh-csvcol"), join(dir, "sh-csvcol"), { recursive: true });
-    const storeDir = join(dir, "store");
+    const localDir = join(dir, "store");
     const err: string[] = [];
     const io = { out: () => {}, err: (s: string) => void err.push(s), stderr: process.stderr };
     const code = await goalNewCommand(io, join(dir, "goal-csvcol", "goal.yaml"), {
-      store: storeDir,
+      store: localDir,
       json: true,
     });
     if (code !== 0) throw new Error(`goal new failed: ${err.join("")}`);
     const counts: TurnCounts = { goalReads: 0, runReads: 0, appends: 0, gitProcesses: 0, outcome: "failed" };
-    const raw = await openStore(storeDir, true);
+    const raw = await openStore(localDir, true);
     const store = counting(raw, counts);
     onGitProcess(() => {
       counts.gitProcesses++;
@@ -83,16 +83,16 @@ export async function measureGoalTurn(): Promise<TurnCounts> {
       const out = await tick(
         {
           store,
-          storeDir,
+          localDir,
           runHost: async (run) => {
-            await openGoal(store, storeDir, run.goal.id);
+            await openGoal(store, localDir, run.goal.id);
             if (!run.loaded.oracle) throw new Error(`${run.loaded.file}: the task declares no oracle`);
             return runTask({
               runId: run.runId,
               loaded: run.loaded,
               builder: oracleBuilder(run.loaded.oracle),
               store,
-              storeDir,
+              localDir,
               sandbox: "bubblewrap",
               goal: run.goal,
             });

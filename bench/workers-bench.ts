@@ -88,7 +88,7 @@ async function sequentialInProcess(store: PostgresEventStore, url: string, task:
       loaded,
       builder: await chooseBuilder(loaded, flags),
       store,
-      storeDir: s.storeDir,
+      localDir: s.localDir,
       sandbox: s.sandbox,
     });
     if (env.status !== "SUCCESS") throw new Error(`the trivial run ended ${env.status}: ${env.reason}`);

@@ -148,7 +148,7 @@ async function runJob(
 ): Promise<RunRecord[]> {
   const m = plan.source.manifest;
   const { task, seed, arm } = job;
-  const storeDir = join(outDir, "runs", task.entry.id, `seed-${seed}`, arm.id);
+  const localDir = join(outDir, "runs", task.entry.id, `seed-${seed}`, arm.id);
   const judges = [arm, ...plan.arms.filter((a) => a.from === arm.id)];
   const setup = setupPolicy(arm.policy, task.loaded);
   const gateIds = setup.loaded.task.gates.map((g) => g.id);
@@ -158,15 +158,15 @@ async function runJob(
   let thrown: string | null = null;
   let store: SqliteEventStore | null = null;
   try {
-    await mkdir(storeDir, { recursive: true });
-    store = SqliteEventStore.open(join(storeDir, "events.db"));
+    await mkdir(localDir, { recursive: true });
+    store = SqliteEventStore.open(join(localDir, "events.db"));
     const make = task.builders.get(arm.id);
     if (!make) throw new Error(`no builder for arm ${arm.id}`);
     envelope = await runTask({
       loaded: setup.loaded,
       builder: make(),
       store,
-      storeDir,
+      localDir,
       sandbox: m.sandbox,
       allowEnv: m.builder_env,
       ...(m.network !== undefined ? { network: m.network } : {}),
@@ -204,7 +204,7 @@ async function runJob(
         ...new Set(envelope?.findings.filter((f) => f.severity === "blocking").map((f) => f.code) ?? []),
       ],
       claim: claim ? lastLine(claim) : null,
-      store: storeDir,
+      store: localDir,
       duration_ms: duration,
     };
   });

@@ -26,7 +26,7 @@ export interface LoopgateMcpOptions {
   loaded: LoadedTask;
   workspace: string;
   store: EventStore;
-  storeDir: string;
+  localDir: string;
   sandbox: SandboxMode;
   /** How long a step's check may run (default 60 s). */
   checkTimeoutMs?: number;
@@ -66,7 +66,7 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
     env: process.env,
     allowEnv: [],
     hidden: o.loaded.hidden,
-    nonPublic: [o.loaded.dir, o.storeDir],
+    nonPublic: [o.loaded.dir, o.localDir],
   });
 
   server.registerTool(
@@ -178,7 +178,7 @@ export function createLoopgateMcp(o: LoopgateMcpOptions): McpServer {
         loaded: o.loaded,
         builder: noopBuilder(),
         store: o.store,
-        storeDir: o.storeDir,
+        localDir: o.localDir,
         sandbox: o.sandbox,
         workFrom: o.workspace,
       });

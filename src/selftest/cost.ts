@@ -50,7 +50,7 @@ async function runProbe(dir: string, makeBuilder: (dir: string) => BuilderChoice
       loaded: loadTask(join(dir, "task", "task.yaml")),
       builder: makeBuilder(dir),
       store,
-      storeDir: join(dir, "store"),
+      localDir: join(dir, "store"),
       sandbox: "bubblewrap",
     });
     return { env, events: await store.readStream(RunJournal.stream(env.run_id)) };

@@ -30,7 +30,7 @@ export async function runExample(
         loaded,
         builder: makeBuilder(loaded.dir),
         store,
-        storeDir: dir,
+        localDir: dir,
         sandbox: "bubblewrap",
         ...(maxAttempts !== undefined ? { maxAttempts } : {}),
       });

@@ -57,19 +57,19 @@ const heldout = {
   "hidden/check.mjs": `// ${HELDOUT_MARKER}\nimport { answer } from "../lib/answer.js";\nif (answer !== 42) { console.log("wrong"); process.exit(1); }\n`,
 };
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 let scriptDir: string;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-agent-loop-"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-agent-loop-"));
   scriptDir = await mkdtemp(join(tmpdir(), "loopgate-agent-scripts-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
   process.env[SECRET_NAME] = SECRET;
 });
 afterAll(async () => {
   delete process.env[SECRET_NAME];
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
   await rm(scriptDir, { recursive: true, force: true });
   for (const dir of taskDirs) await rm(dir, { recursive: true, force: true });
 });
@@ -105,7 +105,7 @@ async function run(
     loaded,
     builder: agentBuilder(`scripted:${file}`, options),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     maxAttempts: 1,
   });
@@ -117,7 +117,7 @@ async function run(
       events
         .filter((e) => e.type === type)
         .map((e) => ({ ...(e.data as object), origin: e.meta.origin }) as never),
-    workspace: join(storeDir, "runs", env.run_id, "workspace"),
+    workspace: join(localDir, "runs", env.run_id, "workspace"),
   };
 }
 

@@ -27,15 +27,15 @@ const agent = (model: ModelAdapter): AgentBuilder => ({
   agent: { model },
 });
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-interrupt-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-interrupt-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 /** Runs the task with `model`, aborting with SIGINT once `model` says it was asked (`asked`). */
@@ -48,7 +48,7 @@ async function interrupted(model: ModelAdapter & { asked: Promise<void> }) {
     loaded: loadTask(t.file),
     builder: agent(model),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     signal: controller.signal,
   });

@@ -54,15 +54,15 @@ const agent = (model: ModelAdapter): AgentBuilder => ({
   agent: { model },
 });
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-model-failures-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-model-failures-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 async function run(model: ModelAdapter) {
@@ -71,7 +71,7 @@ async function run(model: ModelAdapter) {
     loaded: loadTask(t.file),
     builder: agent(model),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
   });
   const events = await store.readStream(RunJournal.stream(env.run_id));

@@ -22,23 +22,23 @@ gates:
 budget: { attempts: 1 }
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const dirs: string[] = [];
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-usage-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-usage-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  for (const d of [storeDir, ...dirs]) await rm(d, { recursive: true, force: true });
+  for (const d of [localDir, ...dirs]) await rm(d, { recursive: true, force: true });
 });
 
 async function run(builder: (dir: string) => Promise<Parameters<typeof runTask>[0]["builder"]>) {
   const t = await makeTask({ taskYaml, repo: { "answer.txt": "41\n" } });
   dirs.push(t.dir);
   const b = await builder(t.dir);
-  return runTask({ loaded: loadTask(t.file), builder: b, store, storeDir, sandbox: "bubblewrap" });
+  return runTask({ loaded: loadTask(t.file), builder: b, store, localDir, sandbox: "bubblewrap" });
 }
 
 describe("audit.tokens and audit.cost", () => {

@@ -13,15 +13,15 @@ import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../runner/task-fixture.js";
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-long-prompt-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-long-prompt-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 // Just over 200 KiB of prompt.
@@ -44,12 +44,12 @@ describe("a prompt longer than one argument may be", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder(`${t.script("b.sh")} {prompt}`),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       reporter: { note: (s) => notes.push(s) },
     });
     expect(env.status, env.reason).toBe("SUCCESS");
-    const ws = join(storeDir, "runs", env.run_id, "workspace");
+    const ws = join(localDir, "runs", env.run_id, "workspace");
     expect(readFileSync(join(ws, "lib/arg.txt"), "utf8")).toMatch(/\/prompt-1\/prompt\.md$/);
     expect(readFileSync(join(ws, "lib/seen.txt"), "utf8")).toBe(prompt);
     expect(notes).toHaveLength(1);

@@ -113,7 +113,7 @@ describe("goal revert", () => {
       await expect(
         revertAcceptedChange({
           store: s,
-          storeDir: store,
+          localDir: store,
           goalId: GOAL,
           revision: accepted,
           successor: {

@@ -114,7 +114,7 @@ describe("loopgate hook task-completed and the goal at stop (a user's own sessio
       loaded: loadTask(task),
       workspace: work,
       store: db,
-      storeDir: store,
+      localDir: store,
       sandbox: "bubblewrap",
       sessionId: "sess-m",
     });

@@ -43,15 +43,15 @@ printf 'echo 42 # curl -s http://example.com\\n' > lib/answer.sh
 echo done
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-judge-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-judge-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 async function judged(judgeScript: string | ModelAdapter, yaml = taskYaml()) {
@@ -66,12 +66,12 @@ async function judged(judgeScript: string | ModelAdapter, yaml = taskYaml()) {
     loaded: loadTask(t.file),
     builder: commandBuilder(`${t.script("fixer.sh")} {required_fix}`),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     judge,
   });
   const events = await store.readStream(RunJournal.stream(env.run_id));
-  const ws = join(storeDir, "runs", env.run_id, "workspace");
+  const ws = join(localDir, "runs", env.run_id, "workspace");
   return { env, events, ws };
 }
 
@@ -153,7 +153,7 @@ describe("the judge", () => {
         loaded: loadTask(t.file),
         builder: commandBuilder("true"),
         store,
-        storeDir,
+        localDir,
         sandbox: "bubblewrap",
       }),
     ).rejects.toThrow(/no judge model/);

@@ -16,13 +16,13 @@ async function connect() {
   const task = addTask();
   const work = tempDir("loopgate-mcp-work-");
   cpSync(join(dirname(task), "repo"), work, { recursive: true });
-  const storeDir = tempDir("loopgate-mcp-store-");
-  const store = SqliteEventStore.open(join(storeDir, "events.db"));
+  const localDir = tempDir("loopgate-mcp-store-");
+  const store = SqliteEventStore.open(join(localDir, "events.db"));
   const server = createLoopgateMcp({
     loaded: loadTask(task),
     workspace: work,
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
   });
   const [a, b] = InMemoryTransport.createLinkedPair();

@@ -34,8 +34,8 @@ async function connect(facts: EventData<"agent_tool_observed">[]) {
   const task = addTask();
   const work = tempDir("loopgate-mcp-ev-work-");
   cpSync(join(dirname(task), "repo"), work, { recursive: true });
-  const storeDir = tempDir("loopgate-mcp-ev-store-");
-  const store = SqliteEventStore.open(join(storeDir, "events.db"));
+  const localDir = tempDir("loopgate-mcp-ev-store-");
+  const store = SqliteEventStore.open(join(localDir, "events.db"));
   // What `loopgate hook post-tool` appends for the session (origin agent_runtime).
   await store.append(
     sessionStream("s1"),
@@ -51,7 +51,7 @@ async function connect(facts: EventData<"agent_tool_observed">[]) {
     loaded: loadTask(task),
     workspace: work,
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     sessionId: "s1",
   });

@@ -28,15 +28,15 @@ const attacks: Record<string, Expectation> = {
   "hang-gate": { gateError: "timeout" },
 };
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-adversarial-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-adversarial-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 /** The task with short gate timeouts, so a hanging gate costs seconds, not the task's 30 s. */
@@ -59,7 +59,7 @@ async function attack(taskId: string, script: string): Promise<Envelope> {
     loaded: load(taskId),
     builder: commandBuilder(`'${path}'`),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     maxAttempts: 1,
   });

@@ -42,17 +42,17 @@ if [ -e "$d/.loopgate/runs/older/secret.txt" ]; then echo OTHER-RUNS >> lib/seen
 echo ok >> lib/seen.txt
 `;
 
-let storeDir: string;
+let localDir: string;
 let agents: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-start-"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-start-"));
   agents = await mkdtemp(join(tmpdir(), "loopgate-agents-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
   await rm(agents, { recursive: true, force: true });
 });
 
@@ -67,10 +67,10 @@ async function task(gateProgram?: string, oracle = "#!/bin/sh\necho 'echo 42' > 
 }
 
 const run = (loaded: LoadedTask, builder: Builder, mounts: string[] = []) =>
-  runTask({ loaded, builder, store, storeDir, sandbox: "bubblewrap", mounts });
+  runTask({ loaded, builder, store, localDir, sandbox: "bubblewrap", mounts });
 
 const events = (env: Envelope) => store.readStream(RunJournal.stream(env.run_id));
-const workspaceFile = (env: Envelope, p: string) => join(storeDir, "runs", env.run_id, "workspace", p);
+const workspaceFile = (env: Envelope, p: string) => join(localDir, "runs", env.run_id, "workspace", p);
 
 /** An agent folder apart from the task, as a user keeps their own agent script. */
 function agentFolder(files: Record<string, string>): string {
@@ -89,7 +89,7 @@ describe("a builder command's own files are mounted", () => {
       loaded: t.loaded,
       builder: commandBuilder("bash ./fix.sh {prompt}", t.dir),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       reporter: { note: (s) => notes.push(s) },
     });
@@ -197,7 +197,7 @@ describe("a builder that cannot start is TOOL_FAILURE at once", () => {
       loaded: t.loaded,
       builder: commandBuilder("sh -c 'echo cannot fix this; exit 1'"),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       maxAttempts: 2,
     });
@@ -217,7 +217,7 @@ describe("the final reason names a builder timeout", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder("sleep 30"),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       maxAttempts: 1,
     });
@@ -232,7 +232,7 @@ describe("the mount plan keeps the refusal rules", () => {
     const t = await task();
     const link = join(agents, `link-${Math.random().toString(16).slice(2)}`);
     symlinkSync(join(t.dir, "heldout"), link);
-    expect(() => planBuilderMounts(commandBuilder("true"), [link], mountGuards(t.loaded, storeDir))).toThrow(
+    expect(() => planBuilderMounts(commandBuilder("true"), [link], mountGuards(t.loaded, localDir))).toThrow(
       /would expose .*heldout/,
     );
   });
@@ -242,7 +242,7 @@ describe("the mount plan keeps the refusal rules", () => {
     const script = join(tmpdir(), `loopgate-script-${Math.random().toString(16).slice(2)}.sh`);
     writeFileSync(script, "echo hi\n");
     try {
-      const plan = planBuilderMounts(commandBuilder(`bash ${script}`), [], mountGuards(t.loaded, storeDir));
+      const plan = planBuilderMounts(commandBuilder(`bash ${script}`), [], mountGuards(t.loaded, localDir));
       expect(plan.mounts).toEqual([script]);
       expect(plan.notes.join("\n")).toContain("too broad");
     } finally {
@@ -254,7 +254,7 @@ describe("the mount plan keeps the refusal rules", () => {
     const t = await task();
     const oracle = join(t.dir, "heldout", "solve.sh");
     writeFileSync(oracle, "#!/bin/sh\n");
-    const guards = { ...mountGuards(t.loaded, storeDir), oracle };
+    const guards = { ...mountGuards(t.loaded, localDir), oracle };
     const plan = planBuilderMounts(oracleBuilder(oracle), [], guards);
     expect(plan.mounts).toEqual([oracle]);
     expect(plan.masked).toEqual([]);

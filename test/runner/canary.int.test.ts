@@ -37,15 +37,15 @@ export const answer = 41;
 EOF2
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-canary-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-canary-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 async function run(script: string, yaml = taskYaml) {
@@ -59,7 +59,7 @@ async function run(script: string, yaml = taskYaml) {
     loaded: loadTask(t.file),
     builder: commandBuilder(t.script("b.sh")),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
   });
 }

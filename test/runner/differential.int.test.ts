@@ -67,15 +67,15 @@ sed -i "s/BUILD/$build/; s/MARKER/$marker/" bin/answer
 echo "All tests passed (build scan: $build)"
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-diff-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-diff-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 async function fixture(opts: { cases?: string; solution?: string } = {}) {
@@ -94,7 +94,7 @@ describe("differential gates in a run", () => {
       loaded,
       builder: oracleBuilder(loaded.oracle ?? ""),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status, env.reason).toBe("SUCCESS");
@@ -109,11 +109,11 @@ describe("differential gates in a run", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder(`'${t.script("snoop.sh")}'`),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status).toBe("ESCALATED");
-    const runDir = join(storeDir, "runs", env.run_id);
+    const runDir = join(localDir, "runs", env.run_id);
     // The needle does exist on disk, in the oracle's tree under the run folder (so the scan had something to find).
     expect(readFileSync(join(runDir, "oracle-tree/expected.txt"), "utf8")).toBe("ORACLE-expected-9137\n");
     for (const attempt of [1, 2]) {
@@ -157,7 +157,7 @@ describe("differential gates in a run", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder(`'${t.script("snoop.sh")}'`),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status).toBe("TOOL_FAILURE");
@@ -165,7 +165,7 @@ describe("differential gates in a run", () => {
       /gate cli: the oracle's tree could not be built: the oracle .*solution\.sh exited 1: reference broke/,
     );
     expect(env.gates[0]?.passed).toBe(false);
-    expect(existsSync(join(storeDir, "runs", env.run_id, "oracle-tree"))).toBe(false);
+    expect(existsSync(join(localDir, "runs", env.run_id, "oracle-tree"))).toBe(false);
     await rm(t.dir, { recursive: true, force: true });
   });
 
@@ -196,10 +196,10 @@ describe("differential gates in a run", () => {
       loaded,
       builder: oracleBuilder(loaded.oracle ?? ""),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
-    const runDir = join(storeDir, "runs", env.run_id);
+    const runDir = join(localDir, "runs", env.run_id);
     const nonce = () => readFileSync(join(runDir, "oracle-tree/nonce.txt"), "utf8");
     const first = nonce();
     // A resumed run has a new context over the same run folder.

@@ -15,15 +15,15 @@ const HELD_OUT_FIRST_BYTE = String(
   "import unittest".charCodeAt(0), // examples/py-durations/heldout/heldout_tests/test_durations_heldout.py
 );
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-leak-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-leak-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 describe("summary feedback does not carry the exit code code under test chose", () => {
@@ -32,7 +32,7 @@ describe("summary feedback does not carry the exit code code under test chose", 
       loaded: loadTask(resolve("examples/py-durations/task.yaml")),
       builder: commandBuilder(`'${BUILDER}' {required_fix}`),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       maxAttempts: 2,
     });

@@ -35,15 +35,15 @@ function privileged(dir: string | Buffer): string[] {
   return out;
 }
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-host-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-host-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 describe("what loopgate keeps cannot hurt the host", () => {
@@ -52,7 +52,7 @@ describe("what loopgate keeps cannot hurt the host", () => {
     const builder = commandBuilder(
       "sh -c 'cp /usr/bin/python3 lib/.helper && chmod 4755 lib/.helper && mkdir lib/drop && chmod 1777 lib/drop && echo x > lib/g && chmod 2755 lib/g && chmod 3777 . && echo \"echo 42\" > lib/answer.sh'",
     );
-    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, localDir, sandbox: "bubblewrap" });
     const found = env.findings.filter((f) => f.code === "privileged_mode_bit");
     expect(found.map((f) => [f.path, f.severity]).sort()).toEqual([
       ["lib/.helper", "blocking"],
@@ -62,12 +62,12 @@ describe("what loopgate keeps cannot hurt the host", () => {
     expect(env.status).toBe("ESCALATED");
     // The gate's environment held no privileged bit (its own check), and it saw the fix.
     expect(env.gates.map((g) => [g.id, g.passed])).toEqual([["answer", true]]);
-    const runDir = join(storeDir, "runs", env.run_id);
+    const runDir = join(localDir, "runs", env.run_id);
     // The builder really did set the bit (the finding is from the observation) and nothing of it is left.
     expect(privileged(runDir)).toEqual([]);
     expect(lstatSync(join(runDir, "workspace", "lib/.helper")).mode & 0o7777).toBe(0o755);
     expect(lstatSync(runDir).mode & 0o777).toBe(0o700);
-    expect(lstatSync(join(storeDir, "runs")).mode & 0o777).toBe(0o700);
+    expect(lstatSync(join(localDir, "runs")).mode & 0o777).toBe(0o700);
     await rm(t.dir, { recursive: true, force: true });
   });
 
@@ -77,7 +77,7 @@ describe("what loopgate keeps cannot hurt the host", () => {
     const builder = commandBuilder(
       `python3 -c "import os; p = b'lib/\\xff.bin'; open(p, 'w').write('x'); os.chmod(p, 0o4755)"`,
     );
-    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, localDir, sandbox: "bubblewrap" });
     expect(env.status).toBe("ESCALATED");
     expect(env.findings.map((f) => [f.code, f.severity, f.path])).toContainEqual([
       "privileged_mode_bit",
@@ -85,13 +85,13 @@ describe("what loopgate keeps cannot hurt the host", () => {
       "lib/\uDCFF.bin",
     ]);
     expect(env.findings.some((f) => f.code === "unsupported_entry")).toBe(false);
-    const ws = Buffer.from(join(storeDir, "runs", env.run_id, "workspace", "lib"));
+    const ws = Buffer.from(join(localDir, "runs", env.run_id, "workspace", "lib"));
     const names = readdirSync(ws, { encoding: "buffer" });
     const odd = names.find((n) => n.includes(0xff));
     expect(odd).toBeDefined();
     const st = lstatSync(Buffer.concat([ws, Buffer.from("/"), odd as Buffer]));
     expect(st.mode & 0o7777).toBe(0o755);
-    expect(privileged(join(storeDir, "runs", env.run_id))).toEqual([]);
+    expect(privileged(join(localDir, "runs", env.run_id))).toEqual([]);
     await rm(t.dir, { recursive: true, force: true });
   });
 
@@ -122,9 +122,9 @@ budget: { attempts: 1 }
     ].join("\n");
     const t = await makeTask({ taskYaml: deepYaml, repo: { "lib/answer.sh": "echo 41\n", "mk.py": mk } });
     const builder = commandBuilder("sh -c 'echo \"echo 42\" > lib/answer.sh'");
-    const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+    const env = await runTask({ loaded: loadTask(t.file), builder, store, localDir, sandbox: "bubblewrap" });
     expect(env.status, env.reason).toBe("SUCCESS");
-    const runDir = join(storeDir, "runs", env.run_id);
+    const runDir = join(localDir, "runs", env.run_id);
     expect(readdirSync(join(runDir, "gate-env"))).toEqual([]);
     expect(privileged(runDir)).toEqual([]);
     await rm(t.dir, { recursive: true, force: true });

@@ -15,13 +15,13 @@ import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "./task-fixture.js";
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const dirs: string[] = [];
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-hostile-"));
-  dirs.push(storeDir);
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-hostile-"));
+  dirs.push(localDir);
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
@@ -49,7 +49,7 @@ async function run(yaml: string, builderScript: string | null) {
     loaded: loadTask(t.file),
     builder: builderScript ? commandBuilder(t.script("builder.sh")) : noopBuilder(),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
   });
   const events = await store.readStream(RunJournal.stream(env.run_id));

@@ -24,15 +24,15 @@ budget: { attempts: ${attempts} }
 limits: ${limits}
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-limits-run-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-limits-run-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 async function runWith(limits: string, script: string, attempts = 1) {
@@ -45,7 +45,7 @@ async function runWith(limits: string, script: string, attempts = 1) {
     loaded: loadTask(t.file),
     builder: commandBuilder(`sh ${t.script("build.sh")}`),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
   });
   const events = await store.readStream(RunJournal.stream(env.run_id));

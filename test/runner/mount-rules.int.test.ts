@@ -30,23 +30,23 @@ const files = {
   heldout: { "hidden/check.sh": '[ "$(sh lib/answer.sh)" = 42 ]\n' },
 };
 
-let storeDir: string;
+let localDir: string;
 let agents: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-mounts-"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-mounts-"));
   agents = await mkdtemp(join(tmpdir(), "loopgate-agents-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
   await rm(agents, { recursive: true, force: true });
 });
 
 const fresh = (name: string) => join(agents, `${name}-${Math.random().toString(16).slice(2)}`);
 const plan = (file: string, mounts: string[]) =>
-  planBuilderMounts(commandBuilder("true"), mounts, mountGuards(loadTask(file), storeDir));
+  planBuilderMounts(commandBuilder("true"), mounts, mountGuards(loadTask(file), localDir));
 
 describe("--builder-mount is checked on the resolved path", () => {
   it("`/` is refused: it holds everything", async () => {
@@ -76,9 +76,9 @@ describe("--builder-mount is checked on the resolved path", () => {
 
   it("a folder inside the task folder, the task file, the store and another run's folder are refused", async () => {
     const t = await makeTask(files);
-    const otherRun = join(storeDir, "runs", "older");
+    const otherRun = join(localDir, "runs", "older");
     mkdirSync(otherRun, { recursive: true });
-    for (const m of [join(t.dir, "repo"), t.file, storeDir, otherRun])
+    for (const m of [join(t.dir, "repo"), t.file, localDir, otherRun])
       expect(() => plan(t.file, [m]), m).toThrow(InputError);
   });
 
@@ -91,7 +91,7 @@ describe("--builder-mount is checked on the resolved path", () => {
     const p = planBuilderMounts(
       commandBuilder(`bash ${join(t.dir, "fix.sh")}`),
       [],
-      mountGuards(loadTask(t.file), storeDir),
+      mountGuards(loadTask(t.file), localDir),
     );
     expect(p.mounts).toEqual([join(t.dir, "fix.sh")]);
   });
@@ -109,7 +109,7 @@ describe("resume checks the recorded mounts again", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder("sleep 30"),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       mounts: [link],
       signal: ac.signal,
@@ -122,7 +122,7 @@ describe("resume checks the recorded mounts again", () => {
     rmSync(link);
     symlinkSync(t.dir, link);
     const resume = () =>
-      resumeRun({ runId: env.run_id, store, storeDir, builder: () => commandBuilder("true") });
+      resumeRun({ runId: env.run_id, store, localDir, builder: () => commandBuilder("true") });
     await expect(resume()).rejects.toThrow(InputError);
     await expect(resume()).rejects.toThrow(/really .*would expose/);
     // Nothing was appended by the refused resume.

@@ -25,21 +25,21 @@ function plainCPython(cwd: string, extra: Record<string, string> = {}): string {
   return execFileSync(PYTHON, ["-c", PROBE], { cwd, env, encoding: "utf8" }).trim();
 }
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-pyc-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-pyc-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 describe("a planted .pyc never stands in for the delivered source", () => {
   let forged: string;
   beforeAll(async () => {
-    forged = join(storeDir, "forged-tree");
+    forged = join(localDir, "forged-tree");
     await copyTree(resolve("examples/py-durations/repo"), forged);
     execFileSync("/bin/sh", [BUILDER], { cwd: forged, env: { PATH: "/usr/bin:/bin" } });
   });
@@ -48,7 +48,7 @@ describe("a planted .pyc never stands in for the delivered source", () => {
     expect(existsSync(join(forged, PYC))).toBe(true);
     expect(plainCPython(forged)).toBe("0:00:00.250000");
     // The source is untouched and wrong; only bytecode differs.
-    expect(plainCPython(forged, { PYTHONPYCACHEPREFIX: join(storeDir, "prefix") })).toBe("4:10:00");
+    expect(plainCPython(forged, { PYTHONPYCACHEPREFIX: join(localDir, "prefix") })).toBe("4:10:00");
   });
 
   it("a gate run on a tree holding the .pyc runs the source (PYTHONPYCACHEPREFIX alone)", async () => {
@@ -81,12 +81,12 @@ describe("a planted .pyc never stands in for the delivered source", () => {
         loaded,
         builder: commandBuilder(`'${BUILDER}'`),
         store,
-        storeDir,
+        localDir,
         sandbox: "bubblewrap",
         maxAttempts: 1,
       });
       // The builder's workspace really holds the forgery: plain CPython runs the working code there.
-      const ws = join(storeDir, "runs", env.run_id, "workspace");
+      const ws = join(localDir, "runs", env.run_id, "workspace");
       expect(plainCPython(ws)).toBe("0:00:00.250000");
       expect(env.status).toBe("ESCALATED");
       const gates = Object.fromEntries(env.gates.map((g) => [g.id, g.passed]));

@@ -56,23 +56,23 @@ async function latin1Task() {
   return t;
 }
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const dirs: string[] = [];
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-raw-names-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-raw-names-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  for (const d of [storeDir, ...dirs]) await rm(d, { recursive: true, force: true });
+  for (const d of [localDir, ...dirs]) await rm(d, { recursive: true, force: true });
 });
 
 async function run(builderCmd: string | null) {
   const t = await latin1Task();
   dirs.push(t.dir);
   const builder = builderCmd ? commandBuilder(builderCmd) : noopBuilder();
-  const env = await runTask({ loaded: loadTask(t.file), builder, store, storeDir, sandbox: "bubblewrap" });
+  const env = await runTask({ loaded: loadTask(t.file), builder, store, localDir, sandbox: "bubblewrap" });
   const events = await store.readStream(RunJournal.stream(env.run_id));
   return { env, events };
 }
@@ -91,7 +91,7 @@ describe("a name that is not UTF-8 is a name", () => {
     expect(JSON.stringify(changed?.data)).toContain("lib/r\\udce9sultat");
     // Pristine and the builder's workspace hold the task's file under its own bytes.
     for (const tree of ["pristine", "workspace"]) {
-      const names = readdirSync(Buffer.from(join(storeDir, "runs", env.run_id, tree)), {
+      const names = readdirSync(Buffer.from(join(localDir, "runs", env.run_id, tree)), {
         encoding: "buffer",
       });
       expect(names.some((n) => n.equals(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74])))).toBe(
@@ -126,7 +126,7 @@ describe("a name that is not UTF-8 is a name", () => {
     const look = `sh -c 'python3 -c "import os; open(\\"lib/r\\\\xe9sultat\\".encode(\\"latin-1\\"), \\"w\\").write(\\"42\\\\n\\" if b\\"caf\\\\xe9.txt\\" in os.listdir(b\\".\\") else \\"missing\\\\n\\")"'`;
     const { env } = await run(look);
     expect(env.status, env.gates.map((g) => g.log_excerpt).join("\n")).toBe("SUCCESS");
-    const ws = Buffer.from(join(storeDir, "runs", env.run_id, "workspace", "lib"));
+    const ws = Buffer.from(join(localDir, "runs", env.run_id, "workspace", "lib"));
     const file = Buffer.concat([ws, Buffer.from("/r"), Buffer.from([0xe9]), Buffer.from("sultat")]);
     expect(readFileSync(file, "utf8")).toBe("42\n");
   });

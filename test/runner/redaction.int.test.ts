@@ -55,19 +55,19 @@ gates:
 budget: { attempts: 2 }
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const saved = process.env.LG_BUILDER_KEY;
 const savedProvider = process.env.ANTHROPIC_API_KEY;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-redact-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-redact-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
   process.env.LG_BUILDER_KEY = BUILDER_KEY;
   process.env.ANTHROPIC_API_KEY = PROVIDER_KEY;
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
   if (saved === undefined) delete process.env.LG_BUILDER_KEY;
   else process.env.LG_BUILDER_KEY = saved;
   if (savedProvider === undefined) delete process.env.ANTHROPIC_API_KEY;
@@ -81,11 +81,11 @@ describe("secrets are redacted from everything recorded", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder(`python3 ${t.script("leak.py")}`),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       allowEnv: ["LG_BUILDER_KEY"],
     });
-    const runDir = join(storeDir, "runs", env.run_id);
+    const runDir = join(localDir, "runs", env.run_id);
     // The builder really printed them: its own file holds the key, and the gate log went into a required fix.
     expect(readFileSync(join(runDir, "workspace", "lib", "leak.txt"), "utf8")).toContain(BUILDER_KEY);
     expect(env.attempts).toBe(2);
@@ -93,9 +93,9 @@ describe("secrets are redacted from everything recorded", () => {
     expect(envelope).toContain("[redacted:LG_BUILDER_KEY]");
     expect(envelope).toContain("[redacted:ANTHROPIC_API_KEY]");
 
-    const storeBytes = readdirSync(storeDir)
+    const storeBytes = readdirSync(localDir)
       .filter((f) => f.startsWith("events.db"))
-      .map((f) => readFileSync(join(storeDir, f)));
+      .map((f) => readFileSync(join(localDir, f)));
     const prompts = readdirSync(runDir)
       .filter((d) => d.startsWith("prompt-"))
       .map((d) => readFileSync(join(runDir, d, "prompt.md")));

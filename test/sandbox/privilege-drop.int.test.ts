@@ -187,8 +187,8 @@ describe.skipIf(!isRoot)("privilege drop (loopgate as root)", () => {
   });
 
   it("a task under a 0700 folder runs end to end: the builder writes its workspace, the gates run", async () => {
-    const storeDir = dir("store");
-    const store = SqliteEventStore.open(join(storeDir, "events.db"));
+    const localDir = dir("store");
+    const store = SqliteEventStore.open(join(localDir, "events.db"));
     try {
       const t = await makeTask({
         taskYaml: `id: privdrop
@@ -211,7 +211,7 @@ budget: { attempts: 1 }
         loaded: loadTask(t.file),
         builder: commandBuilder(t.script("fix.sh")),
         store,
-        storeDir,
+        localDir,
         sandbox: "bubblewrap",
       });
       expect(env.status, JSON.stringify(env.gates)).toBe("SUCCESS");

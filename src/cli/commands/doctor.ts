@@ -105,9 +105,9 @@ function probePrivileges(): NonNullable<DoctorFacts["privileges"]> {
 }
 
 /** Which workspace runs under this store use (a copy, or an overlay on the shared snapshot) and why. */
-function probeWorkspace(storeDir: string): NonNullable<DoctorFacts["workspace"]> {
+function probeWorkspace(localDir: string): NonNullable<DoctorFacts["workspace"]> {
   try {
-    return { ...chooseWorkspaceMode(join(storeDir, "runs"), process.env, true), error: null };
+    return { ...chooseWorkspaceMode(join(localDir, "runs"), process.env, true), error: null };
   } catch (e) {
     return { mode: "none", why: "", error: e instanceof Error ? e.message : String(e) };
   }

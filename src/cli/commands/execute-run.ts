@@ -43,7 +43,7 @@ export async function executeRun(
       loaded,
       builder,
       store,
-      storeDir: s.storeDir,
+      localDir: s.localDir,
       sandbox: s.sandbox,
       allowEnv: flags["builder-env"] ?? [],
       mounts: s.mounts,

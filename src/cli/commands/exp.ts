@@ -37,8 +37,8 @@ export async function expCommand(io: CommandIO, rest: string[], flags: ExpFlags)
       `exp keeps a SQLite log per run under the experiment's folder (every arm, task and seed apart, so runs cannot see each other); it does not take a PostgreSQL store (${where.label}): give --store a folder, or leave it out (the nearest .loopgate/ walking up, else ./.loopgate/)`,
       "loopgate exp run --store",
     );
-  const storeDir = where.dir;
-  const outDir = join(storeDir, "experiments", `${source.manifest.name}-${newRunId()}`);
+  const localDir = where.dir;
+  const outDir = join(localDir, "experiments", `${source.manifest.name}-${newRunId()}`);
   const interrupts = handleInterrupts((sig) =>
     io.err(
       `\nloopgate exp: ${sig}: stopping the running runs and recording them (press again to quit at once)\n`,

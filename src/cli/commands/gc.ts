@@ -47,7 +47,7 @@ export async function gcCommand(
   try {
     const policy = { olderThanMs, keep };
     const dryRun = Boolean(flags["dry-run"]);
-    const r = await pruneRuns({ store, storeDir: dir, policy, now: now(), dryRun });
+    const r = await pruneRuns({ store, localDir: dir, policy, now: now(), dryRun });
     const pgStore = asPostgresStore(store);
     const database = pgStore ? await pruneDatabase(pgStore, policy, now(), dryRun) : undefined;
     if (flags.json) {

@@ -55,12 +55,12 @@ export function hostFaults(): RunFaults {
 export function goalHostDeps(
   io: CommandIO,
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   flags: RunFlags,
 ): GoalHostDeps {
   return {
     store,
-    storeDir,
+    localDir,
     flags,
     kit: runKit(),
     faults: hostFaults(),

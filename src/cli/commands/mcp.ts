@@ -16,13 +16,13 @@ export async function mcpCommand(_io: CommandIO, taskPath: string, flags: McpFla
   const loaded = loadTask(taskPath);
   // The log where --store says (a folder or PostgreSQL); session files stay in the local folder.
   const where = storeFrom(flags.store);
-  const storeDir = where.dir;
+  const localDir = where.dir;
   const store = await openStore(where, true);
   const server = createLoopgateMcp({
     loaded,
     workspace: resolve(flags.workspace ?? process.cwd()),
     store,
-    storeDir,
+    localDir,
     sandbox: flags["unsafe-no-sandbox"] ? "none" : "bubblewrap",
   });
   const transport = new StdioServerTransport();

@@ -100,7 +100,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       ...faultInjection(),
       runId,
       store,
-      storeDir: dir,
+      localDir: dir,
       startingTree: (g) => revisionTree(dir, g.id, g.revision),
       ...(runDir ? { runDir } : {}),
       allowEnv: flags["builder-env"] ?? [],

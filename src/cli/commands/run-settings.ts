@@ -9,28 +9,28 @@ import { storeFrom } from "../output/context.js";
 /** Validates the options that reach the runner; a mount may never expose held-out material or the log. */
 export function runSettings(loaded: LoadedTask, flags: RunFlags) {
   const store = storeFrom(flags.store);
-  const storeDir = store.dir;
-  refuseStoreInWork(storeDir, loaded.workspace, "the task's workspace");
-  if (flags.workspace !== undefined) refuseStoreInWork(storeDir, resolve(flags.workspace), "--workspace");
+  const localDir = store.dir;
+  refuseStoreInWork(localDir, loaded.workspace, "the task's workspace");
+  if (flags.workspace !== undefined) refuseStoreInWork(localDir, resolve(flags.workspace), "--workspace");
   const mounts = (flags["builder-mount"] ?? []).map((m) => resolve(m));
-  checkUserMounts(mounts, mountGuards(loaded, storeDir));
+  checkUserMounts(mounts, mountGuards(loaded, localDir));
   for (const name of flags["builder-env"] ?? [])
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new InputError(`${JSON.stringify(name)} is not an environment variable name`, "--builder-env");
   const maxAttempts = flags["max-attempts"];
   const sandbox: SandboxMode = flags["unsafe-no-sandbox"] ? "none" : "bubblewrap";
-  return { store, storeDir, mounts, maxAttempts, sandbox };
+  return { store, localDir, mounts, maxAttempts, sandbox };
 }
 
 /**
  * A store inside the work would be copied into its own runs and reachable by the builder: refused, with
  * where to run from instead (the default store is found from the current folder).
  */
-function refuseStoreInWork(storeDir: string, work: string, what: string): void {
-  const rel = relative(work, storeDir);
+function refuseStoreInWork(localDir: string, work: string, what: string): void {
+  const rel = relative(work, localDir);
   if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel)))
     throw new InputError(
-      `the store ${storeDir} lies inside ${what} ${work}, where the builder could reach it and every run would copy it; run from a folder outside it, or pass --store DIR`,
+      `the store ${localDir} lies inside ${what} ${work}, where the builder could reach it and every run would copy it; run from a folder outside it, or pass --store DIR`,
       "--store",
     );
 }

@@ -2,7 +2,7 @@ import { InputError } from "../../core/kernel/errors.js";
 import type { RunFlags } from "../../runner/host/run-flags.js";
 import { loadTask } from "../../runner/task-source/load-task.js";
 import { type LoadedMissionCase, loadMissionCase } from "../../runner/task-source/mission/mission-case.js";
-import { storeDirFrom } from "../output/context.js";
+import { localDirFrom } from "../output/context.js";
 import { exitCodeOf } from "../output/exit-codes.js";
 import type { CommandIO } from "../output/io.js";
 import { printEnvelope } from "../output/verdict-lines.js";
@@ -30,9 +30,9 @@ function loadCase(io: CommandIO, taskPath: string | undefined, flags: RunFlags):
   const file = flags.case as string;
   if (taskPath !== undefined)
     throw new InputError("give either TASK or --case FILE, not both", "loopgate run");
-  const storeDir = storeDirFrom(flags.store);
+  const localDir = localDirFrom(flags.store);
   const loaded = loadMissionCase(file, {
-    storeDir,
+    localDir,
     ...(flags.workspace !== undefined ? { against: flags.workspace } : {}),
   });
   const criteria = loaded.mission.criteria;

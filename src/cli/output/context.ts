@@ -14,7 +14,7 @@ export function storeFrom(flag: string | undefined): LocatedStore {
 }
 
 /** The local folder of `storeFrom` (the store folder, or where run files live beside a Postgres log). */
-export function storeDirFrom(flag: string | undefined): string {
+export function localDirFrom(flag: string | undefined): string {
   return storeFrom(flag).dir;
 }
 

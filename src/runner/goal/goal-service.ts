@@ -23,7 +23,7 @@ export interface ReadGoal {
  */
 export async function goalHealth(
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   view: HealthSubject,
 ): Promise<{ problems: HealthIssue[]; head: string | null }> {
   const problems: HealthIssue[] = [];
@@ -44,7 +44,7 @@ export async function goalHealth(
       );
     }
   }
-  const ws = await goalRepo(store, storeDir).health(view.goalId, view.revision);
+  const ws = await goalRepo(store, localDir).health(view.goalId, view.revision);
   problems.push(...ws.problems);
   return { problems, head: ws.revision };
 }
@@ -59,27 +59,27 @@ export interface HealthSubject {
 /** The health of a goal already folded (a tick's journal): nothing is read from the stream again. */
 export function goalStateHealth(
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   state: GoalState,
 ): Promise<{ problems: HealthIssue[]; head: string | null }> {
   const todos = state.order.flatMap((id) => {
     const t = state.todos[id];
     return t ? [{ id: t.id, status: t.status, task: t.task }] : [];
   });
-  return goalHealth(store, storeDir, { goalId: state.goalId, revision: state.revision, todos });
+  return goalHealth(store, localDir, { goalId: state.goalId, revision: state.revision, todos });
 }
 
 /** Reads a goal, its health and its view. */
 export async function openGoal(
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   goalId: string,
   now = new Date(),
 ): Promise<ReadGoal> {
-  const log = await readGoal(store, storeDir, goalId);
+  const log = await readGoal(store, localDir, goalId);
   // Folded once: the health needs the todos and the revision, the view the same state with the facts.
   const state = goalState(log.events);
-  const h = await goalStateHealth(store, storeDir, state);
+  const h = await goalStateHealth(store, localDir, state);
   const facts: GoalFacts = { now, health: h.problems, workspaceRevision: h.head };
   return { log, facts, view: goalViewOf(state, log.events, log.revision, facts) };
 }
@@ -91,13 +91,13 @@ export async function openGoal(
  */
 export async function writeGoal(
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   goalId: string,
   intent: GoalIntent,
   expect: number | undefined,
   byOperator = true,
 ): Promise<{ revision: number; events: string[]; requeued?: string }> {
-  const read = await openGoal(store, storeDir, goalId);
+  const read = await openGoal(store, localDir, goalId);
   if (expect !== undefined && expect !== read.log.revision)
     throw new NeedsRebaseError(goalId, expect, read.log.revision);
   const bodies = decideIntent(intent, read.log.events, read.facts);

@@ -27,8 +27,8 @@ export class NeedsRebaseError extends LoopgateError {
 
 /** No such goal in the store. */
 export class GoalNotFoundError extends LoopgateError {
-  constructor(goalId: string, storeDir: string) {
-    super("goal_not_found", `no goal ${goalId} in ${storeDir}; \`loopgate goals\` lists the goals it holds`);
+  constructor(goalId: string, localDir: string) {
+    super("goal_not_found", `no goal ${goalId} in ${localDir}; \`loopgate goals\` lists the goals it holds`);
   }
 }
 
@@ -39,9 +39,9 @@ export interface GoalLog {
 }
 
 /** Reads a goal's stream; a goal that does not exist is an error naming the store. */
-export async function readGoal(store: EventStore, storeDir: string, goalId: string): Promise<GoalLog> {
+export async function readGoal(store: EventStore, localDir: string, goalId: string): Promise<GoalLog> {
   const events = await store.readStream(goalStream(goalId));
-  if (events.length === 0) throw new GoalNotFoundError(goalId, storeDir);
+  if (events.length === 0) throw new GoalNotFoundError(goalId, localDir);
   return { events, revision: events.at(-1)?.revision ?? -1 };
 }
 

@@ -30,20 +30,20 @@ export class EvidenceError extends LoopgateError {
  */
 export async function receiptOfRun(
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   runId: string,
 ): Promise<{ receipt: RunReceipt; taskPath: string }> {
-  return receiptOfLog(runId, await store.readStream(RunJournal.stream(runId)), storeDir);
+  return receiptOfLog(runId, await store.readStream(RunJournal.stream(runId)), localDir);
 }
 
 /** `receiptOfRun` of a run's log already read (its envelope too, when projected already). */
 export function receiptOfLog(
   runId: string,
   events: readonly LoopgateEvent[],
-  storeDir: string,
+  localDir: string,
   projected?: Envelope | null,
 ): { receipt: RunReceipt; taskPath: string } {
-  if (events.length === 0) throw new RunNotFoundError(runId, storeDir);
+  if (events.length === 0) throw new RunNotFoundError(runId, localDir);
   const started = events[0];
   if (started?.type !== "run_started")
     throw new EvidenceError(`run ${runId} does not begin with run_started`);

@@ -15,7 +15,7 @@ import { goalFaults, type RunFaults, type RunFlags, type RunKit, runFaults } fro
 export interface GoalHostDeps {
   store: EventStore;
   /** This host's local folder: run folders, the goal's cache repository. */
-  storeDir: string;
+  localDir: string;
   flags: RunFlags;
   kit: RunKit;
   faults: RunFaults;
@@ -44,7 +44,7 @@ export function goalTickFor(
   };
   return makeTick({
     store: deps.store,
-    storeDir: deps.storeDir,
+    localDir: deps.localDir,
     runHost: goalRunHost(deps),
     scheduleHost,
     ...(planner ? { planner } : {}),
@@ -62,24 +62,24 @@ export function goalRunHost(
   deps: GoalHostDeps,
   extra: { signal?: AbortSignal; leaseTtlMs?: number } = {},
 ): RunHost {
-  const { store, storeDir, flags, kit } = deps;
-  const runFlags: RunFlags = { ...flags, store: storeDir };
+  const { store, localDir, flags, kit } = deps;
+  const runFlags: RunFlags = { ...flags, store: localDir };
   const shared = store.content !== undefined;
   return async (run) => {
     if (run.resume)
       return resumeRun({
         ...runFaults(deps.faults),
         ...extra,
-        ...(shared ? { runDir: join(storeDir, "runs", run.runId) } : {}),
+        ...(shared ? { runDir: join(localDir, "runs", run.runId) } : {}),
         runId: run.runId,
         store,
-        storeDir,
-        startingTree: (g) => revisionTree(storeDir, g.id, g.revision),
+        localDir,
+        startingTree: (g) => revisionTree(localDir, g.id, g.revision),
         allowEnv: flags["builder-env"] ?? [],
         mounts: flags["builder-mount"] ?? [],
         builder: kit.recorded(flags),
       });
-    const { view } = await openGoal(store, storeDir, run.goal.id);
+    const { view } = await openGoal(store, localDir, run.goal.id);
     const s = kit.settings(run.loaded, runFlags);
     return runTask({
       ...runFaults(deps.faults),
@@ -90,7 +90,7 @@ export function goalRunHost(
         : await kit.goalBuilder(run.loaded, runFlags, view.agent, view.sourcePath),
       ...extra,
       store,
-      storeDir,
+      localDir,
       sandbox: s.sandbox,
       allowEnv: flags["builder-env"] ?? [],
       mounts: s.mounts,

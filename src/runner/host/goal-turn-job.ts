@@ -53,7 +53,7 @@ export async function runGoalTurnJob(ctx: JobContext, goalId: string): Promise<{
     return r.mode;
   };
   const host = goalRunHost(
-    { store, storeDir: dir, flags, kit: ctx.kit, faults: ctx.faults, warn: ctx.warn },
+    { store, localDir: dir, flags, kit: ctx.kit, faults: ctx.faults, warn: ctx.warn },
     { signal, leaseTtlMs: leaseMs },
   );
   // A dead worker's run lease can outlive its turn lease by a heartbeat: wait for it, then take the run over.
@@ -75,7 +75,7 @@ export async function runGoalTurnJob(ctx: JobContext, goalId: string): Promise<{
   const planner = plannerFor(flags);
   const tick = makeTick({
     store,
-    storeDir: dir,
+    localDir: dir,
     runHost,
     ...(planner ? { planner } : {}),
     scheduleHost,

@@ -43,8 +43,8 @@ export interface RunFlags {
 
 /** The validated settings of one run on this machine. */
 export interface RunSettings {
-  /** The local folder runs live under (`<storeDir>/runs/<run id>`). */
-  storeDir: string;
+  /** The local folder runs live under (`<localDir>/runs/<run id>`). */
+  localDir: string;
   mounts: string[];
   maxAttempts: number | undefined;
   sandbox: SandboxMode;

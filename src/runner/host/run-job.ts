@@ -62,8 +62,8 @@ export async function runJob(ctx: JobContext): Promise<Envelope> {
   );
   const s = await startStep(loaded.dir, async () => {
     const settings = kit.settings(loaded, flags);
-    const s = local === undefined ? settings : { ...settings, storeDir: resolve(local) };
-    if (local === undefined) usableFolder(s.storeDir);
+    const s = local === undefined ? settings : { ...settings, localDir: resolve(local) };
+    if (local === undefined) usableFolder(s.localDir);
     // The sandbox is proved here, before the run's first event, so a machine without a working one
     // hands the job back instead of recording a TOOL_FAILURE that another machine would not have.
     await ensureSandbox(s.sandbox);
@@ -75,7 +75,7 @@ export async function runJob(ctx: JobContext): Promise<Envelope> {
     if (!(await queue.setRunId(job.jobId, token, runId)))
       throw new Error("lost the job before its run started");
   }
-  const runDir = join(s.storeDir, "runs", runId);
+  const runDir = join(s.localDir, "runs", runId);
   const stream = RunJournal.stream(runId);
   for (;;) {
     const events = await store.readStream(stream);
@@ -91,7 +91,7 @@ export async function runJob(ctx: JobContext): Promise<Envelope> {
           loaded,
           builder: await kit.builder(loaded, flags, typeof cwd === "string" ? cwd : process.cwd()),
           store,
-          storeDir: s.storeDir,
+          localDir: s.localDir,
           leaseTtlMs: leaseMs,
           sandbox: s.sandbox,
           allowEnv: flags["builder-env"] ?? [],
@@ -105,8 +105,8 @@ export async function runJob(ctx: JobContext): Promise<Envelope> {
         ...runFaults(ctx.faults),
         runId,
         store,
-        storeDir: s.storeDir,
-        startingTree: (g) => revisionTree(s.storeDir, g.id, g.revision),
+        localDir: s.localDir,
+        startingTree: (g) => revisionTree(s.localDir, g.id, g.revision),
         runDir,
         leaseTtlMs: leaseMs,
         allowEnv: flags["builder-env"] ?? [],

@@ -70,7 +70,7 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export async function pruneRuns(o: {
   store: EventStore;
-  storeDir: string;
+  localDir: string;
   policy: GcPolicy;
   now: Date;
   dryRun: boolean;
@@ -78,7 +78,7 @@ export async function pruneRuns(o: {
   const runs = await listGcRuns(o.store);
   const byId = new Map(runs.map((r) => [r.runId, r]));
   const result: PruneResult = {
-    store: o.storeDir,
+    store: o.localDir,
     dry_run: o.dryRun,
     removed: [],
     kept: [],
@@ -86,7 +86,7 @@ export async function pruneRuns(o: {
     dependencies_removed: [],
     freed_bytes: 0,
   };
-  const runsDir = join(o.storeDir, "runs");
+  const runsDir = join(o.localDir, "runs");
   for (const d of planGc(runs, o.policy, o.now)) {
     const keep = (why: string) => result.kept.push({ run_id: d.runId, why });
     if (!d.remove) {
@@ -124,7 +124,7 @@ export async function pruneRuns(o: {
   // A copy a kept run names stays (its gates may run again on resume); one only removed runs named may go.
   const kept = new Set(result.kept.map((k) => k.run_id));
   const referenced = new Set(runs.filter((r) => kept.has(r.runId)).flatMap((r) => r.dependencies));
-  result.dependencies_removed = await pruneDependencies(o.storeDir, referenced, o.now, o.dryRun);
+  result.dependencies_removed = await pruneDependencies(o.localDir, referenced, o.now, o.dryRun);
   return result;
 }
 

@@ -28,7 +28,7 @@ import { runContext } from "./run-task.js";
 export interface ResumeOptions {
   runId: string;
   store: EventStore;
-  storeDir: string;
+  localDir: string;
   /**
    * Rebuilds the builder from what run_started recorded; `responses` is how many model responses the log
    * holds. It may load the builder's family (the built-in agent, Codex) on demand, hence the promise.
@@ -73,10 +73,10 @@ export interface ResumeOptions {
  */
 export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   const events = await o.store.readStream(RunJournal.stream(o.runId));
-  if (events.length === 0) throw new RunNotFoundError(o.runId, o.storeDir);
+  if (events.length === 0) throw new RunNotFoundError(o.runId, o.localDir);
   const started = events[0];
   if (started?.type !== "run_started") throw new InputError(`run ${o.runId} does not begin with run_started`);
-  const recorded = loadRecordedTask(o.taskFile ?? started.data.task_path, o.storeDir);
+  const recorded = loadRecordedTask(o.taskFile ?? started.data.task_path, o.localDir);
   // A goal todo's run started from a revision of the goal workspace, not from the task's own folder.
   const goal = started.data.goal;
   const loaded = goal ? { ...recorded, workspace: await goalTree(o, goal) } : recorded;
@@ -109,7 +109,7 @@ export async function resumeRun(o: ResumeOptions): Promise<Envelope> {
   // (LeaseHeldError) and a dead one's is taken over.
   checkUserMounts(
     [...new Set([...(started.data.builder_mounts ?? []), ...(o.mounts ?? [])])],
-    mountGuards(loaded, o.storeDir),
+    mountGuards(loaded, o.localDir),
   );
   const owner = thisOwner();
   await journal.recordLease(takeLease(o.runId, owner, journal.lease, o.leaseTtlMs));
@@ -140,7 +140,7 @@ async function continueRun(
       loaded,
       builder,
       store: o.store,
-      storeDir: o.storeDir,
+      localDir: o.localDir,
       sandbox: started.data.sandbox,
       allowEnv: o.allowEnv ?? [],
       // The recorded mounts are checked again like new ones: what a path resolves to may have changed.
@@ -157,7 +157,7 @@ async function continueRun(
       ...(o.gateEnvironment ? { gateEnvironment: o.gateEnvironment } : {}),
       ...(started.data.test_floors ? { testFloors: started.data.test_floors } : {}),
       ...(started.data.identity ? { identity: started.data.identity } : {}),
-      dependencies: recordedDependencies(started.data.dependencies ?? [], o.storeDir),
+      dependencies: recordedDependencies(started.data.dependencies ?? [], o.localDir),
     },
     journal,
     runDir,
@@ -282,12 +282,12 @@ async function resumeAgent(
 }
 
 /** The task a run recorded: a task file, or a mission fixture (`run --case`), rebuilt the same way. */
-function loadRecordedTask(path: string, storeDir: string): LoadedTask {
+function loadRecordedTask(path: string, localDir: string): LoadedTask {
   try {
     return loadTask(path);
   } catch (taskError) {
     try {
-      return loadMissionCase(path, { storeDir });
+      return loadMissionCase(path, { localDir });
     } catch {
       throw taskError;
     }

@@ -28,8 +28,8 @@ export interface RunTaskOptions {
   loaded: LoadedTask;
   builder: BuilderChoice;
   store: EventStore;
-  /** The folder that holds the event log; runs live in `<storeDir>/runs/<run id>/`. */
-  storeDir: string;
+  /** The folder that holds the event log; runs live in `<localDir>/runs/<run id>/`. */
+  localDir: string;
   sandbox: SandboxMode;
   allowEnv?: readonly string[];
   mounts?: readonly string[];
@@ -87,7 +87,7 @@ export function runContext(
 ): RunContext {
   const plan = o.workFrom
     ? { mounts: [], user: [], masked: [], notes: [] }
-    : planBuilderMounts(o.builder, o.mounts ?? [], mountGuards(o.loaded, o.storeDir));
+    : planBuilderMounts(o.builder, o.mounts ?? [], mountGuards(o.loaded, o.localDir));
   for (const note of plan.notes) o.reporter?.note?.(note);
   return {
     loaded: o.loaded,
@@ -130,14 +130,14 @@ export async function runTask(o: RunTaskOptions): Promise<Envelope> {
     runSecrets(process.env, o.allowEnv ?? []),
     o.afterAppend,
   );
-  const runDir = join(o.storeDir, "runs", runId);
+  const runDir = join(o.localDir, "runs", runId);
   const testFloors = await testFloorsFor(o.store, loaded, { useTaskCheck: o.useTaskCheckFloors ?? true });
   const pinned = pinIdentity(loaded, o.identityMode ?? "lock", {
     strict: o.strictLock ?? false,
     reporter: o.reporter,
   });
   checkDependencySandbox(task.dependencies, o.sandbox, `${loaded.file}: dependencies`);
-  const dependencies = await shareDependencies(loaded.workspace, task.dependencies, o.storeDir);
+  const dependencies = await shareDependencies(loaded.workspace, task.dependencies, o.localDir);
   const leaseLost = new AbortController();
   const ctx = runContext(
     { ...o, testFloors, identity: pinned, dependencies },

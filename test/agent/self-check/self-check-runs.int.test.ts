@@ -46,18 +46,18 @@ const heldout = {
   "hidden/check.mjs": `// ${HELDOUT_MARKER}\nimport { answer } from "../lib/answer.js";\nif (answer !== 42) process.exit(1);\n`,
 };
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const dirs: string[] = [];
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-self-check-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-self-check-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
   process.env[SECRET_NAME] = SECRET;
 });
 afterAll(async () => {
   delete process.env[SECRET_NAME];
   await store.close();
-  for (const d of [storeDir, ...dirs]) await rm(d, { recursive: true, force: true });
+  for (const d of [localDir, ...dirs]) await rm(d, { recursive: true, force: true });
 });
 
 interface Ran {
@@ -78,7 +78,7 @@ async function run(
     loaded: loadTask(t.file),
     builder: agentBuilder(`scripted:${file}`),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     maxAttempts: 1,
   });

@@ -30,16 +30,16 @@ budget: { attempts: 1, turns: 3 }
 const repo = { "lib/answer.js": "export const answer = 41;\n", "package.json": '{ "type": "module" }\n' };
 const MARKER = "ESCALATION-FREE-TEXT-MARKER-5150";
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const dirs: string[] = [];
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-escalation-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-escalation-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  for (const d of [storeDir, ...dirs]) await rm(d, { recursive: true, force: true });
+  for (const d of [localDir, ...dirs]) await rm(d, { recursive: true, force: true });
 });
 
 let n = 0;
@@ -63,7 +63,7 @@ async function run(
       escalationFile ? { stepEscalation: `scripted:${escalationFile}` } : {},
     ),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     maxAttempts: 1,
   });

@@ -28,16 +28,16 @@ budget: ${budget}
 `;
 const repo = { "lib/answer.js": "export const answer = 41;\n", "package.json": '{ "type": "module" }\n' };
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 const dirs: string[] = [];
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-todo-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-todo-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  for (const d of [storeDir, ...dirs]) await rm(d, { recursive: true, force: true });
+  for (const d of [localDir, ...dirs]) await rm(d, { recursive: true, force: true });
 });
 
 let n = 0;
@@ -53,7 +53,7 @@ async function run(
     loaded: loadTask(t.file),
     builder: agentBuilder(`scripted:${file}`, opts.stepChecks === false ? { stepChecks: false } : {}),
     store,
-    storeDir,
+    localDir,
     sandbox: "bubblewrap",
     maxAttempts: 1,
   });

@@ -34,7 +34,7 @@ afterAll(() => {
 });
 
 interface Fixture {
-  storeDir: string;
+  localDir: string;
   store: EventStore;
   runs: TurnRun[];
   /** The event types of every append to the goal stream, batch by batch. */
@@ -79,17 +79,17 @@ async function newGoal(): Promise<Fixture> {
       "",
     ].join("\n"),
   );
-  const storeDir = join(dir, "store");
+  const localDir = join(dir, "store");
   const err: string[] = [];
   const io = { out: () => {}, err: (s: string) => void err.push(s), stderr: process.stderr };
-  const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: storeDir, json: true });
+  const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: localDir, json: true });
   expect(code, err.join("")).toBe(0);
-  const store = await openStore(storeDir, true);
+  const store = await openStore(localDir, true);
   const log = await store.readStream(goalStream(G));
   const close = { type: "close_no_followup", todoId: "todo_done", rationale: "done elsewhere" } as const;
-  await writeGoal(store, storeDir, G, { kind: "command", command: close }, log.at(-1)?.revision ?? -1);
+  await writeGoal(store, localDir, G, { kind: "command", command: close }, log.at(-1)?.revision ?? -1);
   const batches: string[][] = [];
-  return { storeDir, store: noting(store, batches), runs: [], batches };
+  return { localDir, store: noting(store, batches), runs: [], batches };
 }
 
 /** The run host as the CLI builds it: the gates alone (noop builder) for an acceptance run, resumed by id. */
@@ -102,7 +102,7 @@ const host =
       return resumeRun({
         runId: run.runId,
         store: f.store,
-        storeDir: f.storeDir,
+        localDir: f.localDir,
         builder: () => noopBuilder(),
       });
     return runTask({
@@ -110,7 +110,7 @@ const host =
       loaded: run.loaded,
       builder: noopBuilder(),
       store: f.store,
-      storeDir: f.storeDir,
+      localDir: f.localDir,
       sandbox: "bubblewrap",
       goal: run.goal,
     });
@@ -118,7 +118,7 @@ const host =
 
 const deps = (f: Fixture, extra: Partial<TickDeps> = {}): TickDeps => ({
   store: f.store,
-  storeDir: f.storeDir,
+  localDir: f.localDir,
   runHost: host(f),
   ...extra,
 });

@@ -32,7 +32,7 @@ afterAll(() => {
 
 interface Fixture {
   dir: string;
-  storeDir: string;
+  localDir: string;
   store: EventStore;
   clock: { now: number };
 }
@@ -77,22 +77,22 @@ async function newGoal(
       "",
     ].join("\n"),
   );
-  const storeDir = join(dir, "store");
+  const localDir = join(dir, "store");
   const err: string[] = [];
   const io = { out: () => {}, err: (s: string) => void err.push(s), stderr: process.stderr };
-  const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: storeDir, json: true });
+  const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: localDir, json: true });
   expect(code, err.join("")).toBe(0);
-  const store = await openStore(storeDir, true);
+  const store = await openStore(localDir, true);
   const log = await store.readStream(goalStream(G));
   const later = { kind: "at", at: "2027-06-01T00:00:00.000Z" } as const;
   const defer = { type: "defer_todo", todoId: "todo_later", resumeWhen: later } as const;
-  await writeGoal(store, storeDir, G, { kind: "command", command: defer }, log.at(-1)?.revision ?? -1);
-  return { dir, storeDir, store, clock: { now: T0 } };
+  await writeGoal(store, localDir, G, { kind: "command", command: defer }, log.at(-1)?.revision ?? -1);
+  return { dir, localDir, store, clock: { now: T0 } };
 }
 
 const deps = (f: Fixture, extra: Partial<TickDeps> = {}): TickDeps => ({
   store: f.store,
-  storeDir: f.storeDir,
+  localDir: f.localDir,
   runHost: () => Promise.reject(new Error("a monitor or planner turn runs no task")),
   clock: () => new Date(f.clock.now),
   ...extra,
@@ -108,7 +108,7 @@ const hours = (f: Fixture, h: number) => {
 
 /** A person's commit in the goal workspace (what the monitor reads changes), recorded as the goal's revision. */
 async function commitReports(f: Fixture, text: string): Promise<void> {
-  const ws = goalWorkspace(f.storeDir, G);
+  const ws = goalWorkspace(f.localDir, G);
   writeFileSync(join(ws, "reports.txt"), text);
   const git = (...a: string[]) =>
     execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd: ws, encoding: "utf8" });
@@ -118,7 +118,7 @@ async function commitReports(f: Fixture, text: string): Promise<void> {
   const read = await events(f);
   await writeGoal(
     f.store,
-    f.storeDir,
+    f.localDir,
     G,
     { kind: "command", command: { type: "record_revision", revision, previous, reason: "a report came in" } },
     (read.at(-1)?.revision ?? -1) as number,
@@ -257,7 +257,7 @@ async function capTurns(f: Fixture, turns: number): Promise<void> {
   const budget = { window_seconds: 86_400, turns_per_window: turns, max_cost_usd: 5 };
   await writeGoal(
     f.store,
-    f.storeDir,
+    f.localDir,
     G,
     { kind: "command", command: { type: "change_budget", budget, reason: "a tighter quota" } },
     (read.at(-1)?.revision ?? -1) as number,
@@ -325,7 +325,7 @@ describe("goal tick on a monitor whose poll fails or whose observation is not we
       };
       await expect(tickOnce(f, { afterGoalAppend: kill })).rejects.toThrow("killed");
       // The kept observation is tampered with: a hash that is no sha256.
-      const dir = join(f.storeDir, "goals", G, "turn-effects");
+      const dir = join(f.localDir, "goals", G, "turn-effects");
       const [file] = readdirSync(dir);
       const path = join(dir, file as string);
       const kept = JSON.parse(readFileSync(path, "utf8"));

@@ -29,7 +29,7 @@ afterAll(() => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
 
-async function newGoal(): Promise<{ storeDir: string; store: EventStore }> {
+async function newGoal(): Promise<{ localDir: string; store: EventStore }> {
   const dir = mkdtempSync(join(tmpdir(), "lg-tick-wb-plan-"));
   temps.push(dir);
   writeFileSync(
@@ -50,17 +50,17 @@ async function newGoal(): Promise<{ storeDir: string; store: EventStore }> {
       "",
     ].join("\n"),
   );
-  const storeDir = join(dir, "store");
+  const localDir = join(dir, "store");
   const err: string[] = [];
   const io = { out: () => {}, err: (s: string) => void err.push(s), stderr: process.stderr };
-  const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: storeDir, json: true });
+  const code = await goalNewCommand(io, join(dir, "goal.yaml"), { store: localDir, json: true });
   expect(code, err.join("")).toBe(0);
-  return { storeDir, store: await openStore(storeDir, true) };
+  return { localDir, store: await openStore(localDir, true) };
 }
 
 /** The todo's run with the task's oracle as the builder; `after` may touch the finished run's log. */
 const host =
-  (f: { storeDir: string; store: EventStore }, after: (runId: string) => Promise<void>): RunHost =>
+  (f: { localDir: string; store: EventStore }, after: (runId: string) => Promise<void>): RunHost =>
   async (run) => {
     if (run.resume || run.gatesOnly) throw new Error("one fresh todo run expected");
     const env = await runTask({
@@ -68,7 +68,7 @@ const host =
       loaded: run.loaded,
       builder: oracleBuilder(run.loaded.oracle ?? ""),
       store: f.store,
-      storeDir: f.storeDir,
+      localDir: f.localDir,
       sandbox: "bubblewrap",
       goal: run.goal,
     });
@@ -77,27 +77,27 @@ const host =
     return env;
   };
 
-const head = (storeDir: string) =>
-  execFileSync("git", ["rev-parse", "HEAD"], { cwd: goalWorkspace(storeDir, G), encoding: "utf8" }).trim();
+const head = (localDir: string) =>
+  execFileSync("git", ["rev-parse", "HEAD"], { cwd: goalWorkspace(localDir, G), encoding: "utf8" }).trim();
 const types = (es: RecordedEvent[]) => es.map((e) => e.type);
 
 describe("goal tick writes back exactly the change plan the run's gates saw", () => {
   it("the digests agree: the writeback is accepted and committed", async () => {
     const f = await newGoal();
-    const before = head(f.storeDir);
+    const before = head(f.localDir);
     await tick(
-      { store: f.store, storeDir: f.storeDir, runHost: host(f, async () => {}) },
+      { store: f.store, localDir: f.localDir, runHost: host(f, async () => {}) },
       { goalId: G, agentId: "oracle" },
     );
     const es = await f.store.readStream(goalStream(G));
     expect(types(es)).toContain("turn_writeback_accepted");
     expect(types(es)).not.toContain("turn_failed");
-    expect(head(f.storeDir)).not.toBe(before);
+    expect(head(f.localDir)).not.toBe(before);
   });
 
   it("a gate record naming another plan: writeback_rejected naming the mismatch, nothing committed", async () => {
     const f = await newGoal();
-    const before = head(f.storeDir);
+    const before = head(f.localDir);
     const forge = async (runId: string) => {
       const stream = RunJournal.stream(runId);
       const gates = (await f.store.readStream(stream)).filter((e) => e.type === "gate_run_finished");
@@ -113,7 +113,7 @@ describe("goal tick writes back exactly the change plan the run's gates saw", ()
       await f.store.append(stream, [forged], "any");
     };
     await tick(
-      { store: f.store, storeDir: f.storeDir, runHost: host(f, forge) },
+      { store: f.store, localDir: f.localDir, runHost: host(f, forge) },
       { goalId: G, agentId: "oracle" },
     );
     const es = await f.store.readStream(goalStream(G));
@@ -124,6 +124,6 @@ describe("goal tick writes back exactly the change plan the run's gates saw", ()
     expect(failure).toHaveLength(1);
     expect(failure[0]?.code).toBe("writeback_rejected");
     expect(failure[0]?.detail).toMatch(/change plan mismatch: gate \S+ ran on the change plan f{64}/);
-    expect(head(f.storeDir)).toBe(before);
+    expect(head(f.localDir)).toBe(before);
   });
 });

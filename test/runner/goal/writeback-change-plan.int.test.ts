@@ -34,7 +34,7 @@ const git = (ws: string, ...args: string[]) =>
 
 interface Ran {
   store: EventStore;
-  storeDir: string;
+  localDir: string;
   loaded: LoadedTask;
   runId: string;
   repo: string;
@@ -56,20 +56,20 @@ budget: { attempts: 1 }
     scripts: { "fix.sh": "#!/bin/sh\nprintf 'ALPHA\\n' > a.txt\nprintf 'scribbled\\n' > notes.md\n" },
   });
   temps.push(t.dir);
-  const storeDir = await mkdtemp(join(tmpdir(), "lg-wb-plan-"));
-  temps.push(storeDir);
-  const store = SqliteEventStore.open(join(storeDir, "events.db"));
+  const localDir = await mkdtemp(join(tmpdir(), "lg-wb-plan-"));
+  temps.push(localDir);
+  const store = SqliteEventStore.open(join(localDir, "events.db"));
   stores.push(store);
   const loaded = loadTask(t.file);
   const env = await runTask({
     loaded,
     builder: commandBuilder(`'${t.script("fix.sh")}'`),
     store,
-    storeDir,
+    localDir,
     sandbox: "none",
   });
   expect(env.status, env.reason).toBe("SUCCESS");
-  return { store, storeDir, loaded, runId: env.run_id, repo: join(t.dir, "repo") };
+  return { store, localDir, loaded, runId: env.run_id, repo: join(t.dir, "repo") };
 }
 
 /** A goal workspace made from the task's starting files, and its first revision. */
@@ -85,7 +85,7 @@ const gateRecords = (events: RecordedEvent[]) =>
 describe("a goal's writeback and the change plan its run's gates saw", () => {
   it("each gate records the digest of the plan it ran on; the writeback recomputes the same and writes it", async () => {
     const r = await finishedRun();
-    const change = await acceptedChange(r.store, r.runId, r.loaded, r.storeDir);
+    const change = await acceptedChange(r.store, r.runId, r.loaded, r.localDir);
     expect(change.refusal).toBeUndefined();
     expect(change.carry.map((e) => e.path)).toEqual(["a.txt"]);
     const gates = gateRecords(await r.store.readStream(RunJournal.stream(r.runId)));
@@ -110,7 +110,7 @@ describe("a goal's writeback and the change plan its run's gates saw", () => {
       meta: last.meta,
     } as LoopgateEvent;
     await r.store.append(stream, [forged], "any");
-    const change = await acceptedChange(r.store, r.runId, r.loaded, r.storeDir);
+    const change = await acceptedChange(r.store, r.runId, r.loaded, r.localDir);
     expect(change.refusal).toMatch(/^change plan mismatch: gate kept ran on the change plan 0{64}, /);
     expect(change.refusal).toContain(changePlanDigest(change));
     const { ws, base } = await goalWorkspace(r.repo);
@@ -123,7 +123,7 @@ describe("a goal's writeback and the change plan its run's gates saw", () => {
   it("a task whose deliverables changed since the run recomputes another plan: refused", async () => {
     const r = await finishedRun();
     const widened = { ...r.loaded, task: { ...r.loaded.task, deliverables: [] } };
-    const change = await acceptedChange(r.store, r.runId, widened, r.storeDir);
+    const change = await acceptedChange(r.store, r.runId, widened, r.localDir);
     // Everything not protected is now a deliverable: notes.md would be written, though no gate saw it.
     expect(change.carry.map((e) => e.path)).toEqual(["a.txt", "notes.md"]);
     expect(change.refusal).toMatch(/^change plan mismatch: gate shouted /);
@@ -155,7 +155,7 @@ describe("a goal's writeback and the change plan its run's gates saw", () => {
     ).toBe(true);
     // The task changed too: without a recorded digest nothing can tell, so the old behaviour holds.
     const widened = { ...r.loaded, task: { ...r.loaded.task, deliverables: [] } };
-    const change = await acceptedChange(old, r.runId, widened, r.storeDir);
+    const change = await acceptedChange(old, r.runId, widened, r.localDir);
     expect(change.refusal).toBeUndefined();
     const { ws, base } = await goalWorkspace(r.repo);
     const out = await writeBack({ workspace: ws, base, change, turnKey: "g1/a/t1", subject: "turn" });

@@ -49,15 +49,15 @@ if [ -n "$1" ]; then echo 'echo 42' > lib/answer.sh; fi
 echo "done, all tests pass"
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-runner-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-runner-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
 describe("runTask", () => {
@@ -67,7 +67,7 @@ describe("runTask", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder(`${t.script("learner.sh")} {required_fix}`),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status).toBe("SUCCESS");
@@ -78,7 +78,7 @@ describe("runTask", () => {
       "2:visible:true",
       "2:hidden:true",
     ]);
-    const ws = join(storeDir, "runs", env.run_id, "workspace");
+    const ws = join(localDir, "runs", env.run_id, "workspace");
     expect(readFileSync(join(ws, "lib/fix-1.txt"), "utf8")).toBe("");
     const fix = readFileSync(join(ws, "lib/fix-2.txt"), "utf8");
     expect(fix).toContain("check visible: failed (exit 1)");
@@ -94,7 +94,7 @@ describe("runTask", () => {
       loaded: loadTask(t.file),
       builder: noopBuilder(),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     const stored = await store.readStream(RunJournal.stream(env.run_id));
@@ -111,7 +111,7 @@ describe("runTask", () => {
       loaded: loadTask(t.file),
       builder: commandBuilder("no-such-agent-31337 {prompt}"),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status).toBe("TOOL_FAILURE");
@@ -129,7 +129,7 @@ describe("runTask", () => {
       loaded: loadTask(t.file),
       builder: noopBuilder(),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status).toBe("TOOL_FAILURE");
@@ -143,7 +143,7 @@ describe("runTask", () => {
     const t = await makeTask({ taskYaml: taskYaml(), repo, heldout });
     const loaded = loadTask(t.file);
     await rm(join(t.dir, "repo"), { recursive: true });
-    const env = await runTask({ loaded, builder: noopBuilder(), store, storeDir, sandbox: "bubblewrap" });
+    const env = await runTask({ loaded, builder: noopBuilder(), store, localDir, sandbox: "bubblewrap" });
     expect(env.status).toBe("TOOL_FAILURE");
     expect(env.reason).toMatch(/workspace .* is missing/);
   });
@@ -168,14 +168,14 @@ ls .. 2>&1 | head -3
       loaded: loadTask(t.file),
       builder: commandBuilder(t.script("snoop.sh")),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       maxAttempts: 1,
     });
     const said = env.claims.map((c) => c.text).join("\n");
     expect(said).not.toContain("READ");
     expect(said).not.toContain("WROTE-PRISTINE");
-    const pristine = readFileSync(join(storeDir, "runs", env.run_id, "pristine/test/check.sh"), "utf8");
+    const pristine = readFileSync(join(localDir, "runs", env.run_id, "pristine/test/check.sh"), "utf8");
     expect(pristine).toBe(repo["test/check.sh"]);
   });
 
@@ -194,12 +194,12 @@ EOF2
       loaded: loadTask(t.file),
       builder: commandBuilder(t.script("tamper.sh")),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.status).toBe("ESCALATED");
     expect(env.gates.filter((g) => g.attempt === 2).every((g) => !g.passed)).toBe(true);
-    expect(readFileSync(join(storeDir, "runs", env.run_id, "pristine/test/check.sh"), "utf8")).toBe(
+    expect(readFileSync(join(localDir, "runs", env.run_id, "pristine/test/check.sh"), "utf8")).toBe(
       repo["test/check.sh"],
     );
     expect(readFileSync(join(t.dir, "heldout/hidden/check.sh"), "utf8")).toBe(heldout["hidden/check.sh"]);
@@ -212,7 +212,7 @@ EOF2
       loaded: loadTask(t.file),
       builder: noopBuilder(),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       workFrom: join(good.dir, "repo"),
     });
@@ -226,12 +226,12 @@ EOF2
       loaded: loadTask(t.file),
       builder: commandBuilder(`${t.script("learner.sh")} {required_fix}`),
       store,
-      storeDir,
+      localDir,
       sandbox: "none",
     });
     expect(env.sandbox).toBe("none");
     expect(env.status).toBe("SUCCESS");
-    expect(existsSync(join(storeDir, "runs", env.run_id, "gate-env"))).toBe(true);
+    expect(existsSync(join(localDir, "runs", env.run_id, "gate-env"))).toBe(true);
   });
   it("a hedged completion claim sets hedge_warning without deciding anything", async () => {
     const hedger =
@@ -241,7 +241,7 @@ EOF2
       loaded: loadTask(t.file),
       builder: commandBuilder(t.script("hedger.sh")),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env.audit.hedge_warning).toBe(true);
@@ -256,7 +256,7 @@ EOF2
       loaded: loadTask(plain.file),
       builder: commandBuilder(plain.script("plain.sh")),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
     });
     expect(env2.audit.hedge_warning).toBe(false);
@@ -272,7 +272,7 @@ EOF2
       loaded: loadTask(t.file),
       builder: commandBuilder(t.script("sleeper.sh")),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       runId,
       leaseTtlMs: 600,
@@ -311,6 +311,6 @@ EOF2
     expect(String(error)).toMatch(/lease|revision|concurren/i);
     // Nothing after the other owner's event, and the builder never reached its end.
     expect((await store.readStream(stream)).at(-1)?.id).toBe(taken.id);
-    expect(existsSync(join(storeDir, "runs", runId, "workspace", "lib", "finished.txt"))).toBe(false);
+    expect(existsSync(join(localDir, "runs", runId, "workspace", "lib", "finished.txt"))).toBe(false);
   });
 });

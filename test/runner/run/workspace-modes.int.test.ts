@@ -49,18 +49,18 @@ fi
 const modes = ["copy", "overlay"] as const;
 
 describe("a run is judged the same on a copy and on an overlay", () => {
-  let storeDir: string;
+  let localDir: string;
   let store: SqliteEventStore;
   const saved = process.env[WORKSPACE_MODE_VARIABLE];
   beforeAll(async () => {
-    storeDir = await mkdtemp(join(tmpdir(), "loopgate-modes-"));
-    store = SqliteEventStore.open(join(storeDir, "events.db"));
+    localDir = await mkdtemp(join(tmpdir(), "loopgate-modes-"));
+    store = SqliteEventStore.open(join(localDir, "events.db"));
   });
   afterAll(async () => {
     if (saved === undefined) delete process.env[WORKSPACE_MODE_VARIABLE];
     else process.env[WORKSPACE_MODE_VARIABLE] = saved;
     await store.close();
-    await rm(storeDir, { recursive: true, force: true });
+    await rm(localDir, { recursive: true, force: true });
   });
 
   it.skipIf(probeOverlay(tmpdir()) !== null)("same verdict, changes and findings", async () => {
@@ -73,11 +73,11 @@ describe("a run is judged the same on a copy and on an overlay", () => {
         loaded: loadTask(t.file),
         builder: commandBuilder(t.script("b.sh")),
         store,
-        storeDir,
+        localDir,
         sandbox: "bubblewrap",
         runId,
       });
-      const runDir = join(storeDir, "runs", runId);
+      const runDir = join(localDir, "runs", runId);
       expect(existsSync(join(runDir, "overlay.json"))).toBe(mode === "overlay");
       // A finished overlay run holds no mount and no copy: its changes are in upper/.
       if (mode === "overlay") expect(readdirSync(join(runDir, "workspace"))).toEqual([]);

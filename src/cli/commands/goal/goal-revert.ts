@@ -27,7 +27,7 @@ export async function goalRevertCommand(
       try {
         const r = await revertAcceptedChange({
           store,
-          storeDir: dir,
+          localDir: dir,
           goalId,
           revision,
           successor,

@@ -82,7 +82,7 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
                     ...faultInjection(),
                     runId: run.runId,
                     store,
-                    storeDir: dir,
+                    localDir: dir,
                     startingTree: (g) => revisionTree(dir, g.id, g.revision),
                     allowEnv: flags["builder-env"] ?? [],
                     mounts: flags["builder-mount"] ?? [],
@@ -104,7 +104,7 @@ export async function goalTickCommand(io: CommandIO, goalId: string, flags: Tick
       const outcome = await tick(
         {
           store,
-          storeDir: dir,
+          localDir: dir,
           runHost,
           // A planner turn answers with --planner-model, else --model, else the goal's own model.
           ...(planner ? { planner } : {}),

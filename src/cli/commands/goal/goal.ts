@@ -106,7 +106,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
   const loaded = loadGoalFile(file);
   const id = loaded.goal.id;
   const where = goalStore(flags);
-  const storeDir = where.dir;
+  const localDir = where.dir;
   const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
   const acceptance = acceptanceItems(loaded);
   const planner = loaded.goal.planner;
@@ -121,7 +121,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
           `a goal ${id} already exists in ${where.label}; see ${hintCommand(hintsFor(where), `goal status ${id}`)}`,
           file,
         );
-      const repo = goalRepo(store, storeDir);
+      const repo = goalRepo(store, localDir);
       const { revision, path: ws } = await repo.create(loaded.workspaceSource, id);
       try {
         const goal = {

@@ -72,8 +72,8 @@ export const blockFor = (why: string): HookReply => ({
   stderr: `loopgate could not check your work (${why}), so you may not stop yet: the task is not verified.\n`,
 });
 
-const sessionFile = (storeDir: string, id: string) =>
-  join(storeDir, "claude-sessions", `${id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown"}.json`);
+const sessionFile = (localDir: string, id: string) =>
+  join(localDir, "claude-sessions", `${id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown"}.json`);
 
 function readBlocks(file: string, input: StopInput): number {
   if (!input.stop_hook_active) return 0;
@@ -144,16 +144,16 @@ export async function localStop(
     const rel = relative(work, dir);
     return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
   };
-  const storeDir = where.kind === "postgres" && within(where.dir) ? join(loaded.dir, ".loopgate") : where.dir;
-  if (within(storeDir))
+  const localDir = where.kind === "postgres" && within(where.dir) ? join(loaded.dir, ".loopgate") : where.dir;
+  if (within(localDir))
     return blockFor(
-      `its store ${storeDir} lies inside the session's folder ${work}; install the hooks again with --store DIR outside it`,
+      `its store ${localDir} lies inside the session's folder ${work}; install the hooks again with --store DIR outside it`,
     );
   const store = await openStore(where, true);
   try {
     const bind = await bindingFor(store, input, loaded);
     if (bind.length) await store.append(sessionStream(input.session_id), bind, "any");
-    const file = sessionFile(storeDir, input.session_id);
+    const file = sessionFile(localDir, input.session_id);
     const cap = Math.min(loaded.task.budget.attempts, CLAUDE_BLOCK_CAP);
     const before = readBlocks(file, input);
     // The goal's command and file predicates first, over the session's recorded calls: one block fewer
@@ -164,7 +164,7 @@ export async function localStop(
       blocksLeft: cap - 1 - before - 1,
     });
     if (goal) {
-      mkdirSync(join(storeDir, "claude-sessions"), { recursive: true, mode: 0o700 });
+      mkdirSync(join(localDir, "claude-sessions"), { recursive: true, mode: 0o700 });
       writeFileSync(file, `${JSON.stringify({ blocks: before + 1, last_run: null })}\n`);
       return goal;
     }
@@ -172,7 +172,7 @@ export async function localStop(
       loaded,
       builder: noopBuilder(),
       store,
-      storeDir,
+      localDir,
       sandbox: "bubblewrap",
       workFrom: resolve(input.cwd ?? process.cwd()),
     });
@@ -213,7 +213,7 @@ export async function localStop(
       ],
       "any",
     );
-    mkdirSync(join(storeDir, "claude-sessions"), { recursive: true, mode: 0o700 });
+    mkdirSync(join(localDir, "claude-sessions"), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${JSON.stringify({ blocks, last_run: env.run_id })}\n`);
     return reply;
   } finally {

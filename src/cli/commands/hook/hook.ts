@@ -81,9 +81,9 @@ export async function hookCommand(io: CommandIO, args: readonly string[], flags:
 }
 
 /** The hook settings for a user's own sessions: Stop and PostToolUse(Failure) run loopgate on TASK. */
-export function installSettings(taskFile: string, storeDir: string, bin: string): Record<string, unknown> {
+export function installSettings(taskFile: string, localDir: string, bin: string): Record<string, unknown> {
   const cmd = (sub: string) =>
-    [process.execPath, bin, "hook", sub, taskFile, "--store", storeDir].map(shellWord).join(" ");
+    [process.execPath, bin, "hook", sub, taskFile, "--store", localDir].map(shellWord).join(" ");
   const entry = (sub: string, timeout: number, matcher: boolean) => ({
     ...(matcher ? { matcher: "*" } : {}),
     hooks: [{ type: "command", command: cmd(sub), timeout }],
@@ -148,11 +148,11 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
       `the store ${where.dir} lies inside this project, whose sessions the hooks verify; give --store a folder outside it`,
       "loopgate hook install --store",
     );
-  const storeDir = where.kind === "postgres" ? where.url : resolve(where.dir);
+  const localDir = where.kind === "postgres" ? where.url : resolve(where.dir);
   // The package's launcher, found by walking up to its package.json (the CLI may run from dist/ or from
   // the one-file bundle, whose modules share one import.meta.url).
   const bin = join(packageRoot(), "bin", "loopgate.js");
-  const hooks = installSettings(resolve(loaded.file), storeDir, bin);
+  const hooks = installSettings(resolve(loaded.file), localDir, bin);
   if (flags.managed) {
     // Printed, never written: the managed file is root's, and it replaces the project's hooks (both would run).
     io.out(`${JSON.stringify({ hooks }, null, 2)}\n`);
@@ -190,7 +190,7 @@ function install(io: CommandIO, task: string | undefined, flags: HookFlags): num
   const advice = lockAdvice(file, cliName(), resolve(loaded.file));
   if (flags.json)
     io.out(
-      `${JSON.stringify({ settings_file: file, task_id: loaded.task.id, task_file: resolve(loaded.file), store: storeDir, hooks: Object.keys(hooks), ...advice, managed_settings_file: MANAGED_SETTINGS_LINUX }, null, 2)}\n`,
+      `${JSON.stringify({ settings_file: file, task_id: loaded.task.id, task_file: resolve(loaded.file), store: localDir, hooks: Object.keys(hooks), ...advice, managed_settings_file: MANAGED_SETTINGS_LINUX }, null, 2)}\n`,
     );
   else
     io.err(

@@ -306,16 +306,16 @@ export const turnDecider: Decider<TurnState, TurnCommand, TurnEvent> = {
 /** What the host must do next for this turn. */
 export type TurnNext =
   | { kind: "bind" }
-  | { kind: "execute"; phase: EffectPhase; effect_ref: string }
-  | { kind: "readback"; phase: EffectPhase; effect_ref: string }
+  | { kind: "execute"; phase: EffectPhase; effectRef: string }
+  | { kind: "readback"; phase: EffectPhase; effectRef: string }
   | { kind: "record"; phase: "typed_result" | "validation" | "quota_spend" }
-  | { kind: "scheduler_apply"; effect_ref: string }
-  | { kind: "scheduler_ack"; effect_ref: string }
-  | { kind: "rebase_or_release"; current_revision: string }
+  | { kind: "scheduler_apply"; effectRef: string }
+  | { kind: "scheduler_ack"; effectRef: string }
+  | { kind: "rebase_or_release"; currentRevision: string }
   | { kind: "retry_spend" }
   /** `retry`: the prepared effect whose readback failed; a repair (of the workspace, the store) may let a
    * fresh readback resolve it, so a tick looks it up again once before it reports the block. */
-  | { kind: "blocked_health"; reason: string; retry: { phase: EffectPhase; effect_ref: string } | null }
+  | { kind: "blocked_health"; reason: string; retry: { phase: EffectPhase; effectRef: string } | null }
   | { kind: "repair"; failure: TurnFailure }
   | { kind: "released"; reason: string }
   | { kind: "done" };
@@ -332,30 +332,30 @@ export function nextTurnPhase(s: TurnState): TurnNext {
     return {
       kind: "blocked_health",
       reason: f.detail,
-      retry: phase && ref ? { phase, effect_ref: ref } : null,
+      retry: phase && ref ? { phase, effectRef: ref } : null,
     };
   }
   if (f?.code === "needs_rebase")
-    return { kind: "rebase_or_release", current_revision: f.current_revision ?? "" };
+    return { kind: "rebase_or_release", currentRevision: f.current_revision ?? "" };
   if (f?.code === "quota_spend_rejected") return { kind: "retry_spend" };
   if (f) return { kind: "repair", failure: f };
   const hx = effectRef(id, "host_execute");
   const wb = effectRef(id, "durable_writeback");
   if (!s.host)
     return s.prepared.host_execute
-      ? { kind: "readback", phase: "host_execute", effect_ref: hx }
-      : { kind: "execute", phase: "host_execute", effect_ref: hx };
+      ? { kind: "readback", phase: "host_execute", effectRef: hx }
+      : { kind: "execute", phase: "host_execute", effectRef: hx };
   if (!s.result) return { kind: "record", phase: "typed_result" };
   if (!s.receipt) return { kind: "record", phase: "validation" };
   if (!s.writeback)
     return s.prepared.durable_writeback
-      ? { kind: "readback", phase: "durable_writeback", effect_ref: wb }
-      : { kind: "execute", phase: "durable_writeback", effect_ref: wb };
+      ? { kind: "readback", phase: "durable_writeback", effectRef: wb }
+      : { kind: "execute", phase: "durable_writeback", effectRef: wb };
   if (!s.spend) return { kind: "record", phase: "quota_spend" };
   const sched = schedulerRef(id);
   if (s.acked) return { kind: "done" };
-  if (!s.applied) return { kind: "scheduler_apply", effect_ref: sched };
-  return { kind: "scheduler_ack", effect_ref: sched };
+  if (!s.applied) return { kind: "scheduler_apply", effectRef: sched };
+  return { kind: "scheduler_ack", effectRef: sched };
 }
 
 /** The readback rule in one place: committed → reuse, absent → execute, unknown → fail closed. */

@@ -31,7 +31,7 @@ export async function acceptedChange(
   store: EventStore,
   runId: string,
   loaded: LoadedTask,
-  storeDir: string,
+  localDir: string,
   /** The run's events when the caller has read them already. */
   read?: readonly LoopgateEvent[],
 ): Promise<AcceptedChange> {
@@ -53,7 +53,7 @@ export async function acceptedChange(
   if (shared) {
     // A shared store: the run may have been driven on another machine, so its two observations and
     // their blobs come from the store into this host's own run folder (never another host's files).
-    runDir = join(storeDir, "runs", runId);
+    runDir = join(localDir, "runs", runId);
     const local = new FolderContentStore(runDir);
     for (const id of [pristine, after]) await copyObservation(id, shared, local);
   }

@@ -14,13 +14,13 @@ export const turnEffectName = (id: TurnIdentity) => {
   const h = createHash("sha256").update(spendKey(id)).digest("hex").slice(0, 16);
   return `${id.turn_instance_id.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 40)}-${h}.json`;
 };
-const dir = (storeDir: string, id: TurnIdentity) => join(goalFolder(storeDir, id.goal_id), "turn-effects");
+const dir = (localDir: string, id: TurnIdentity) => join(goalFolder(localDir, id.goal_id), "turn-effects");
 
 /** The run_ref a host effect kept here is recorded under. */
 export const effectRunRef = (id: TurnIdentity) => `effect:${turnEffectName(id)}`;
 
-export function saveTurnEffect(storeDir: string, id: TurnIdentity, data: unknown): string {
-  const d = dir(storeDir, id);
+export function saveTurnEffect(localDir: string, id: TurnIdentity, data: unknown): string {
+  const d = dir(localDir, id);
   mkdirSync(d, { recursive: true });
   const path = join(d, turnEffectName(id));
   writeFileSync(`${path}.tmp`, JSON.stringify(data));
@@ -28,8 +28,8 @@ export function saveTurnEffect(storeDir: string, id: TurnIdentity, data: unknown
   return effectRunRef(id);
 }
 
-export function loadTurnEffect<T>(storeDir: string, id: TurnIdentity): T | null {
-  const path = join(dir(storeDir, id), turnEffectName(id));
+export function loadTurnEffect<T>(localDir: string, id: TurnIdentity): T | null {
+  const path = join(dir(localDir, id), turnEffectName(id));
   if (!existsSync(path)) return null;
   return JSON.parse(readFileSync(path, "utf8")) as T;
 }

@@ -73,23 +73,23 @@ export interface RepoWriteback {
 }
 
 /** The goal repository of `store`: shared when the store keeps content beyond this machine, else the folder's. */
-export function goalRepo(store: EventStore, storeDir: string): GoalRepo {
+export function goalRepo(store: EventStore, localDir: string): GoalRepo {
   const content = store.content?.();
-  return content ? new SharedGoalRepo(content, storeDir) : new FolderGoalRepo(storeDir);
+  return content ? new SharedGoalRepo(content, localDir) : new FolderGoalRepo(localDir);
 }
 
 /** A folder store: the local workspace is the repository of record (the behaviour before shared stores). */
 class FolderGoalRepo implements GoalRepo {
   readonly kind = "folder" as const;
-  constructor(private readonly storeDir: string) {}
+  constructor(private readonly localDir: string) {}
 
   async create(source: string, goalId: string) {
-    const path = goalWorkspace(this.storeDir, goalId);
+    const path = goalWorkspace(this.localDir, goalId);
     return { revision: await createGoalWorkspace(source, path, goalId), path };
   }
 
   async health(goalId: string, recorded: string): Promise<WorkspaceHealth> {
-    const ws = await workspaceHealth(goalWorkspace(this.storeDir, goalId));
+    const ws = await workspaceHealth(goalWorkspace(this.localDir, goalId));
     if (ws.revision && ws.revision !== recorded)
       ws.problems.push({
         code: "workspace_revision_moved",
@@ -99,29 +99,29 @@ class FolderGoalRepo implements GoalRepo {
   }
 
   tree(goalId: string, revision: string) {
-    return revisionTree(this.storeDir, goalId, revision);
+    return revisionTree(this.localDir, goalId, revision);
   }
 
   writeBack(req: RepoWriteback) {
-    return writeBack({ ...req, workspace: goalWorkspace(this.storeDir, req.goalId) });
+    return writeBack({ ...req, workspace: goalWorkspace(this.localDir, req.goalId) });
   }
 
   readbackWriteback(goalId: string, turnKey: string, base: string): Promise<Readback> {
-    return readbackWriteback(goalWorkspace(this.storeDir, goalId), turnKey, base);
+    return readbackWriteback(goalWorkspace(this.localDir, goalId), turnKey, base);
   }
 
   async finishReadback(goalId: string, base: string, commit: string): Promise<string | null> {
-    const sync = await syncWorkTree(goalWorkspace(this.storeDir, goalId), base, commit);
+    const sync = await syncWorkTree(goalWorkspace(this.localDir, goalId), base, commit);
     if (sync.cleared.length === 0 && sync.kind === "already") return null;
     return `work tree ${sync.kind === "left" ? `left: ${sync.reason}` : sync.kind}${sync.cleared.length ? `; removed stale ${sync.cleared.join(", ")}` : ""}`;
   }
 
   async saveEffect(id: TurnIdentity, data: unknown) {
-    return saveTurnEffect(this.storeDir, id, data);
+    return saveTurnEffect(this.localDir, id, data);
   }
 
   async loadEffect<T>(id: TurnIdentity) {
-    return loadTurnEffect<T>(this.storeDir, id);
+    return loadTurnEffect<T>(this.localDir, id);
   }
 }
 

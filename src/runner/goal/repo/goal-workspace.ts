@@ -43,10 +43,10 @@ export async function git(cwd: string, args: string[], env: Record<string, strin
 }
 
 /** The folder of one goal in a store: `<store>/goals/<id>/`. */
-export const goalFolder = (storeDir: string, goalId: string) => join(storeDir, "goals", goalId);
+export const goalFolder = (localDir: string, goalId: string) => join(localDir, "goals", goalId);
 /** The goal's workspace repository. */
-export const goalWorkspace = (storeDir: string, goalId: string) =>
-  join(goalFolder(storeDir, goalId), "workspace");
+export const goalWorkspace = (localDir: string, goalId: string) =>
+  join(goalFolder(localDir, goalId), "workspace");
 
 /**
  * Copies `source` (without a `.git` of its own) into `dest`, makes it a git repository and commits it;
@@ -153,14 +153,14 @@ async function cleanHead(workspace: string): Promise<string | null> {
  * The tree of `revision` as a plain folder (no .git), made once per revision under the goal folder:
  * a todo's run starts from exactly this commit, whatever else happens to the workspace meanwhile.
  */
-export async function revisionTree(storeDir: string, goalId: string, revision: string): Promise<string> {
+export async function revisionTree(localDir: string, goalId: string, revision: string): Promise<string> {
   if (!/^[0-9a-f]{40,64}$/.test(revision))
     throw new InputError(`not a revision: ${revision}`, `goal ${goalId}`);
-  const dest = join(goalFolder(storeDir, goalId), "revisions", revision);
+  const dest = join(goalFolder(localDir, goalId), "revisions", revision);
   if (existsSync(dest)) return dest;
   const tmp = `${dest}.tmp-${process.pid}-${Date.now()}`;
   mkdirSync(tmp, { recursive: true });
-  const ws = goalWorkspace(storeDir, goalId);
+  const ws = goalWorkspace(localDir, goalId);
   try {
     await git(
       tmp,

@@ -14,11 +14,11 @@ import type { ScheduledGoal } from "./store-scheduler.js";
  */
 export function storeProbe(
   store: EventStore,
-  storeDir: string,
+  localDir: string,
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): ScheduleProbe {
   return async (goalId, now) => {
-    const { log, facts } = await openGoal(store, storeDir, goalId, now);
+    const { log, facts } = await openGoal(store, localDir, goalId, now);
     const contract = interactionContract(goalState(log.events), {
       now,
       health: facts.health,
@@ -28,11 +28,11 @@ export function storeProbe(
 }
 
 /** The goals of a store the scheduler ticks: active (a stopped goal runs nothing) and not closed. */
-export function storeGoals(store: EventStore, storeDir: string): () => Promise<ScheduledGoal[]> {
+export function storeGoals(store: EventStore, localDir: string): () => Promise<ScheduledGoal[]> {
   return async () => {
     const out: ScheduledGoal[] = [];
     for (const goalId of await listGoalIds(store)) {
-      const { view } = await openGoal(store, storeDir, goalId);
+      const { view } = await openGoal(store, localDir, goalId);
       if (view.activation === "active" && !view.closed) out.push({ goalId, agentId: view.agent.agent_id });
     }
     return out;

@@ -53,7 +53,7 @@ async function runAll(ctx: TickCtx, id: TurnIdentity, t: TurnState): Promise<voi
       });
       await ctx.deps.runHost({
         runId,
-        loaded: await acceptanceTask(ctx.deps.store, ctx.deps.storeDir, id.goal_id, item, tree),
+        loaded: await acceptanceTask(ctx.deps.store, ctx.deps.localDir, id.goal_id, item, tree),
         goal: { id: id.goal_id, revision: base },
         resume: found.found === "started",
         gatesOnly: true,
@@ -108,7 +108,7 @@ async function receiptsOf(ctx: TickCtx, id: TurnIdentity): Promise<{ id: string;
   for (const r of kept.runs)
     out.push({
       id: r.acceptance_id,
-      receipt: (await receiptOfRun(ctx.deps.store, ctx.deps.storeDir, r.run_id)).receipt,
+      receipt: (await receiptOfRun(ctx.deps.store, ctx.deps.localDir, r.run_id)).receipt,
     });
   return out;
 }

@@ -19,7 +19,7 @@ export const COMPENSATION_TRAILER = "Loopgate-Compensation";
 
 export interface RevertRequest {
   store: EventStore;
-  storeDir: string;
+  localDir: string;
   goalId: string;
   /** The accepted change to roll back: a recorded revision of the goal workspace (a unique prefix will do). */
   revision: string;
@@ -54,7 +54,7 @@ export interface RevertResult {
 export async function revertAcceptedChange(req: RevertRequest): Promise<RevertResult> {
   const now = req.now ?? (() => new Date());
   const owner = req.owner ?? thisOwner();
-  const j = new GoalJournal(req.store, req.storeDir, req.goalId, now);
+  const j = new GoalJournal(req.store, req.localDir, req.goalId, now);
   await j.refresh();
   await acquireTurnLease(j, req.holder, owner, now);
   j.requireLease(owner.token);
@@ -80,7 +80,7 @@ export async function revertAcceptedChange(req: RevertRequest): Promise<RevertRe
       throw new DomainError(
         `compensate_change: rule compensate_once: ${reverted} is already compensated by ${done.revertRevision.slice(0, 12)} (successor ${done.successorId})`,
       );
-    const ws = goalWorkspace(req.storeDir, req.goalId);
+    const ws = goalWorkspace(req.localDir, req.goalId);
     const key = `${req.goalId}/${reverted}`;
     const base = s.revision;
     const found = await findRevert(ws, key, base);

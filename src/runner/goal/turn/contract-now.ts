@@ -12,7 +12,7 @@ import type { TickCtx } from "./tick-context.js";
 export async function contractNow(ctx: TickCtx): Promise<{ contract: InteractionContract; wake: WakeUp }> {
   const now = ctx.now();
   const state = ctx.j.state;
-  const health = await goalStateHealth(ctx.deps.store, ctx.deps.storeDir, state);
+  const health = await goalStateHealth(ctx.deps.store, ctx.deps.localDir, state);
   const contract = interactionContract(state, {
     now,
     health: health.problems,

@@ -39,7 +39,7 @@ export class GoalJournal {
 
   constructor(
     store: EventStore,
-    private readonly storeDir: string,
+    private readonly localDir: string,
     readonly goalId: string,
     private readonly clock: () => Date,
     private readonly afterAppend?: AfterGoalAppend,
@@ -66,7 +66,7 @@ export class GoalJournal {
   /** Reads the stream again; returns the folded state. A goal that does not exist is an error naming the store. */
   async refresh(): Promise<GoalState> {
     const state = await this.journal.read();
-    if (this.journal.events.length === 0) throw new GoalNotFoundError(this.goalId, this.storeDir);
+    if (this.journal.events.length === 0) throw new GoalNotFoundError(this.goalId, this.localDir);
     return state;
   }
 

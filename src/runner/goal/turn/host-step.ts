@@ -21,7 +21,7 @@ export async function turnTask(ctx: TickCtx, t: TurnState): Promise<LoadedTask> 
   try {
     return await goalTaskFile(
       ctx.deps.store,
-      ctx.deps.storeDir,
+      ctx.deps.localDir,
       ctx.req.goalId,
       todo.task.path,
       todo.task.digest,
@@ -112,7 +112,7 @@ export async function readbackHost(ctx: TickCtx, id: TurnIdentity, t: TurnState)
 async function runReceipt(ctx: TickCtx, id: TurnIdentity, t: TurnState) {
   const runId = t.host?.runRef ?? turnRunId(id);
   const log = await runLog(ctx, runId);
-  return { runId, receipt: receiptOfLog(runId, log.events, ctx.deps.storeDir, log.envelope).receipt };
+  return { runId, receipt: receiptOfLog(runId, log.events, ctx.deps.localDir, log.envelope).receipt };
 }
 
 /** typed_result: the run's envelope (its status and digest). */

@@ -87,7 +87,7 @@ async function pollIt(ctx: TickCtx, id: TurnIdentity, t: TurnState, stop: string
     const goalDir = await goalFileDir(ctx);
     const p = await pollMonitor(spec, tree, {
       sandbox: ctx.deps.sandbox ?? "bubblewrap",
-      ...(goalDir ? { goalDir, masked: [ctx.deps.storeDir] } : {}),
+      ...(goalDir ? { goalDir, masked: [ctx.deps.localDir] } : {}),
       ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
     });
     obs = {

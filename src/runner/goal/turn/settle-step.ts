@@ -53,7 +53,7 @@ export async function executeWriteback(ctx: TickCtx, id: TurnIdentity, t: TurnSt
           ctx.deps.store,
           t.host?.runRef ?? "",
           await turnTask(ctx, t),
-          ctx.deps.storeDir,
+          ctx.deps.localDir,
           (await runLog(ctx, t.host?.runRef ?? "")).events,
         ),
         turnKey: spendKey(id),

@@ -39,7 +39,7 @@ export type ScheduleHost = (wake: WakeUp) => Promise<"host_match" | "host_update
 /** What a tick is built with. */
 export interface TickDeps {
   store: EventStore;
-  storeDir: string;
+  localDir: string;
   runHost: RunHost;
   scheduleHost?: ScheduleHost;
   clock?: () => Date;
@@ -78,7 +78,7 @@ export interface TickCtx {
 }
 
 /** Where the goal's workspace and kept turn effects live (the folder's repository, or the shared store's). */
-export const repoOf = (ctx: TickCtx): GoalRepo => goalRepo(ctx.deps.store, ctx.deps.storeDir);
+export const repoOf = (ctx: TickCtx): GoalRepo => goalRepo(ctx.deps.store, ctx.deps.localDir);
 
 /** The key of a turn: goal/agent/turn_instance_id (the spend key and the writeback trailer). */
 export const turnKey = (id: TurnIdentity) => spendKey(id);

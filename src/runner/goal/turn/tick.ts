@@ -33,7 +33,7 @@ export function makeTick(deps: TickDeps): Tick {
 
 export async function tick(deps: TickDeps, req: TickRequest): Promise<TickOutcome> {
   const now = deps.clock ?? (() => new Date());
-  const j = new GoalJournal(deps.store, deps.storeDir, req.goalId, now, deps.afterGoalAppend);
+  const j = new GoalJournal(deps.store, deps.localDir, req.goalId, now, deps.afterGoalAppend);
   await j.refresh();
   const owner = deps.owner ?? thisOwner();
   try {
@@ -170,7 +170,7 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
     }
     case "rebase_or_release": {
       // Re-validation on the new base would need a fresh run; the todo is given back instead (never forced).
-      const detail = `the goal workspace moved to ${next.current_revision.slice(0, 12)} during the turn; the todo is given back for a fresh turn on the new revision`;
+      const detail = `the goal workspace moved to ${next.currentRevision.slice(0, 12)} during the turn; the todo is given back for a fresh turn on the new revision`;
       await ctx.j.append((s) =>
         turnOf(s, id).released ? [] : turnDecisionRelease(s, id, `needs_rebase: ${detail}`),
       );
@@ -188,9 +188,9 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
     }
     case "blocked_health":
       // Repaired since (repair, verify, recompute)? Look the effect up again, once per tick.
-      if (next.retry && !ctx.retriedReadbacks.has(next.retry.effect_ref)) {
-        ctx.retriedReadbacks.add(next.retry.effect_ref);
-        ctx.progress({ phase: "readback", detail: `again after blocked_health: ${next.retry.effect_ref}` });
+      if (next.retry && !ctx.retriedReadbacks.has(next.retry.effectRef)) {
+        ctx.retriedReadbacks.add(next.retry.effectRef);
+        ctx.progress({ phase: "readback", detail: `again after blocked_health: ${next.retry.effectRef}` });
         await effectStep(ctx, id, t, next.retry.phase, true);
         return null;
       }

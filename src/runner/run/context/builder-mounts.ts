@@ -60,9 +60,9 @@ function isFile(p: string): boolean {
 export const inside = (parent: string, p: string) =>
   p === parent || p.startsWith(`${parent.replace(/\/$/, "")}/`);
 
-/** The guards of a task run with the event log in `storeDir`. */
-export function mountGuards(loaded: LoadedTask, storeDir: string): MountGuards {
-  const stores = [...new Set([storeDir, join(loaded.dir, ".loopgate")].map(real))];
+/** The guards of a task run with the event log in `localDir`. */
+export function mountGuards(loaded: LoadedTask, localDir: string): MountGuards {
+  const stores = [...new Set([localDir, join(loaded.dir, ".loopgate")].map(real))];
   return {
     taskDir: real(loaded.dir),
     taskFile: real(loaded.file),

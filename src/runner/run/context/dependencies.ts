@@ -38,11 +38,11 @@ export type DependencyRecord = Omit<SharedDependency, "source">;
 const DIGEST = /^[0-9a-f]{64}$/;
 
 /** The folder holding a store's dependency copies. */
-export const dependenciesDir = (storeDir: string): string => join(storeDir, "dependencies");
+export const dependenciesDir = (localDir: string): string => join(localDir, "dependencies");
 
 /** The digests of the copies a store holds. */
-export function storedDependencies(storeDir: string): string[] {
-  const dir = dependenciesDir(storeDir);
+export function storedDependencies(localDir: string): string[] {
+  const dir = dependenciesDir(localDir);
   if (!existsSync(dir)) return [];
   return readdirSync(dir).filter((n) => DIGEST.test(n));
 }
@@ -77,10 +77,10 @@ export function fingerprint(root: string): string {
 export async function shareDependencies(
   workspace: string,
   paths: readonly string[],
-  storeDir: string,
+  localDir: string,
 ): Promise<SharedDependency[]> {
   const out: SharedDependency[] = [];
-  for (const path of paths) out.push(await shareOne(join(workspace, path), path, storeDir));
+  for (const path of paths) out.push(await shareOne(join(workspace, path), path, localDir));
   return out;
 }
 
@@ -89,11 +89,11 @@ interface FingerprintEntry {
   files: number;
 }
 
-async function shareOne(src: string, path: string, storeDir: string): Promise<SharedDependency> {
+async function shareOne(src: string, path: string, localDir: string): Promise<SharedDependency> {
   const st = lstatSync(src, { throwIfNoEntry: false });
   if (!st?.isDirectory())
     throw new InfrastructureError(`the dependency folder ${src} is missing or not a folder`);
-  const root = dependenciesDir(storeDir);
+  const root = dependenciesDir(localDir);
   const index = join(root, "fingerprints");
   mkdirSync(index, { recursive: true });
   const before = fingerprint(src);
@@ -150,13 +150,13 @@ export const DEPENDENCY_GRACE_MS = 3_600_000;
  * dryRun, that would be).
  */
 export async function pruneDependencies(
-  storeDir: string,
+  localDir: string,
   referenced: ReadonlySet<string>,
   now: Date,
   dryRun: boolean,
 ): Promise<string[]> {
-  const root = dependenciesDir(storeDir);
-  const gone = storedDependencies(storeDir).filter((d) => {
+  const root = dependenciesDir(localDir);
+  const gone = storedDependencies(localDir).filter((d) => {
     if (referenced.has(d)) return false;
     const used = lstatSync(join(root, `${d}.used`), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     return now.getTime() - used >= DEPENDENCY_GRACE_MS;
@@ -188,10 +188,10 @@ function readEntry(file: string): FingerprintEntry | null {
 /** The copies a resumed run recorded, which must still be in the store. */
 export function recordedDependencies(
   records: readonly DependencyRecord[],
-  storeDir: string,
+  localDir: string,
 ): SharedDependency[] {
   return records.map((r) => {
-    const source = join(dependenciesDir(storeDir), r.digest);
+    const source = join(dependenciesDir(localDir), r.digest);
     if (!DIGEST.test(r.digest) || !existsSync(source))
       throw new InfrastructureError(
         `the shared copy ${r.digest} of the dependency folder ${r.path} is no longer in the store; start a new run`,

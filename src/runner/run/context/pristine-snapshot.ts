@@ -32,7 +32,7 @@ export interface PristineSnapshot {
 }
 
 /**
- * The snapshot of `source` under `<storeDir>/snapshots/`, made once and reused while the source is
+ * The snapshot of `source` under `<localDir>/snapshots/`, made once and reused while the source is
  * unchanged. A snapshot records a stamp taken before its copy began; it is current while nothing in
  * the source has a status-change time (ctime: every write, chmod, rename, link and deletion in a folder
  * sets one, and no user can set it back) newer than the stamp — one `find` over the source, no reads.
@@ -42,7 +42,7 @@ export interface PristineSnapshot {
  * edits files copied up from it as it would edit its own copy.
  */
 export async function pristineSnapshot(
-  storeDir: string,
+  localDir: string,
   source: string,
   dependencies: readonly string[],
   filter: (rel: string) => boolean,
@@ -53,7 +53,7 @@ export async function pristineSnapshot(
     .update(JSON.stringify([real, [...dependencies].sort(), owner ? `${owner.uid}:${owner.gid}` : "caller"]))
     .digest("hex")
     .slice(0, 32);
-  const home = join(storeDir, "snapshots", key);
+  const home = join(localDir, "snapshots", key);
   const current = currentOf(home);
   if (current && (await unchangedSince(real, join(home, current, "stamp"), dependencies)))
     return { ...readSnapshot(join(home, current)), made: false };

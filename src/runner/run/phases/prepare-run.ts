@@ -49,10 +49,10 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     const t0 = performance.now();
     let pristine: Observation;
     if (choice?.mode === "overlay") {
-      const storeDir = dirname(dirname(runDir));
+      const localDir = dirname(dirname(runDir));
       const deps = ctx.dependencies.map((d) => d.path);
       const owner = ctx.sandbox === "bubblewrap" ? sandboxUser() : null;
-      const snap = await pristineSnapshot(storeDir, loaded.workspace, deps, filter, owner);
+      const snap = await pristineSnapshot(localDir, loaded.workspace, deps, filter, owner);
       pristine = snap.observation;
       ctx.pristineDir = snap.tree;
       // The pristine observation is the snapshot's, linked in whole: nothing to walk or hash per run.

@@ -17,7 +17,7 @@ export interface MissionCaseMeta {
   criteria: MissionCase["criteria"] | null;
   artifacts: string[];
   preserve: string[];
-  /** `<storeDir>/cases/<digest>`: the materialised starting files (`repo/`) and `case.json`. */
+  /** `<localDir>/cases/<digest>`: the materialised starting files (`repo/`) and `case.json`. */
   caseDir: string;
   /** The folder the fixture was bound to with --workspace, if any. */
   boundTo: string | null;
@@ -29,8 +29,8 @@ export interface LoadedMissionCase extends LoadedTask {
 }
 
 export interface LoadMissionCaseOptions {
-  /** The store folder; the starting files are written to `<storeDir>/cases/<digest>/repo`. */
-  storeDir: string;
+  /** The store folder; the starting files are written to `<localDir>/cases/<digest>/repo`. */
+  localDir: string;
   /** An existing folder the fixture must describe exactly (`--workspace DIR`). */
   against?: string;
 }
@@ -141,11 +141,11 @@ export function loadMissionCase(path: string, options: LoadMissionCaseOptions): 
         `--workspace ${options.against}`,
       );
   }
-  const caseDir = join(resolve(options.storeDir), "cases", digest);
+  const caseDir = join(resolve(options.localDir), "cases", digest);
   const workspace = join(caseDir, "repo");
   if (inside(workspace, file) || inside(workspace, dirname(file)))
     throw new InputError(
-      `the store ${options.storeDir} would put the starting files around the fixture; choose another --store`,
+      `the store ${options.localDir} would put the starting files around the fixture; choose another --store`,
       path,
     );
   materialiseTree(workspace, c.files);

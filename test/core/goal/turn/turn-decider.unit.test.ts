@@ -91,15 +91,15 @@ describe("turn: each phase in order", () => {
     const kinds = FULL.map((_, i) => nextTurnPhase(fold(turnDecider, FULL.slice(0, i))));
     expect(kinds).toEqual([
       { kind: "bind" },
-      { kind: "execute", phase: "host_execute", effect_ref: HX },
-      { kind: "readback", phase: "host_execute", effect_ref: HX },
+      { kind: "execute", phase: "host_execute", effectRef: HX },
+      { kind: "readback", phase: "host_execute", effectRef: HX },
       { kind: "record", phase: "typed_result" },
       { kind: "record", phase: "validation" },
-      { kind: "execute", phase: "durable_writeback", effect_ref: WB },
-      { kind: "readback", phase: "durable_writeback", effect_ref: WB },
+      { kind: "execute", phase: "durable_writeback", effectRef: WB },
+      { kind: "readback", phase: "durable_writeback", effectRef: WB },
       { kind: "record", phase: "quota_spend" },
-      { kind: "scheduler_apply", effect_ref: SA },
-      { kind: "scheduler_ack", effect_ref: SA },
+      { kind: "scheduler_apply", effectRef: SA },
+      { kind: "scheduler_ack", effectRef: SA },
     ]);
     expect(nextTurnPhase(fold(turnDecider, FULL))).toEqual({ kind: "done" });
   });
@@ -250,7 +250,7 @@ describe("turn: refusals", () => {
     const after = [...upTo(wbPrepared), ...ev];
     expect(nextTurnPhase(fold(turnDecider, after))).toEqual({
       kind: "rebase_or_release",
-      current_revision: "rev_c",
+      currentRevision: "rev_c",
     });
     given(turnDecider, after)
       .when({
@@ -343,7 +343,7 @@ describe("turn: refusals", () => {
       .thenEvents([failedApply]);
     const s = fold(turnDecider, [...upTo(applied), failedApply]);
     expect(s.acked).toBeNull();
-    expect(nextTurnPhase(s)).toEqual({ kind: "scheduler_apply", effect_ref: SA });
+    expect(nextTurnPhase(s)).toEqual({ kind: "scheduler_apply", effectRef: SA });
     expect(fold(turnDecider, upTo(applied)).acked).toBeNull();
   });
   it("a released turn takes no more facts", () => {

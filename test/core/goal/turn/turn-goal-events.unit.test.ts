@@ -41,7 +41,7 @@ describe("turn facts in the goal stream", () => {
     const t = s.turns[f.KEY];
     expect(s.turnOrder).toEqual([f.KEY]);
     expect(t?.writeback?.commit).toBe("c1");
-    expect(t && nextTurnPhase(t)).toEqual({ kind: "scheduler_apply", effect_ref: f.SA });
+    expect(t && nextTurnPhase(t)).toEqual({ kind: "scheduler_apply", effectRef: f.SA });
     expect(s.anomalies).toEqual([]);
   });
 

@@ -187,22 +187,22 @@ function plan(events: TurnEvent[], w: World): Micro[] {
     case "execute":
       return n.phase === "host_execute"
         ? [
-            a({ type: "prepare_effect", identity: ID, phase: n.phase, effectRef: n.effect_ref }),
+            a({ type: "prepare_effect", identity: ID, phase: n.phase, effectRef: n.effectRef }),
             {
               kind: "effect",
               apply: (x) => {
-                x.runs.push({ ref: n.effect_ref, run_ref: "run_1" });
+                x.runs.push({ ref: n.effectRef, run_ref: "run_1" });
               },
             },
-            a({ type: "record_host_execute", identity: ID, effectRef: n.effect_ref, runRef: "run_1" }),
+            a({ type: "record_host_execute", identity: ID, effectRef: n.effectRef, runRef: "run_1" }),
           ]
         : [
-            a({ type: "prepare_effect", identity: ID, phase: n.phase, effectRef: n.effect_ref }),
+            a({ type: "prepare_effect", identity: ID, phase: n.phase, effectRef: n.effectRef }),
             {
               kind: "effect",
               apply: (x) => {
                 x.commits.push({
-                  ref: n.effect_ref,
+                  ref: n.effectRef,
                   commit: `c${x.commits.length + 1}`,
                   new_revision: "rev_b",
                 });
@@ -211,13 +211,13 @@ function plan(events: TurnEvent[], w: World): Micro[] {
             a({
               type: "record_writeback",
               identity: ID,
-              effectRef: n.effect_ref,
+              effectRef: n.effectRef,
               outcome: { kind: "accepted", commit: "c1", newRevision: "rev_b" },
             }),
           ];
     case "readback": {
-      const runs = w.runs.filter((r) => r.ref === n.effect_ref);
-      const commits = w.commits.filter((c) => c.ref === n.effect_ref);
+      const runs = w.runs.filter((r) => r.ref === n.effectRef);
+      const commits = w.commits.filter((c) => c.ref === n.effectRef);
       const hits = n.phase === "host_execute" ? runs.length : commits.length;
       const readback: Readback =
         hits > 1
@@ -235,7 +235,7 @@ function plan(events: TurnEvent[], w: World): Micro[] {
                   },
                 };
       return [
-        a({ type: "resolve_readback", identity: ID, phase: n.phase, effectRef: n.effect_ref, readback }),
+        a({ type: "resolve_readback", identity: ID, phase: n.phase, effectRef: n.effectRef, readback }),
       ];
     }
     case "record":
@@ -253,7 +253,7 @@ function plan(events: TurnEvent[], w: World): Micro[] {
       ];
     case "scheduler_apply":
       return [
-        a({ type: "record_scheduler_apply", identity: ID, effectRef: n.effect_ref, hint: HINT }),
+        a({ type: "record_scheduler_apply", identity: ID, effectRef: n.effectRef, hint: HINT }),
         {
           kind: "effect",
           apply: (x) => {
@@ -263,7 +263,7 @@ function plan(events: TurnEvent[], w: World): Micro[] {
         a({
           type: "record_scheduler_ack",
           identity: ID,
-          effectRef: n.effect_ref,
+          effectRef: n.effectRef,
           outcome: { kind: "ack", mode: "host_updated" },
         }),
       ];
@@ -272,7 +272,7 @@ function plan(events: TurnEvent[], w: World): Micro[] {
         a({
           type: "record_scheduler_ack",
           identity: ID,
-          effectRef: n.effect_ref,
+          effectRef: n.effectRef,
           outcome: { kind: "ack", mode },
         });
       return w.host === HINT.not_before

@@ -68,7 +68,7 @@ describe("turn: crash recovery by readback", () => {
     expect(nextTurnPhase(fold(turnDecider, [...upTo(hxPrepared), rb]))).toEqual({
       kind: "execute",
       phase: "host_execute",
-      effect_ref: HX,
+      effectRef: HX,
     });
   });
   it("unknown readback fails closed as blocked_health and nothing else moves", () => {
@@ -119,7 +119,7 @@ describe("turn: crash recovery by readback", () => {
     expect(nextTurnPhase(fold(turnDecider, blocked))).toEqual({
       kind: "blocked_health",
       reason: `readback of ${WB} is unknown: two commits; failing closed`,
-      retry: { phase: "durable_writeback", effect_ref: WB },
+      retry: { phase: "durable_writeback", effectRef: WB },
     });
     g(blocked).when(unknown("two commits")).thenEvents([]);
     // A different unknown is a new fact (the reason changed).
@@ -135,7 +135,7 @@ describe("turn: crash recovery by readback", () => {
     expect(nextTurnPhase(fold(turnDecider, [...blocked, absent]))).toEqual({
       kind: "execute",
       phase: "durable_writeback",
-      effect_ref: WB,
+      effectRef: WB,
     });
     // Repaired: committed → its payload is reused, and the turn goes on to the spend.
     const committed = g(blocked)

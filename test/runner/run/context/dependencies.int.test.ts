@@ -56,23 +56,23 @@ echo "module.exports = { hello: (n) => require('greet')(n) };" > lib/app.js
 echo done
 `;
 
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(async () => {
-  storeDir = await mkdtemp(join(tmpdir(), "loopgate-deps-"));
-  store = SqliteEventStore.open(join(storeDir, "events.db"));
+  localDir = await mkdtemp(join(tmpdir(), "loopgate-deps-"));
+  store = SqliteEventStore.open(join(localDir, "events.db"));
 });
 afterAll(async () => {
   await store.close();
-  await rm(storeDir, { recursive: true, force: true });
+  await rm(localDir, { recursive: true, force: true });
 });
 
-const run = async (file: string, builder: string, dir = storeDir, s = store) =>
+const run = async (file: string, builder: string, dir = localDir, s = store) =>
   runTask({
     loaded: loadTask(file),
     builder: commandBuilder(builder),
     store: s,
-    storeDir: dir,
+    localDir: dir,
     sandbox: "bubblewrap",
   });
 
@@ -116,7 +116,7 @@ describe("shared dependency folders", () => {
       // gc: the copy only removed runs named goes (once past its grace after last use); a kept run's stays.
       const later = new Date(Date.now() + 2 * DEPENDENCY_GRACE_MS);
       const prune = (now: Date, dryRun = false) =>
-        pruneRuns({ store: s, storeDir: dir, policy: { olderThanMs: 0, keep: 1 }, now, dryRun });
+        pruneRuns({ store: s, localDir: dir, policy: { olderThanMs: 0, keep: 1 }, now, dryRun });
       expect((await prune(new Date(), true)).dependencies_removed).toEqual([]);
       expect((await prune(later, true)).dependencies_removed).toHaveLength(1);
       expect(storedDependencies(dir)).toHaveLength(2);
@@ -179,10 +179,10 @@ echo "all tests pass"
     const said = env.claims.map((c) => c.text).join("\n");
     expect(said).toContain("WROTE-CACHE");
     for (const word of ["WROTE-PACKAGE", "WROTE-NEW", "REMOVED", "MOVED"]) expect(said).not.toContain(word);
-    const ws = join(storeDir, "runs", env.run_id, "workspace");
+    const ws = join(localDir, "runs", env.run_id, "workspace");
     expect(readdirSync(join(ws, "node_modules"))).toEqual([]);
     expect(existsSync(join(ws, "nm2"))).toBe(false);
-    const copy = join(dependenciesDir(storeDir), env.dependencies?.[0]?.digest ?? "");
+    const copy = join(dependenciesDir(localDir), env.dependencies?.[0]?.digest ?? "");
     expect(readFileSync(join(copy, "greet", "index.js"), "utf8")).toBe(repo["node_modules/greet/index.js"]);
     expect(existsSync(join(copy, "evil"))).toBe(false);
     expect(readdirSync(join(copy, ".vite"))).toEqual([]);
@@ -191,12 +191,12 @@ echo "all tests pass"
 
   it("a resume mounts the copies run_started recorded, and fails closed when one is gone", async () => {
     const t = await makeTask({ taskYaml: taskYaml(), repo });
-    const [made] = await shareDependencies(join(t.dir, "repo"), ["node_modules"], storeDir);
+    const [made] = await shareDependencies(join(t.dir, "repo"), ["node_modules"], localDir);
     if (!made) throw new Error("no copy made");
     const record = { path: made.path, digest: made.digest, files: made.files };
-    expect(recordedDependencies([record], storeDir)).toEqual([made]);
+    expect(recordedDependencies([record], localDir)).toEqual([made]);
     const gone = { ...record, digest: "0".repeat(64) };
-    expect(() => recordedDependencies([gone], storeDir)).toThrow(/no longer in the store; start a new run/);
+    expect(() => recordedDependencies([gone], localDir)).toThrow(/no longer in the store; start a new run/);
   });
 
   it("any change at a dependency folder's path is a protected-path violation", () => {
@@ -275,7 +275,7 @@ describe("dependencies in the task file", () => {
         loaded: loadTask(t.file),
         builder: commandBuilder(t.script("honest.sh")),
         store,
-        storeDir,
+        localDir,
         sandbox: "none",
       }),
     ).rejects.toThrow(/dependencies: .*need|cannot be: run with bubblewrap/);

@@ -26,8 +26,8 @@ budget: { attempts: 1 }
 `,
       repo: { "a.txt": "hello\n" },
     });
-    const storeDir = await mkdtemp(join(tmpdir(), "loopgate-inputs-"));
-    const store = SqliteEventStore.open(join(storeDir, "events.db"));
+    const localDir = await mkdtemp(join(tmpdir(), "loopgate-inputs-"));
+    const store = SqliteEventStore.open(join(localDir, "events.db"));
     const reads: string[] = [];
     const get = ObservationStore.prototype.get;
     vi.spyOn(ObservationStore.prototype, "get").mockImplementation(function (
@@ -42,7 +42,7 @@ budget: { attempts: 1 }
         loaded: loadTask(file),
         builder: noopBuilder(),
         store,
-        storeDir,
+        localDir,
         sandbox: "none",
       });
       expect(env.status).toBe("SUCCESS");
@@ -52,7 +52,7 @@ budget: { attempts: 1 }
       expect(reads).toHaveLength(3);
     } finally {
       await store.close();
-      await rm(storeDir, { recursive: true, force: true });
+      await rm(localDir, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     }
   });

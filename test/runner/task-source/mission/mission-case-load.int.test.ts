@@ -54,7 +54,7 @@ const refusal = (fn: () => unknown): string => {
 describe("loadMissionCase", () => {
   it("materialises files under <store>/cases/<digest>/repo and maps the fixture onto a task", () => {
     const f = writeFixture();
-    const loaded = loadMissionCase(f.file, { storeDir: f.store });
+    const loaded = loadMissionCase(f.file, { localDir: f.store });
     expect(loaded.workspace).toBe(join(f.store, "cases", loaded.digest, "repo"));
     expect(treeDifference(loaded.workspace, fixture.files)).toBeNull();
     expect(loaded.task.id).toBe("case-sum");
@@ -70,26 +70,26 @@ describe("loadMissionCase", () => {
 
   it("reuses an identical materialised copy and rebuilds a tampered one", () => {
     const f = writeFixture();
-    const first = loadMissionCase(f.file, { storeDir: f.store });
+    const first = loadMissionCase(f.file, { localDir: f.store });
     writeFileSync(join(first.workspace, "input.json"), "[9]\n");
     writeFileSync(join(first.workspace, "stray.txt"), "x");
-    const again = loadMissionCase(f.file, { storeDir: f.store });
+    const again = loadMissionCase(f.file, { localDir: f.store });
     expect(again.workspace).toBe(first.workspace);
     expect(treeDifference(again.workspace, fixture.files)).toBeNull();
   });
 
   it("refuses a store that would put the starting files around the fixture", () => {
     const f = writeFixture();
-    const loaded = loadMissionCase(f.file, { storeDir: f.store });
+    const loaded = loadMissionCase(f.file, { localDir: f.store });
     const inner = join(loaded.workspace, "sub");
     mkdirSync(inner);
     const file = join(inner, "sum.json");
     writeFileSync(file, readFileSync(f.file));
-    expect(refusal(() => loadMissionCase(file, { storeDir: f.store }))).toContain("choose another --store");
+    expect(refusal(() => loadMissionCase(file, { localDir: f.store }))).toContain("choose another --store");
   });
 
   it("names the fixture file when it cannot be read", () => {
-    expect(refusal(() => loadMissionCase("/nonexistent/case.json", { storeDir: temp("s-") }))).toContain(
+    expect(refusal(() => loadMissionCase("/nonexistent/case.json", { localDir: temp("s-") }))).toContain(
       "/nonexistent/case.json: cannot read the mission fixture: ENOENT",
     );
   });
@@ -97,7 +97,7 @@ describe("loadMissionCase", () => {
 
 describe("loadMissionCase --workspace DIR: every starting file must be listed", () => {
   const f = writeFixture();
-  const load = (dir: string) => loadMissionCase(f.file, { storeDir: f.store, against: dir });
+  const load = (dir: string) => loadMissionCase(f.file, { localDir: f.store, against: dir });
 
   it("accepts a folder that holds exactly the listed files", () => {
     const dir = folder(fixture.files);
@@ -145,7 +145,7 @@ describe("loadMissionCase --workspace DIR: every starting file must be listed", 
     const dir = folder(fixture.files);
     const inside = join(dir, "case.json");
     writeFileSync(inside, JSON.stringify(fixture));
-    expect(refusal(() => loadMissionCase(inside, { storeDir: f.store, against: dir }))).toContain(
+    expect(refusal(() => loadMissionCase(inside, { localDir: f.store, against: dir }))).toContain(
       "the mission fixture lies inside the workspace",
     );
     expect(refusal(() => load(join(dir, "nope")))).toContain("is not a directory");

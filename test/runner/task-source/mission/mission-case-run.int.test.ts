@@ -25,11 +25,11 @@ const MARKER = `EXPECTED-${randomBytes(8).toString("hex")}`;
 const LEAKY = { ...SUM, artifacts: { "answer.json": { sum: 5, token: MARKER } } };
 
 let root: string;
-let storeDir: string;
+let localDir: string;
 let store: SqliteEventStore;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "loopgate-case-run-"));
-  storeDir = join(root, "store");
+  localDir = join(root, "store");
   store = SqliteEventStore.open(join(root, "events.db"));
 });
 afterAll(async () => {
@@ -50,10 +50,10 @@ function script(body: string): string {
   return file;
 }
 async function run(fixture: string, builder: BuilderChoice, maxAttempts = 1) {
-  const loaded = loadMissionCase(fixture, { storeDir });
-  const env = await runTask({ loaded, builder, store, storeDir, sandbox: "bubblewrap", maxAttempts });
+  const loaded = loadMissionCase(fixture, { localDir });
+  const env = await runTask({ loaded, builder, store, localDir, sandbox: "bubblewrap", maxAttempts });
   const events = await store.readStream(RunJournal.stream(env.run_id));
-  return { env, events, runDir: join(storeDir, "runs", env.run_id) };
+  return { env, events, runDir: join(localDir, "runs", env.run_id) };
 }
 /** Every regular file under `dir` whose bytes contain `needle`. */
 function filesContaining(dir: string, needle: string): string[] {
@@ -144,7 +144,7 @@ describe("expected outputs never reach the builder", () => {
     expect(readFileSync(join(ws, "seen-prompt-file-2.txt"), "utf8")).toContain(LEAKY.prompt);
     expect(filesContaining(ws, MARKER)).toEqual([]);
     expect(filesContaining(join(r.runDir, "pristine"), MARKER)).toEqual([]);
-    expect(filesContaining(loadMissionCase(fixture, { storeDir }).mission.caseDir, MARKER)).toEqual([]);
+    expect(filesContaining(loadMissionCase(fixture, { localDir }).mission.caseDir, MARKER)).toEqual([]);
     // Only the gates' own results (the owner's envelope) carry the expected value.
     const carrying = r.events.filter((e) => JSON.stringify(e).includes(MARKER)).map((e) => e.type);
     expect(carrying.length).toBeGreaterThan(0);
