@@ -1,24 +1,42 @@
-// Writes test/durations.json from a vitest JSON report: each test file's wall time in seconds. The suite's
+// Writes test/durations.json: each test file's wall time in seconds, hooks included, as vitest's own
+// results cache recorded it in the last run (node_modules/.vite/vitest/<hash>/results.json). The suite's
 // sequencer (test/support/longest-first.ts) starts the longest files first, so no long file is left to run
-// alone at the end. Refresh after adding or slowing a test file:
-//   npx vitest run --reporter=json --outputFile=/tmp/vitest.json && npm run test:durations -- /tmp/vitest.json
-import { readFileSync, writeFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+// alone at the end. Refresh after a whole `npm test` when files were added or got slower:
+//   npm run test:durations            (this checkout's cache)
+//   npm run test:durations -- FILE    (another checkout's results.json)
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 
-const report = process.argv[2];
-if (!report) {
-  console.error("usage: npm run test:durations -- REPORT.json (a vitest --reporter=json output)");
-  process.exit(2);
-}
-interface FileResult {
-  name: string;
-  startTime: number;
-  endTime: number;
-}
 const root = resolve(import.meta.dirname, "..");
-const { testResults } = JSON.parse(readFileSync(report, "utf8")) as { testResults: FileResult[] };
+
+function cacheFile(): string {
+  const dir = join(root, "node_modules", ".vite", "vitest");
+  let hashes: string[] = [];
+  try {
+    hashes = readdirSync(dir);
+  } catch {
+    // no cache yet
+  }
+  const found = hashes.map((h) => join(dir, h, "results.json"));
+  if (found.length !== 1) {
+    console.error(
+      `expected one vitest results cache under ${dir}, found ${found.length}; run the whole suite first, or name the file`,
+    );
+    process.exit(2);
+  }
+  return found[0] as string;
+}
+
+const file = process.argv[2] ?? cacheFile();
+const { results } = JSON.parse(readFileSync(file, "utf8")) as {
+  results: [string, { duration?: number }][];
+};
 const seconds: Record<string, number> = {};
-for (const r of [...testResults].sort((a, b) => a.name.localeCompare(b.name)))
-  seconds[relative(root, r.name)] = Math.round((r.endTime - r.startTime) / 100) / 10;
-writeFileSync(resolve(root, "test", "durations.json"), `${JSON.stringify(seconds, null, 2)}\n`);
-console.log(`test/durations.json: ${Object.keys(seconds).length} files`);
+for (const [key, { duration }] of results) {
+  if (typeof duration !== "number") continue;
+  const path = key.slice(key.indexOf(":") + 1); // "<project>:<path>"
+  seconds[path] = Math.round(duration / 100) / 10;
+}
+const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
+writeFileSync(join(root, "test", "durations.json"), `${JSON.stringify(sorted, null, 2)}\n`);
+console.log(`test/durations.json: ${Object.keys(sorted).length} files, from ${file}`);
