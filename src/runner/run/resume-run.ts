@@ -17,7 +17,7 @@ import { checkUserMounts, mountGuards } from "./context/builder-mounts.js";
 import { recordedDependencies } from "./context/dependencies.js";
 import type { GateEnvironmentPolicy } from "./context/gate-environment-policy.js";
 import type { RunReporter } from "./context/reporter.js";
-import { failRun, type RunContext, runPaths } from "./context/run-context.js";
+import { failRun, type RunContext } from "./context/run-context.js";
 import { keepObservation, rebuildRunFolder, runFolderPresent } from "./context/shared-content.js";
 import { attachWorkspace, rollbackWorkspace } from "./context/workspace-layout.js";
 import { ensureSandbox } from "./phases/prepare-run.js";
@@ -216,9 +216,8 @@ async function continueRun(
   const n = st.attempts.length;
   if (!lastObs) return failRun(ctx, "cannot resume: the log has no workspace observation to roll back to");
   const say = (action: string, inDoubt?: string[]) => resumed(`${rebuilt}${action}`, inDoubt);
-  const { pristineDir } = runPaths(runDir);
   if (st.pristineObservationId !== null)
-    await ctx.blobs.save(await ctx.observations.get(st.pristineObservationId), pristineDir);
+    await ctx.blobs.save(await ctx.observations.get(st.pristineObservationId), ctx.pristineDir);
   if (builder.agent) return resumeAgent(ctx, journal, n, lastObs, say);
   await rollbackWorkspace(ctx, lastObs);
   await say(

@@ -44,9 +44,12 @@ export async function rollbackWorkspace(ctx: RunContext, observationId: string):
 
 /**
  * Mounts a resumed run's overlay again when it is not mounted (the machine restarted, or the run had
- * finished); nothing for a copy. Call before anything reads the workspace.
+ * finished), and points the run's pristine tree at the overlay's lower layer, as prepareRun did; nothing
+ * for a copy. Call before anything reads the workspace or the pristine tree.
  */
 export function attachWorkspace(ctx: RunContext): void {
   const o = overlayOf(ctx.runDir);
-  if (o) attachOverlay(o);
+  if (!o) return;
+  attachOverlay(o);
+  ctx.pristineDir = o.lower;
 }

@@ -60,6 +60,7 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
       copyFileSync(snap.observationFile, join(runDir, "observations", `${pristine.id}.json`));
       createOverlay(runDir, snap.tree, pristine.id);
       if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
+      ctx.reporter.note?.(`workspace: ${choice.mode} (${choice.why})`);
     } else {
       await copyTree(loaded.workspace, ctx.pristineDir, { filter });
       await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter });
@@ -70,7 +71,6 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
       if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
       else await ctx.observations.put(pristine);
     }
-    if (choice?.mode === "overlay") ctx.reporter.note?.(`workspace: ${choice.mode} (${choice.why})`);
     const paths = pristine.entries.map((e) => e.path);
     for (const u of uncoveredProtected(loaded.task.protected, paths))
       ctx.reporter.warning?.(describeUncovered(u, loaded.task.workspace));
