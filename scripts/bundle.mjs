@@ -76,6 +76,40 @@ export async function bundleCli(root) {
   process.stdout.write(`bundle: ${outfile} (${size(outfile)}), code cache ${size(`${outfile}.cache`)}\n`);
 }
 
+/**
+ * True when the bundle and its code cache were made after everything they are made from: the compiled
+ * modules (the incremental tsc of `npm run build` rewrites dist/.tsbuildinfo whenever it emits, and leaves
+ * it alone when no source changed; it compares the sources' contents, not their times, so a file saved
+ * during a build is compiled by the next one),
+ * this script, the loader, and the installed packages. `npm test` builds first, and after `npm ci` (whose
+ * prepare step builds) or a test run with no source change, this is what spares the second bundling.
+ */
+export function bundleIsCurrent(root) {
+  const mtime = (f) => {
+    try {
+      return statSync(f).mtimeMs;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const outfile = join(root, "dist", "loopgate.cjs");
+  const made = Math.min(mtime(outfile), mtime(`${outfile}.cache`));
+  const inputs = [
+    join(root, "dist", ".tsbuildinfo"),
+    join(root, "dist", "cli", "main.js"),
+    join(root, "scripts", "bundle.mjs"),
+    join(root, "bin", "load-bundle.js"),
+    join(root, "package-lock.json"),
+  ].map(mtime);
+  // A missing input or output is NaN, and every comparison with NaN is false: not current.
+  return inputs.every((t) => made >= t);
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await bundleCli(dirname(dirname(fileURLToPath(import.meta.url))));
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
+  if (!process.argv.includes("--force") && bundleIsCurrent(root)) {
+    process.stdout.write("bundle: up to date (dist/loopgate.cjs is newer than what it is made from)\n");
+  } else {
+    await bundleCli(root);
+  }
 }

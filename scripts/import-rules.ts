@@ -11,6 +11,8 @@
  *   4 agent/  builders/            (not each other: what they share lives lower, in core/)
  *   5 runner/                      runs, and its task sources (runner/mission-source/)
  *   6 selftest/  experiments/  mcp/   drive whole runs (mcp: the MCP server), so they sit above runner/ (not each other)
+ *     serve/                       the board (`loopgate serve`): reads the log and writes through runner/'s goal
+ *                                  write path; what it shows of the CLI's own readers, cli/ hands it down
  *   7 cli/  web/                   user surfaces
  *
  * Folders on one level do not import each other: two folders that need each other are one concept, or
@@ -34,6 +36,7 @@ export const LEVELS: Readonly<Record<string, number>> = {
   selftest: 6,
   experiments: 6,
   mcp: 6,
+  serve: 6,
   cli: 7,
   web: 7,
 };

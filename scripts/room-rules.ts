@@ -48,6 +48,7 @@ export const ROOMS: Readonly<Record<string, readonly string[]>> = {
     "goal",
     "goal/turn",
     "goal/schedule",
+    "goal/notify",
     "host",
     "init",
     "from-commit",

@@ -1,10 +1,11 @@
 import { InputError } from "../core/kernel/errors.js";
 
 /**
- * Splits a builder command line into argv the way a POSIX shell would split words (single quotes,
- * double quotes, backslash), without expanding anything: no variables, globs, pipes or redirections.
+ * Splits a command line into argv the way a POSIX shell would split words (single quotes, double quotes,
+ * backslash), without expanding anything: no variables, globs, pipes or redirections. `flag` names the
+ * option the line came from in errors.
  */
-export function splitCommandLine(line: string): string[] {
+export function splitCommandLine(line: string, flag = "--builder"): string[] {
   const words: string[] = [];
   let word = "";
   let inWord = false;
@@ -32,16 +33,16 @@ export function splitCommandLine(line: string): string[] {
     } else {
       if ("|&;<>".includes(c))
         throw new InputError(
-          `the builder command contains ${c}, a shell operator; loopgate runs argv without a shell — wrap it: sh -c '…'`,
-          "--builder",
+          `the command contains ${c}, a shell operator; loopgate runs argv without a shell — wrap it: sh -c '…'`,
+          flag,
         );
       word += c;
       inWord = true;
     }
   }
-  if (quote) throw new InputError(`unterminated ${quote} quote`, "--builder");
+  if (quote) throw new InputError(`unterminated ${quote} quote`, flag);
   if (inWord) words.push(word);
-  if (words.length === 0) throw new InputError("the builder command is empty", "--builder");
+  if (words.length === 0) throw new InputError("the command is empty", flag);
   return words;
 }
 

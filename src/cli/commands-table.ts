@@ -235,14 +235,34 @@ each time) is finished as TOOL_FAILURE, a dead letter, with the reason, and said
   },
   {
     name: "report",
-    usage: ["loopgate report RUN [--store DIR] [--junit FILE] [--markdown FILE]"],
+    usage: ["loopgate report RUN [--store DIR] [--junit FILE] [--markdown FILE] [--html FILE]"],
     about: `Write CI reports of a finished run: JUnit XML (one test case per gate of the final attempt, plus
-the verdict) and a Markdown summary for $GITHUB_STEP_SUMMARY. Without --junit or --markdown, prints
-the Markdown summary. Exits with the run's exit code.`,
-    flags: ["store", "junit", "markdown"],
+the verdict), a Markdown summary for $GITHUB_STEP_SUMMARY, and with --html the run's page of loopgate serve
+as one self-contained file (style inlined, no script, nothing fetched) to attach as an artifact. Without a
+file flag, prints the Markdown summary. Exits with the run's exit code.`,
+    flags: ["store", "junit", "markdown", "html"],
     maxArgs: 1,
     run: async (io, args, flags) =>
       (await import("./commands/report.js")).reportCommand(io, need("report", args, 0, "RUN"), flags),
+  },
+  {
+    name: "serve",
+    usage: [
+      "loopgate serve [--store DIR | postgres://…] [--host 127.0.0.1] [--port N] [--token | --token-file FILE] [--json]",
+    ],
+    about: `The board: a web view of the store every command finds. Runs (filter by status and task; the queue on
+PostgreSQL), a run (each attempt's claim beside its held-out gates, findings, the change the gates saw, the
+judge, the envelope and the timeline), goals as boards (the gates waiting on a person first) and health.
+Pages follow the log live (Server-Sent Events). Read-only unless started with a credential: --token makes
+one and prints a sign-in address; --token-file FILE reads NAME:SECRET. Then gate approve, reject, cancel and
+defer go through the same write as loopgate gate, origin operator, recorded as by NAME, each at the stream
+revision its form was rendered from (a stale one is refused: needs_rebase). Listens on 127.0.0.1 unless
+--host says otherwise (not loopback: only with a credential). Prints its URL (--json: {url, sign_in_url, …});
+runs until SIGINT/SIGTERM.`,
+    flags: ["store", "host", "port", "token", "token-file", "json"],
+    maxArgs: 0,
+    exit: "Exit codes: 0 stopped, 2 bad input (a flag, the token file, a non-loopback --host without a credential) or the store cannot be opened.",
+    run: async (io, _args, flags) => (await import("./commands/serve.js")).serveCommand(io, flags),
   },
   {
     name: "gc",

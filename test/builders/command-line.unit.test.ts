@@ -59,7 +59,7 @@ describe("splitCommandLine", () => {
 
   it.each(["", "   ", "\t\n"])("refuses an empty command %j", (line) => {
     expect(() => splitCommandLine(line)).toThrow(InputError);
-    expect(() => splitCommandLine(line)).toThrow("the builder command is empty");
+    expect(() => splitCommandLine(line)).toThrow("the command is empty");
   });
 });
 

@@ -1,5 +1,6 @@
 // Terminal closure is a strict conjunction: every todo closed, acceptance proved fresh on the current
-// revision, and a recorded no_followup intent. Each missing piece keeps the goal open.
+// revision, the agent's route on record (a vision checkpoint read against the current acceptance), and a
+// recorded no_followup intent. Each missing piece keeps the goal open.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -60,6 +61,15 @@ describe("terminal closure", () => {
 
     const close = await lg("goal", "close", "greet-goal", "--rationale", "the world is greeted");
     expect(close.code, show(close)).toBe(0);
+    // No route on record: a missing vision checkpoint keeps it open, and is the replan obligation owed.
+    v = await view();
+    expect(v.closed).toBe(false);
+    expect(v.frontierGaps).toEqual([
+      expect.stringMatching(/^vision noop: agent noop has no vision checkpoint/),
+    ]);
+    expect(v.runtimeState).toBe("focus_wait");
+    const record = await lg("goal", "vision", "record", "greet-goal", "--route", "greet, then prove it");
+    expect(record.code, show(record)).toBe(0);
     v = await view();
     expect(v.frontierGaps).toEqual([]);
     expect(v.closed).toBe(true);

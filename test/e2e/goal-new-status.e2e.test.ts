@@ -1,7 +1,7 @@
 // loopgate goal new / status / next / goals / stop / resume, and their refusals.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
 import { EXAMPLE_TODOS, GOAL, GOAL_FILE, head, lg, newGoal, status } from "./goal-support.js";
@@ -16,7 +16,8 @@ describe.concurrent("loopgate goal new", () => {
     const out = parseStdout<{ goal: string; revision: string; workspace: string; todos: number }>(r);
     expect(out.goal).toBe(GOAL);
     expect(out.todos).toBe(EXAMPLE_TODOS.length);
-    expect(out.workspace).toBe(join(store, "goals", GOAL, "workspace"));
+    // --json paths are relative to the goal file's folder (absolute with --absolute).
+    expect(resolve(dirname(GOAL_FILE), out.workspace)).toBe(join(store, "goals", GOAL, "workspace"));
     // git itself: one commit, HEAD is the recorded revision, the files are the sh-csvcol repository's.
     expect(head(store)).toBe(out.revision);
     const ws = out.workspace;
@@ -171,7 +172,7 @@ describe.concurrent("loopgate goal status / next / goals", () => {
     const r = await loopgate(["goal", "frobnicate", GOAL]);
     expect(r.code, show(r)).toBe(2);
     expect(r.stderr).toMatch(
-      /unknown subcommand "frobnicate"; one of new, status, next, stop, resume, accept/,
+      /unknown subcommand "frobnicate"; one of (init, )?new, status, next, stop, resume, accept/,
     );
     const m = await loopgate(["todo"]);
     expect(m.stderr).toMatch(/loopgate todo: missing the subcommand/);

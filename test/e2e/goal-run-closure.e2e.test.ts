@@ -63,6 +63,16 @@ describe("goal run drives the example goal to terminal closure", () => {
     const before = await lg(store, "goal", "run", GOAL, "--json");
     expect(before.code, show(before)).not.toBe(0);
     expect((await lg(store, "goal", "close", GOAL, "--rationale", "all three fixes proved")).code).toBe(0);
+    // Closure reads the agent's route too (a vision checkpoint): the example's goal file declares none.
+    const route = [
+      "goal",
+      "vision",
+      "record",
+      GOAL,
+      "--route",
+      "quoted fields, CRLF, unknown columns, publish",
+    ];
+    expect((await lg(store, ...route)).code).toBe(0);
     const done = await lg(store, "goal", "run", GOAL, "--json");
     expect(done.code, show(done)).toBe(0);
     expect(jsonLines(done.stdout).at(-1)).toMatchObject({ exit_code: 0, stop: "terminal" });

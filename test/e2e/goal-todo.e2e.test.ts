@@ -8,7 +8,7 @@ import { GOAL, GOAL_DIR, lg, newGoal, refused, runIdOf, status, todoStatus } fro
 afterAll(removeTemps);
 
 describe.concurrent("todo run and todo done: done only on evidence", () => {
-  it("a SUCCESS of the todo's task on the current revision completes it, once", async () => {
+  it("a run records its goal and revision; its SUCCESS completes the todo only once its change is persisted", async () => {
     const store = await newGoal();
     const run = await lg(store, "todo", "run", GOAL, "todo_quoted_fields", "--json");
     expect(run.code, show(run)).toBe(0);
@@ -19,20 +19,15 @@ describe.concurrent("todo run and todo done: done only on evidence", () => {
       data: { goal?: { id: string; revision: string } };
     };
     expect(started.data.goal).toEqual({ id: GOAL, revision: (await status(store)).revision });
-    const done = await lg(store, "todo", "done", GOAL, "todo_quoted_fields", "--evidence", runId);
-    expect(done.code, show(done)).toBe(0);
-    const s = await status(store);
-    const t = s.todos.find((x) => x.id === "todo_quoted_fields");
-    expect(t?.status).toBe("done");
-    expect(t?.completion?.runId).toBe(runId);
-    const text = await lg(store, "goal", "status", GOAL);
-    expect(text.stdout).toMatch(new RegExp(`✓ +todo_quoted_fields .*done on run ${runId}`));
-    // The same run again: the todo is no longer open, and a run proves one todo only.
+    // todo run writes nothing back: the change its gates saw is not in the goal workspace, so it is not
+    // the todo's evidence (goal-effect.e2e.test.ts: the governed turn that persists it, and a run that
+    // changed nothing completing a todo).
     await refused(
       store,
       await lg(store, "todo", "done", GOAL, "todo_quoted_fields", "--evidence", runId),
-      /rule open_to_done/,
+      /rule durable_writeback_before_done: run .* changed 1 path\(s\) \(bin\/csvcol\)/,
     );
+    expect(await todoStatus(store, "todo_quoted_fields")).toBe("open");
   }, 300_000);
 
   it("refuses an ESCALATED run, another todo's run, a run outside the goal, an unknown run, and no evidence at all", async () => {

@@ -17,6 +17,13 @@ describe("goal vision", () => {
     const empty = await lg(store, "goal", "vision", "show", GOAL, "--json");
     expect(empty.code, show(empty)).toBe(0);
     expect(parseStdout<VisionJson>(empty).visions).toEqual([]);
+    // The first route is a delta of its own (a missing checkpoint); a second record is refused.
+    const first = await lg(store, "goal", "vision", "record", GOAL, "--route", "R0", "--json");
+    expect(first.code, show(first)).toBe(0);
+    expect(parseStdout<{ events: string[] }>(first).events).toEqual(["vision_recorded"]);
+    const again = await lg(store, "goal", "vision", "record", GOAL, "--route", "R0b");
+    expect(again.code, show(again)).toBe(2);
+    expect(again.stderr).toMatch(/already follows a route/);
     const before = (await status(store)).streamRevision;
     const bare = await lg(
       store,
@@ -53,7 +60,7 @@ describe("goal vision", () => {
       "--json",
     );
     expect(ok.code, show(ok)).toBe(0);
-    expect(parseStdout<{ events: string[] }>(ok).events).toEqual(["vision_recorded", "todo_added"]);
+    expect(parseStdout<{ events: string[] }>(ok).events).toEqual(["vision_patched", "todo_added"]);
     const todo = (await status(store)).todos.find((t) => t.id === "todo_ask_reporters");
     expect(todo?.class).toBe("user_action");
     const same = await lg(
@@ -78,6 +85,41 @@ describe("goal vision", () => {
     ]);
     const text = await lg(store, "goal", "vision", "show", GOAL);
     expect(text.stdout).toMatch(/vision of .* \(unchanged/);
+  }, 120_000);
+  it("retire ends the route, supersede hands it to another agent's; closure reads the replacement", async () => {
+    const store = await newGoal();
+    expect((await lg(store, "goal", "vision", "record", GOAL, "--route", "R0")).code).toBe(0);
+    const noBy = await lg(store, "goal", "vision", "supersede", GOAL, "--reason", "r");
+    expect(noBy.code, show(noBy)).toBe(2);
+    const sup = await lg(
+      ...[
+        store,
+        "goal",
+        "vision",
+        "supersede",
+        GOAL,
+        "--by",
+        "maintainer",
+        "--route",
+        "R1",
+        "--reason",
+        "handed over",
+        "--json",
+      ],
+    );
+    expect(sup.code, show(sup)).toBe(0);
+    expect(parseStdout<{ events: string[] }>(sup).events).toEqual(["vision_recorded", "vision_retired"]);
+    const v = parseStdout<VisionJson & { checkpoint: { agent_id: string; standing: string } }>(
+      await lg(store, "goal", "vision", "show", GOAL, "--json"),
+    );
+    expect(v.checkpoint).toEqual({ agent_id: "maintainer", standing: "fresh" });
+    expect(v.visions.map((x) => [x.agent_id, x.last])).toEqual([
+      ["oracle", "superseded"],
+      ["maintainer", "recorded"],
+    ]);
+    // The goal's own agent follows no route now: retiring it again is refused, naming the rule's reason.
+    const retire = await lg(store, "goal", "vision", "retire", GOAL, "--reason", "again");
+    await refused(store, retire, /no followed vision to end \(superseded\)/);
   }, 120_000);
   it("close needs NEW_TODO (bad input, exit 2); a missing --reason is bad input; --help lists vision", async () => {
     const store = await newGoal();

@@ -296,7 +296,7 @@ describe("goals on Postgres, advanced by workers", () => {
     expect(r2.stdout).not.toMatch(/queued/);
     expect(await queued(lone)).toEqual([]);
   }, 420_000);
-  it("todo run, todo done and goal accept work on a Postgres goal by hand; goal revert is refused naming why", async () => {
+  it("todo run, todo done and goal accept work on a Postgres goal by hand (done only when persisted); goal revert is refused naming why", async () => {
     const id = `pg-goal-${++goals}`;
     const made = await loopgate(["goal", "new", goalFixture(id), "--store", db.url, "--json"]);
     expect(made.code, show(made)).toBe(0);
@@ -306,12 +306,14 @@ describe("goals on Postgres, advanced by workers", () => {
     expect(run.code, show(run)).toBe(0);
     const env = parseStdout<{ run_id: string; status: string }>(run);
     expect(env.status).toBe("SUCCESS");
-    // The run is in the database: its events read back from there, and it is the todo's evidence.
+    // The run is in the database: its events read back from there; its change is read from there too,
+    // and since todo run writes nothing back, it is not the todo's evidence (done means persisted).
     expect((await store.readStream(`run-${env.run_id}`)).at(-1)?.type).toBe("run_finished");
     const done = await at(["todo", "done", id, "todo_quoted_fields", "--evidence", env.run_id]);
-    expect(done.code, show(done)).toBe(0);
-    expect((await goalStatus(id)).todos.find((t) => t.id === "todo_quoted_fields")?.status).toBe("done");
-    // todo run writes nothing back: acceptance on the unchanged revision fails, and its receipt is recorded.
+    expect(done.code, show(done)).toBe(1);
+    expect(done.stderr).toMatch(/rule durable_writeback_before_done: .*\(bin\/csvcol\)/);
+    expect((await goalStatus(id)).todos.find((t) => t.id === "todo_quoted_fields")?.status).toBe("open");
+    // Acceptance on the unchanged revision fails, and its receipt is recorded.
     const accept = await at(["goal", "accept", id, "--json"]);
     expect(accept.code, show(accept)).toBe(1);
     expect(parseStdout<{ accepted: boolean }>(accept).accepted).toBe(false);

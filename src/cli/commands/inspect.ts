@@ -1,11 +1,15 @@
+import type { RecordedEvent } from "../../core/events/loopgate-event.js";
 import { projectEnvelope } from "../../core/run/envelope.js";
 import { foldRun, verdict } from "../../core/run/run-decider.js";
+import { GoalNotFoundError, goalStream } from "../../runner/goal/goal-store.js";
 import { RunJournal } from "../../runner/stream/run-journal.js";
+import type { EventStore } from "../../store/kernel/event-store.js";
 import type { JobSummary } from "../../store/open-store.js";
 import { openStore, readRun, storeFrom } from "../output/context.js";
 import { oneLine } from "../output/excerpt.js";
 import { EXIT_NOT_FINISHED, exitCodeOf } from "../output/exit-codes.js";
 import { formatEnvelope, formatEvent } from "../output/format.js";
+import { goalEventLine, historyEvents } from "../output/goal-event-lines.js";
 import { hintCommand, hintsFor } from "../output/hints.js";
 import {
   findHookSession,
@@ -207,6 +211,12 @@ export async function eventsCommand(
     // A hook session's stream (by its id or claude-session-ID) prints like a run's.
     const runEvents = await store.readStream(RunJournal.stream(runId));
     const session = runEvents.length ? null : await findHookSession(store, runId);
+    // A goal's stream, by its stream name (goal-ID) or the goal's id.
+    if (!runEvents.length && !session) {
+      const goal = await goalEventsOf(store, runId);
+      if (goal) return printGoalEvents(io, goal, flags.json === true);
+      if (runId.startsWith("goal-")) throw new GoalNotFoundError(runId.slice("goal-".length), where.label);
+    }
     const events = runEvents.length
       ? runEvents
       : (session?.events ?? (await readRun(store, where.label, runId)));
@@ -221,4 +231,25 @@ export async function eventsCommand(
   } finally {
     await store.close();
   }
+}
+
+/** A goal's stored events, by its stream name (`goal-ID`) or its id; null when there is no such goal. */
+async function goalEventsOf(store: EventStore, arg: string): Promise<RecordedEvent[] | null> {
+  for (const stream of arg.startsWith("goal-") ? [arg, goalStream(arg)] : [goalStream(arg)]) {
+    const events = await store.readStream(stream);
+    if (events.length) return events;
+  }
+  return null;
+}
+
+/** `loopgate events goal-ID`: the goal's stream, one line per event (heartbeats counted), or JSON lines. */
+function printGoalEvents(io: CommandIO, events: readonly RecordedEvent[], json: boolean): number {
+  let heartbeats = 0;
+  for (const e of historyEvents(events)) {
+    if (json) io.out(`${JSON.stringify(e)}\n`);
+    else if (e.type === "turn_lease_heartbeat") heartbeats++;
+    else io.out(`${goalEventLine(e)}\n`);
+  }
+  if (heartbeats) io.out(`(${heartbeats} turn lease heartbeat(s) not shown; --json lists every event)\n`);
+  return 0;
 }

@@ -29,6 +29,9 @@ export const FLAGS = {
     help: "task check: a gate loopgate cannot tamper-check is a problem, not a warning; run/verify: a missing or\nstale lock (TASK.lock.json, written by task check) is an error, not a note",
   },
   json: { help: "print only the envelope (or the command's result) as JSON on stdout" },
+  absolute: {
+    help: "goal commands' --json: print paths absolute (by default they are relative to the goal file's folder)",
+  },
   store: {
     value: "DIR",
     help: "where the event log lives: a folder (SQLite) or postgres://USER@HOST[:PORT]/DATABASE (default, for every\ncommand: the nearest .loopgate/ walking up from the current folder, else $LOOPGATE_STORE, else ./.loopgate/)",
@@ -114,7 +117,7 @@ export const FLAGS = {
   },
   keep: { value: "N", check: "count", help: "gc: always keep the N most recent runs, whatever their age" },
   "dry-run": {
-    help: "gc: say what would be removed, remove nothing; hook install, init: print the settings or task file, write nothing",
+    help: "gc: say what would be removed, remove nothing; hook install, init: print the settings or task file, write nothing; goal init: print the files",
   },
   runner: {
     value: "R",
@@ -138,7 +141,9 @@ export const FLAGS = {
     help: "init: what the builder is asked to do (the task's prompt); task from-commit: instead of the commit message",
   },
   "prompt-file": { value: "FILE", help: "init: read the task's prompt from FILE" },
-  force: { help: "init: overwrite an existing task file; task from-commit: replace an existing task folder" },
+  force: {
+    help: "init: overwrite an existing task file; task from-commit: replace an existing task folder; goal init: overwrite an existing goal file",
+  },
   repo: { value: "DIR", help: "task from-commit: the git repository to read (default: the current folder)" },
   "gate-cmd": {
     value: "ARGV",
@@ -163,7 +168,22 @@ export const FLAGS = {
   port: {
     value: "N",
     check: "count",
-    help: "model-server: listen on this port of 127.0.0.1 (default: a free one)",
+    help: "model-server: listen on this port of 127.0.0.1; serve: on this port of --host (default: a free one)",
+  },
+  host: {
+    value: "ADDR",
+    help: "serve: the address to listen on (default 127.0.0.1); any other than loopback needs --token or --token-file",
+  },
+  token: {
+    help: "serve: turn the board's gate actions on with a fresh token, printed at start (its writes are recorded for your user name)",
+  },
+  "token-file": {
+    value: "FILE",
+    help: "serve: turn the board's gate actions on with the token in FILE, one line NAME:SECRET (writes are recorded for NAME)",
+  },
+  html: {
+    value: "FILE",
+    help: "report: write the run page as one self-contained HTML file (no script, nothing fetched) to FILE",
   },
   requests: {
     value: "FILE",
@@ -189,7 +209,10 @@ export const FLAGS = {
     value: "COND",
     help: "todo defer / gate defer: the machine-checkable resume condition: at:TIME (at:2026-12-02T09:00:00Z),\ntodo:TODO=STATUS (todo:todo_crlf=done) or gate:GATE=DECISION (gate:todo_publish_gate=approved|rejected|cancelled|any)",
   },
-  evidence: { value: "RUN", help: "todo done: the run whose SUCCESS proves the todo (loopgate todo run)" },
+  evidence: {
+    value: "RUN",
+    help: "todo done: the run whose SUCCESS proves the todo (loopgate todo run; a run that changed files is refused: goal tick persists it)",
+  },
   content: { value: "TEXT", help: "todo add / supersede: what the todo is about" },
   class: {
     value: "CLASS",
@@ -207,10 +230,49 @@ export const FLAGS = {
     multiple: true,
     help: "todo add / supersede: a todo this one waits for (repeatable)",
   },
+  unblocks: {
+    value: "TODO",
+    help: "todo add / supersede: a blocker's target: the todo it holds back until it is cleared",
+  },
+  "successor-of": {
+    value: "TODO",
+    help: "todo add: the todo this one follows up (a cleared blocker's successor, a monitor's)",
+  },
+  by: {
+    value: "NAME",
+    help: "todo claim / release: who takes or gives up the todo; todo done / accept-blocker: who did it; goal vision supersede: the agent whose route replaces it",
+  },
+  "evidence-url": {
+    value: "URL",
+    multiple: true,
+    help: "todo done / accept-blocker: a link that shows the person's step or the blocker (repeatable)",
+  },
+  "evidence-file": {
+    value: "FILE",
+    multiple: true,
+    help: "todo done / accept-blocker: a file that shows it; its SHA-256 and size are recorded (repeatable)",
+  },
+  outcome: {
+    value: "OUTCOME",
+    help: "goal close: achieved (default) | blocked (--blocker TODO) | rolled_back (--revision REV) | not_achieved",
+  },
+  blocker: {
+    value: "TODO",
+    help: "goal close --outcome blocked: the todo whose blocker was accepted (todo accept-blocker)",
+  },
+  revision: {
+    value: "REV",
+    help: "goal close --outcome rolled_back: the reverted revision (goal revert) the closure cites",
+  },
+  gates: {
+    value: "GATE",
+    multiple: true,
+    help: "goal acceptance add: only these gates of the task prove the item (repeatable; default: all)",
+  },
   concurrency: { value: "N", check: "positive-int", help: "worker: runs held at once (default 1)" },
   id: {
     value: "NAME",
-    help: "worker: its name in `loopgate workers` (default HOST-PID); one live worker per name; init: the task's id",
+    help: "worker: its name in `loopgate workers` (default HOST-PID); one live worker per name; init: the task's id; goal acceptance add: the item's id",
   },
   once: {
     help: "worker: claim at most one job, run it, exit; goal run: one governed turn; scheduler: one pass over the due goals",
@@ -229,6 +291,17 @@ export const FLAGS = {
   "agent-id": {
     value: "NAME",
     help: "goal tick: the agent a governed turn runs as (its identity goal/agent/turn; default: the goal's agent)",
+  },
+  name: { value: "ID", help: "goal init: the goal's id (default: the folder's name)" },
+  objective: { value: "TEXT", help: "goal init: what the goal is for (its objective)" },
+  "gate-command": {
+    value: "ARGV",
+    help: "goal init: the first task's gate, an argv line (no shell) or a JSON array (default: sh -c 'test -s DONE.md')",
+  },
+  "notify-url": { value: "URL", help: "goal init: a webhook the goal notifies (notify: in the goal file)" },
+  "notify-command": {
+    value: "ARGV",
+    help: "goal init: a command the goal notifies, an argv line (no shell) or a JSON array",
   },
   help: { short: "h", help: "this text, or a command's own (loopgate COMMAND --help)" },
   version: { help: "the version" },

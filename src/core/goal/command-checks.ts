@@ -34,16 +34,17 @@ export function checkSpec(state: GoalState, spec: TodoSpec, cmd: string, alsoNew
   if (spec.unblocks_todo_id && !known(spec.unblocks_todo_id))
     fail(`${cmd}: ${spec.id} unblocks ${spec.unblocks_todo_id}, which is not a todo of the goal`);
   // A scope no user_gate decides would hold the todo back forever: refused, as the goal file refuses it.
+  // A goal-wide gate's decision_scope is its label, not a scope it decides (gates.ts scopeWaits).
   const scopes = new Set(
     [
-      ...Object.values(state.todos).map((t) => t.decisionScope),
-      ...[...alsoNew, spec].map((t) => t.decision_scope),
+      ...Object.values(state.todos).flatMap((t) => (t.globalGate ? [] : [t.decisionScope])),
+      ...[...alsoNew, spec].flatMap((t) => (t.global_gate ? [] : [t.decision_scope])),
     ].flatMap((scope) => (scope ? [scope] : [])),
   );
   for (const s of spec.required_decision_scopes ?? [])
     if (!scopes.has(s))
       fail(
-        `${cmd}: ${spec.id} requires the decision scope ${s}, which no user_gate of the goal covers; declared scopes: ${[...scopes].join(", ") || "none"}`,
+        `${cmd}: rule scope_needs_gate: ${spec.id} requires the decision scope ${s}, which no user_gate of the goal covers; declared scopes: ${[...scopes].join(", ") || "none"} (it would wait forever: add a user_gate deciding ${s} first)`,
       );
 }
 

@@ -13,10 +13,10 @@ export interface ContractWire {
   reason: string;
   user_channel: {
     action_required: boolean;
-    gates: { gate_id: string; scope: string; content: string; covers: string[] }[];
+    gates: { gate_id: string; scope: string; content: string; covers: string[]; asked_again: boolean }[];
     actions: {
       todo_id: string;
-      action: "user_action" | "resume_candidate" | "rejected_scope";
+      action: "user_action" | "resume_candidate" | "rejected_scope" | "monitor_stopped";
       detail: string;
     }[];
   };
@@ -63,6 +63,7 @@ export function encodeContract(c: InteractionContract): ContractWire {
         scope: g.scope,
         content: g.content,
         covers: g.covers,
+        asked_again: g.askedAgain,
       })),
       actions: c.userChannel.actions.map((a) => ({ todo_id: a.todoId, action: a.action, detail: a.detail })),
     },

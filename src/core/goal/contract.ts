@@ -144,18 +144,15 @@ function cliActions(state: GoalState, a: Assessment): CliAction[] {
   if (a.runtimeState === "paused")
     out.push({ argv: ["loopgate", "goal", "resume", g], why: "the goal is stopped" });
   const sel = a.selection;
+  // Only sequences that persist the outcome: a governed turn runs the todo's task and writes its change
+  // back (one commit) with the todo's completion; `todo run` alone persists nothing.
   if (a.runtimeState === "eligible" && sel?.kind === "todo") {
     const t = state.todos[sel.todoId];
-    if (t?.task) {
+    if (t?.task)
       out.push({
-        argv: ["loopgate", "todo", "run", g, t.id],
-        why: `run ${t.id}'s task on the goal workspace`,
+        argv: ["loopgate", "goal", "tick", g],
+        why: `one governed turn: runs ${t.id}'s task on the goal workspace and writes its change back with ${t.id}'s completion`,
       });
-      out.push({
-        argv: ["loopgate", "todo", "done", g, t.id, "--evidence", "RUN_ID"],
-        why: "record its SUCCESS as the evidence",
-      });
-    }
   }
   if (a.runtimeState === "eligible" && sel?.kind === "acceptance")
     out.push({
@@ -165,22 +162,49 @@ function cliActions(state: GoalState, a: Assessment): CliAction[] {
   for (const gate of a.gates)
     out.push({
       argv: ["loopgate", "gate", "approve", g, gate.gateId],
-      why: `decide ${gate.scope} (or reject, cancel, defer --until COND)`,
+      why: `decide ${gate.scope}${gate.askedAgain ? " (asked again: its deferral's condition holds)" : ""} (or reject, cancel, defer --until COND)`,
     });
   for (const o of a.operatorActions) {
-    if (o.action === "resume_candidate")
+    if (o.action === "resume_candidate" || o.action === "monitor_stopped")
       out.push({ argv: ["loopgate", "todo", "reopen", g, o.todoId], why: o.detail });
+    else if (o.action === "user_action")
+      // A person's step is recorded with its evidence, not closed as if nobody did it.
+      out.push({
+        argv: ["loopgate", "todo", "done", g, o.todoId, "--note", "TEXT", "--evidence-url", "URL"],
+        why: `${o.detail} (done: record it with a link or --evidence-file FILE)`,
+      });
     else
       out.push({
         argv: ["loopgate", "todo", "close-no-followup", g, o.todoId, "--rationale", "TEXT"],
         why: o.detail,
       });
   }
-  for (const o of a.obligations)
-    out.push(
-      o.kind === "closeout"
-        ? { argv: ["loopgate", "goal", "close", g, "--rationale", "TEXT"], why: o.detail }
-        : { argv: ["loopgate", "todo", "add", g, "TODO_ID", "--content", "TEXT"], why: o.detail },
-    );
+  for (const o of a.obligations) out.push(obligationAction(g, o));
   return out;
+}
+
+/** The command that answers an obligation. */
+function obligationAction(g: string, o: Assessment["obligations"][number]): CliAction {
+  const todo = (extra: string[] = []) => [
+    "loopgate",
+    "todo",
+    "add",
+    g,
+    "TODO_ID",
+    "--content",
+    "TEXT",
+    ...extra,
+  ];
+  switch (o.kind) {
+    case "closeout":
+      return { argv: ["loopgate", "goal", "close", g, "--rationale", "TEXT"], why: o.detail };
+    case "vision_missing":
+      return { argv: ["loopgate", "goal", "vision", "record", g, "--route", "TEXT"], why: o.detail };
+    case "vision_stale":
+      return { argv: ["loopgate", "goal", "vision", "unchanged", g, "--reason", "TEXT"], why: o.detail };
+    case "handoff_without_successor":
+      return { argv: todo(["--class", "user_action", "--successor-of", o.subject]), why: o.detail };
+    default:
+      return { argv: todo(), why: o.detail };
+  }
 }

@@ -1,4 +1,5 @@
 import type { GoalState, TodoState } from "./goal-state-shape.js";
+import { isResumeCandidate } from "./todo-rules.js";
 
 /**
  * Decision gates: a `user_gate` todo with a `decision_scope` covers the actions that require that scope
@@ -75,19 +76,33 @@ export interface PendingGate {
   content: string;
   /** Open todos whose required scopes (or a goal-wide gate) it covers. */
   covers: string[];
+  /** A deferred gate whose resume condition holds now: the person is asked again (its status stays deferred). */
+  askedAgain: boolean;
 }
 
-/** The open user gates (asked now) with the work each covers. Deferred gates are not asked. */
-export function pendingGates(state: GoalState): PendingGate[] {
+/** A gate is asked now: open (or blocked), or deferred with its resume condition holding at `now`. */
+export function gateAsked(state: GoalState, g: TodoState, now: Date): boolean {
+  if (g.class !== "user_gate") return false;
+  return g.status === "open" || g.status === "blocked" || isResumeCandidate(state, g, now);
+}
+
+/**
+ * The user gates asked now, with the work each covers: the open ones, and the deferred ones whose
+ * `resume_when` holds at `now` (asked again: a deferral answers "later", and later has come; the status
+ * stays deferred until a person decides or defers it again). A deferred gate whose condition does not
+ * hold yet is not asked.
+ */
+export function pendingGates(state: GoalState, now: Date): PendingGate[] {
   const unfinished = state.order
     .map((id) => state.todos[id] as TodoState)
     .filter((t) => t.status !== "done" && t.class !== "user_gate");
   return gateTodos(state)
-    .filter((g) => g.status === "open" || g.status === "blocked")
+    .filter((g) => gateAsked(state, g, now))
     .map((g) => ({
       gateId: g.id,
       scope: g.globalGate ? (g.decisionScope ?? GLOBAL_SCOPE) : (g.decisionScope ?? ""),
       content: g.content,
+      askedAgain: g.status === "deferred",
       covers: unfinished
         .filter(
           (t) =>

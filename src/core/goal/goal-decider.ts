@@ -1,6 +1,7 @@
 import {
   type AcceptanceItem,
   type Budget,
+  type ClosureOutcome,
   GOAL_LIMITS,
   type GoalAgent,
   type GoalEventBody,
@@ -10,8 +11,16 @@ import {
   type TodoSpec,
   type ValidationReceipt,
 } from "../events/goal/goal-events.js";
+import type { NotifyTarget } from "../events/goal/notify-events.js";
 import { boundText } from "../kernel/bounded.js";
 import type { Decider } from "../kernel/decider.js";
+import {
+  type AcceptanceCommand,
+  acceptanceListRefusal,
+  closureIntentRefusal,
+  decideAcceptanceChange,
+} from "./acceptance-change.js";
+import { type AttestCommand, decideAttest } from "./attest.js";
 import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
 import { scopeWaits } from "./gates.js";
 import { evolve } from "./goal-state.js";
@@ -32,6 +41,10 @@ export interface GoalSpec {
   budget: Budget;
   todos: TodoSpec[];
   source?: { path: string; digest: string };
+  /** The agent's first route (the goal file's `vision`): recorded with the goal, its first checkpoint. */
+  vision?: string;
+  /** The goal file's `notify:` targets, resolved (core/goal/notify-targets.ts). */
+  notify?: NotifyTarget[];
 }
 
 /** The commands the goal decider accepts. Every refusal is a DomainError whose message names the rule. */
@@ -43,7 +56,15 @@ export type GoalCommand =
   | { type: "record_revision"; revision: string; previous: string; reason: string; turnId?: string }
   | { type: "change_acceptance"; acceptance: AcceptanceItem[]; reason: string }
   | { type: "change_budget"; budget: Budget; reason: string }
-  | { type: "declare_no_followup"; rationale: string }
+  /** The closure intent; `outcome` (default achieved) and what it `cites`: see acceptance-change.ts. */
+  | {
+      type: "declare_no_followup";
+      rationale: string;
+      outcome?: ClosureOutcome;
+      cites?: string;
+    }
+  | AcceptanceCommand
+  | AttestCommand
   | { type: "add_todo"; todo: TodoSpec; successorOf?: string }
   | { type: "claim_todo"; todoId: string; agentId: string }
   | { type: "release_todo"; todoId: string; agentId: string }
@@ -57,12 +78,15 @@ export type GoalCommand =
    * Done on evidence. `receipt` is what loopgate derived from the run's envelope (undefined: an operator
    * asking for "done" without evidence, always refused). `writeback`, when given, records in the same
    * append the commit that applied the run's change (the receipt must be on the revision before it).
+   * Without a writeback, `unwritten` lists the paths of the run's accepted change that the goal workspace
+   * does not hold (the caller reads the run); any is refused: done means the outcome is persisted.
    */
   | {
       type: "complete_todo";
       todoId: string;
       receipt?: ValidationReceipt;
       writeback?: { revision: string; reason: string; turnId?: string };
+      unwritten?: readonly string[];
     }
   | { type: "record_acceptance"; acceptanceId: string; receipt: ValidationReceipt }
   | { type: "decide_gate"; todoId: string; decision: "approve" | "reject" | "cancel"; note?: string }
@@ -96,6 +120,7 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       agent: g.agent,
       budget: g.budget,
       ...(g.source ? { source: g.source } : {}),
+      ...(g.notify?.length ? { notify: g.notify } : {}),
     };
     const events: GoalEventBody[] = [{ type: "goal_created", data: created }];
     const seen = new Set<string>();
@@ -108,6 +133,8 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       events.push(e);
       s = evolve(s, e);
     }
+    if (g.vision !== undefined)
+      events.push(...decideVision({ type: "record_vision", agentId: g.agent.agent_id, route: g.vision }, s));
     return events;
   }
   if (!state.created) fail(`${command.type}: the goal does not exist yet (create it first)`);
@@ -137,22 +164,37 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
           },
         },
       ];
-    case "change_acceptance":
-      if (command.acceptance.length === 0)
-        fail("change_acceptance: acceptance must list at least one task or gate");
+    case "change_acceptance": {
+      const refusal = acceptanceListRefusal(command.acceptance, "change_acceptance");
+      if (refusal) fail(refusal);
       return [
         {
           type: "goal_acceptance_changed",
           data: { acceptance: command.acceptance, reason: bound(command.reason) },
         },
       ];
+    }
+    case "add_acceptance":
+    case "retire_acceptance":
+      return decideAcceptanceChange(command, state);
+    case "attest_todo":
+      return decideAttest(command, state);
     case "change_budget":
       return [
         { type: "goal_budget_changed", data: { budget: command.budget, reason: bound(command.reason) } },
       ];
-    case "declare_no_followup":
+    case "declare_no_followup": {
       if (!command.rationale.trim()) fail("declare_no_followup: a no_followup intent needs a rationale");
-      return [{ type: "goal_no_followup_declared", data: { rationale: bound(command.rationale) } }];
+      const outcome = command.outcome ?? "achieved";
+      const refusal = closureIntentRefusal(state, outcome, command.cites);
+      if (refusal) fail(refusal);
+      const data = {
+        rationale: bound(command.rationale),
+        ...(command.outcome ? { outcome } : {}),
+        ...(command.cites ? { cites: command.cites } : {}),
+      };
+      return [{ type: "goal_no_followup_declared", data }];
+    }
     case "add_todo": {
       checkSpec(state, command.todo, "add_todo");
       if (command.successorOf !== undefined) need(state, command.successorOf, "add_todo");
@@ -165,6 +207,12 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       if (t.status !== "open") fail(`claim_todo: ${t.id} is ${t.status}; only an open todo is claimed`);
       if (t.claimedBy === command.agentId)
         fail(`claim_todo: ${t.id} is already claimed by ${command.agentId}`);
+      if (t.claimedBy !== null)
+        fail(
+          `claim_todo: rule claim_held: ${t.id} is claimed by ${t.claimedBy}; it releases it first (todo release --by ${t.claimedBy})`,
+        );
+      if (!command.agentId.trim() || command.agentId.length > GOAL_LIMITS.name)
+        fail(`claim_todo: a claim names who takes it (1 to ${GOAL_LIMITS.name} characters)`);
       return [{ type: "todo_claimed", data: { todo_id: t.id, agent_id: command.agentId } }];
     }
     case "release_todo": {
@@ -187,11 +235,16 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
       if (command.type === "defer_gate" && t.class !== "user_gate")
         fail(`defer_gate: ${t.id} is a ${t.class}, not a user_gate`);
       const cond = resumeCondition(state, command.resumeWhen, t.id, command.type);
+      const deferred: GoalEventBody = {
+        type: "todo_deferred",
+        data: { todo_id: t.id, resume_when: cond, note: bound(command.note) },
+      };
+      // A deferred gate asked again (or not yet) is deferred anew: reopened and deferred in one append.
+      if (command.type === "defer_gate" && t.status === "deferred")
+        return [{ type: "todo_reopened", data: { todo_id: t.id, note: "deferred again" } }, deferred];
       if (t.status !== "open")
         fail(`${command.type}: ${t.id} is ${t.status}; only an open todo can be deferred`);
-      return [
-        { type: "todo_deferred", data: { todo_id: t.id, resume_when: cond, note: bound(command.note) } },
-      ];
+      return [deferred];
     }
     case "reopen_todo": {
       const t = need(state, command.todoId, "reopen_todo");
@@ -271,6 +324,8 @@ function decideGoal(command: GoalCommand, state: GoalState): GoalEventBody[] {
     case "record_vision":
     case "patch_vision":
     case "record_vision_unchanged":
+    case "retire_vision":
+    case "supersede_vision":
       return decideVision(command, state);
     case "record_monitor_poll":
     case "record_monitor_poll_failure":
@@ -325,6 +380,11 @@ function completeTodo(command: Extract<GoalCommand, { type: "complete_todo" }>, 
   const refusal = completionRefusal(state, command.todoId, command.receipt);
   if (refusal || !command.receipt) return fail(refusal ?? "complete_todo: no receipt");
   const t = need(state, command.todoId, "complete_todo");
+  const unwritten = command.writeback ? [] : (command.unwritten ?? []);
+  if (unwritten.length)
+    fail(
+      `complete_todo: rule durable_writeback_before_done: run ${command.receipt.run_id} changed ${unwritten.length} path(s) (${unwritten.slice(0, 5).join(", ")}${unwritten.length > 5 ? ", …" : ""}) that the goal workspace does not hold at ${state.revision.slice(0, 12)}; done means the outcome is persisted: a governed turn runs ${t.id} and writes its change back with its completion (loopgate goal tick ${state.goalId})`,
+    );
   const events: GoalEventBody[] = [
     { type: "todo_completed", data: { todo_id: t.id, receipt: command.receipt } },
   ];

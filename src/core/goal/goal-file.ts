@@ -38,6 +38,16 @@ const Poll = z
     max_no_change_before_replan: z.number().int().positive().optional(),
     /** A stop condition, written as for `todo defer --until`: when it holds the monitor completes. */
     resume_when: z.string().min(1).optional(),
+    /**
+     * After each poll with no material change (or a failed one) the wait grows by `factor`, up to `max`;
+     * a change resets it to `every`. Default { factor: 2, max: 8 × every }; factor 1 keeps a fixed cadence.
+     */
+    backoff: z
+      .object({ factor: z.number().min(1).max(10), max: duration.optional() })
+      .strict()
+      .optional(),
+    /** Failed polls in a row after which the monitor stops and its todo is blocked for a person (default 3). */
+    max_failures: z.number().int().positive().max(100).optional(),
   })
   .strict();
 
@@ -53,6 +63,8 @@ const Todo = z
     /** Scopes that must be approved before this todo may be selected. */
     required_decision_scopes: z.array(scope).default([]),
     depends_on: z.array(todoId).default([]),
+    /** A blocker's target: the todo it holds back until it is cleared (a handoff relation). */
+    unblocks_todo_id: todoId.optional(),
     poll: Poll.optional(),
     /** user_gate: it covers every action of the goal, not one scope. */
     global_gate: z.boolean().optional(),
@@ -86,6 +98,11 @@ export type GoalPlanner = z.infer<typeof Planner>;
 
 const AcceptanceItem = z
   .object({
+    /** A short name for the item (goal acceptance retire GOAL ID); default: the task path (and #gates). */
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/, "lower-case letters, digits, _ . : - only")
+      .optional(),
     /** A task file; its gates (or the listed ones) must pass on the goal workspace's current revision. */
     task: relPath,
     gates: z
@@ -94,6 +111,48 @@ const AcceptanceItem = z
       .optional(),
   })
   .strict();
+
+/** The occurrences a notify target can be told about (core/goal/notify.ts). */
+const NotifyOn = z.enum(["gate_waiting", "terminal", "blocked_health"]);
+const notifyCommon = {
+  /** A short name (default: `command-N` or `webhook-N`, N its place in the list from 1). */
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "lower-case letters, digits, _ . - only")
+    .optional(),
+  /** What it is told about (default: all three). */
+  on: z.array(NotifyOn).min(1).optional(),
+  timeout: duration.default("10s"),
+  retry: z
+    .object({
+      attempts: z.number().int().min(1).max(20).default(5),
+      backoff: duration.default("2s"),
+      max_backoff: duration.default("10m"),
+    })
+    .strict()
+    .optional(),
+};
+/** A notify target: a command (argv, run in the goal file's folder) or a webhook (a URL, or the env var holding it). */
+const NotifyTargetFile = z.union([
+  z
+    .object({
+      ...notifyCommon,
+      command: z.array(z.string().min(1)).min(1, "command needs at least the program"),
+    })
+    .strict(),
+  z
+    .object({ ...notifyCommon, url: z.string().url("a webhook url such as https://hooks.example.com/x") })
+    .strict(),
+  z
+    .object({
+      ...notifyCommon,
+      url_env: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name such as SLACK_WEBHOOK_URL"),
+    })
+    .strict(),
+]);
+export type GoalFileNotify = z.infer<typeof NotifyTargetFile>;
 
 /** The goal file contract, as zod. */
 export const GoalFileSchema = z
@@ -104,6 +163,8 @@ export const GoalFileSchema = z
       .array(AcceptanceItem)
       .min(1, "a goal needs acceptance evidence: without it nothing can prove it closed"),
     workspace: relPath,
+    /** The agent's first route (its Vision), recorded with the goal as its first checkpoint. */
+    vision: z.string().min(1).max(4000).optional(),
     builder: Builder.optional(),
     planner: Planner.optional(),
     budget: z
@@ -116,6 +177,8 @@ export const GoalFileSchema = z
       .strict()
       .default({ window: "24h" }),
     todos: z.array(Todo).min(1, "a goal needs at least one todo"),
+    /** Who is told when a gate waits on a person, the goal closes, or it becomes blocked_health. */
+    notify: z.array(NotifyTargetFile).max(16).optional(),
   })
   .strict()
   .superRefine((g, ctx) => {
@@ -146,6 +209,16 @@ export const GoalFileSchema = z
             "poll",
             "a monitor needs a bounded stop: poll.expires_at or poll.max_no_change_before_replan",
           );
+        else {
+          const every = parseDuration(t.poll.every) ?? 0;
+          const max = t.poll.backoff?.max === undefined ? null : parseDuration(t.poll.backoff.max);
+          if (max !== null && max < every)
+            ctx.addIssue({
+              code: "custom",
+              path: ["todos", i, "poll", "backoff", "max"],
+              message: `backoff.max (${String(t.poll.backoff?.max)}) is shorter than every (${String(t.poll.every)})`,
+            });
+        }
       } else if (t.poll) issue("poll", `only a continuous_monitor polls (this is a ${t.class})`);
       t.required_decision_scopes.forEach((s, j) => {
         if (!scopes.has(s))
@@ -155,6 +228,13 @@ export const GoalFileSchema = z
             message: `no user_gate covers the scope ${s}; declared scopes: ${[...scopes].join(", ") || "none"}`,
           });
       });
+      if (t.unblocks_todo_id !== undefined && (!ids.has(t.unblocks_todo_id) || t.unblocks_todo_id === t.id))
+        issue(
+          "unblocks_todo_id",
+          t.unblocks_todo_id === t.id
+            ? "a todo cannot unblock itself"
+            : `no todo ${t.unblocks_todo_id} in this goal`,
+        );
       t.depends_on.forEach((d, j) => {
         if (!ids.has(d) || d === t.id)
           ctx.addIssue({
@@ -163,6 +243,20 @@ export const GoalFileSchema = z
             message: d === t.id ? "a todo cannot depend on itself" : `no todo ${d} in this goal`,
           });
       });
+    });
+    const accIds = new Set<string>();
+    g.acceptance.forEach((a, i) => {
+      const id = a.id ?? (a.gates ? `${a.task}#${a.gates.join(",")}` : a.task);
+      if (accIds.has(id))
+        ctx.addIssue({ code: "custom", path: ["acceptance", i], message: `duplicate acceptance item ${id}` });
+      accIds.add(id);
+    });
+    const notifyIds = new Set<string>();
+    g.notify?.forEach((t, i) => {
+      const id = t.id ?? `${"command" in t ? "command" : "webhook"}-${i + 1}`;
+      if (notifyIds.has(id))
+        ctx.addIssue({ code: "custom", path: ["notify", i, "id"], message: `duplicate notify id ${id}` });
+      notifyIds.add(id);
     });
     const cycle = dependencyCycle(g.todos);
     if (cycle)

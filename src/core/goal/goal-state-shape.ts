@@ -1,6 +1,8 @@
 import type {
   AcceptanceItem,
+  AttestedEvidence,
   Budget,
+  ClosureOutcome,
   GateDecision,
   GoalAgent,
   GoalWorkspace,
@@ -51,6 +53,13 @@ export interface TodoState {
   completion: Completion | null;
   /** A user gate's decision. */
   decision: GateDecision | null;
+  /** A person's step recorded with evidence: done (user_action, task-less blocker) or blocker_accepted. */
+  attestation: {
+    outcome: "done" | "blocker_accepted";
+    note: string;
+    by: string | null;
+    evidence: AttestedEvidence[];
+  } | null;
   blockReason: string | null;
   note: "superseded" | null;
   /** Position in the goal stream (0-based event index) where it was added and where it was closed. */
@@ -64,7 +73,9 @@ export interface VisionState {
   checkpoint: VisionCheckpoint;
   /** Stream position of the last vision fact for this agent. */
   at: number;
-  last: "recorded" | "patched" | "unchanged" | "closed";
+  last: "recorded" | "patched" | "unchanged" | "closed" | "retired" | "superseded";
+  /** The agent whose route replaced this one (last: superseded). */
+  supersededBy: string | null;
 }
 
 export interface SpendRecord {
@@ -104,7 +115,7 @@ export interface GoalState {
   evidenceRuns: Record<string, string>;
   visions: Record<string, VisionState>;
   spends: SpendRecord[];
-  noFollowup: { rationale: string; at: number } | null;
+  noFollowup: { rationale: string; at: number; outcome: ClosureOutcome; cites: string | null } | null;
   /** Each continuous monitor's poll state, by todo id (armed when the todo is added). */
   monitors: Record<string, MonitorState>;
   /** Monitor todo id → stream position of the no-change receipt that asked for a replan. */
@@ -190,6 +201,7 @@ export function newTodo(spec: TodoSpec, successorOf: string | null, at: number):
     noFollowup: null,
     completion: null,
     decision: null,
+    attestation: null,
     blockReason: null,
     note: null,
     addedAt: at,

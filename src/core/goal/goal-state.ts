@@ -8,7 +8,7 @@ import {
   type VisionState,
 } from "./goal-state-shape.js";
 import { receiptMismatch } from "./receipt-rule.js";
-import { applyMonitorFact, armMonitor } from "./turn/monitor.js";
+import { applyMonitorFact, armMonitor, reopenMonitor } from "./turn/monitor.js";
 import { evolveTurnLease, type TurnLeaseEvent } from "./turn/turn-lease.js";
 import { evolveTurn, initialTurnState } from "./turn/turn-state.js";
 
@@ -77,8 +77,16 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       };
     case "goal_budget_changed":
       return { ...s, budget: event.data.budget };
-    case "goal_no_followup_declared":
-      return { ...s, noFollowup: { rationale: event.data.rationale, at }, lastAnswerAt: at };
+    case "goal_no_followup_declared": {
+      const d = event.data;
+      const noFollowup = {
+        rationale: d.rationale,
+        at,
+        outcome: d.outcome ?? "achieved",
+        cites: d.cites ?? null,
+      };
+      return { ...s, noFollowup, lastAnswerAt: at };
+    }
     case "todo_added": {
       const spec = event.data.todo;
       if (todo(spec.id)) return refuse(`todo ${spec.id} already exists`);
@@ -121,7 +129,10 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       const t = todo(event.data.todo_id);
       if (!t || (t.status !== "blocked" && t.status !== "deferred"))
         return refuse("only a blocked or deferred todo can be reopened");
-      return put({ ...t, status: "open", resumeWhen: null, blockReason: null });
+      // A reopened monitor is due at once, its backoff and failure count started again (a person's reset).
+      const m = s.monitors[t.id];
+      const monitors = m ? { ...s.monitors, [t.id]: reopenMonitor(m) } : s.monitors;
+      return put({ ...t, status: "open", resumeWhen: null, blockReason: null }, { monitors });
     }
     case "todo_superseded": {
       const t = todo(event.data.todo_id);
@@ -135,6 +146,17 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       const t = todo(event.data.todo_id);
       if (!t || t.status === "done") return refuse("only an unfinished todo can be closed");
       return put({ ...t, status: "done", noFollowup: { rationale: event.data.rationale }, closedAt: at });
+    }
+    case "todo_attested": {
+      const t = todo(event.data.todo_id);
+      const d = event.data;
+      if (!t) return refuse("no such todo");
+      if (d.outcome === "blocker_accepted" && t.status !== "blocked")
+        return refuse("only a blocked todo's blocker is accepted as its outcome");
+      if (d.outcome === "done" && (t.status !== "open" || t.task !== null || !ATTESTABLE.includes(t.class)))
+        return refuse("only an open user_action or task-less blocker is done on a person's word");
+      const attestation = { outcome: d.outcome, note: d.note, by: d.by ?? null, evidence: d.evidence };
+      return put({ ...t, status: "done", attestation, closedAt: at });
     }
     case "todo_completed": {
       const t = todo(event.data.todo_id);
@@ -174,23 +196,43 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
       const prev = s.visions[d.agent_id];
       const route = "route" in d ? d.route : prev?.route;
       if (route === undefined) return refuse("no route recorded for this agent yet");
+      if (event.type !== "vision_recorded" && prev && !isActiveVision(prev))
+        return refuse(`the route of ${d.agent_id} is ${prev.last}; record a new one`);
       const last =
         event.type === "vision_recorded"
           ? "recorded"
           : event.type === "vision_patched"
             ? "patched"
             : "unchanged";
-      const v: VisionState = { agentId: d.agent_id, route, checkpoint: d.checkpoint, at, last };
+      const v: VisionState = {
+        agentId: d.agent_id,
+        route,
+        checkpoint: d.checkpoint,
+        at,
+        last,
+        supersededBy: null,
+      };
       const answered = event.type === "vision_unchanged_recorded" ? { lastAnswerAt: at } : {};
       return { ...s, ...answered, visions: { ...s.visions, [d.agent_id]: v } };
     }
     case "vision_closed": {
       const d = event.data;
       const prev = s.visions[d.agent_id];
-      if (!prev) return refuse("no vision recorded for this agent yet");
+      if (!prev || !isActiveVision(prev)) return refuse("no followed vision of this agent to close");
       if (todo(d.successor_id)?.addedAt !== at - 1)
         return refuse("vision_closed needs its successor todo added just before it, in the same append");
       const v: VisionState = { ...prev, checkpoint: d.checkpoint, at, last: "closed" };
+      return { ...s, visions: { ...s.visions, [d.agent_id]: v }, lastAnswerAt: at };
+    }
+    case "vision_retired": {
+      const d = event.data;
+      const prev = s.visions[d.agent_id];
+      if (!prev || prev.last === "retired" || prev.last === "superseded")
+        return refuse("no route of this agent is followed to retire");
+      if (d.superseded_by !== null && !isActiveVision(s.visions[d.superseded_by]))
+        return refuse(`the replacement route of ${d.superseded_by} is not recorded`);
+      const last = d.superseded_by === null ? "retired" : "superseded";
+      const v: VisionState = { ...prev, checkpoint: d.checkpoint, at, last, supersededBy: d.superseded_by };
       return { ...s, visions: { ...s.visions, [d.agent_id]: v }, lastAnswerAt: at };
     }
     case "replan_noop_recorded":
@@ -231,6 +273,11 @@ export function evolve(state: GoalState, event: GoalEventBody): GoalState {
     case "monitor_poll_failed":
     case "monitor_completed":
       return evolveMonitorFact(s, event, at, refuse);
+    case "notification_due":
+    case "notification_attempted":
+    case "notification_sent":
+    case "notification_failed":
+      return s; // delivery facts: folded by core/goal/notify.ts, never part of the goal's own state
     case "quota_spent": {
       if (s.spends.some((x) => x.turnId === event.data.turn_id)) return refuse("turn already charged");
       const d = event.data;
@@ -303,6 +350,14 @@ function evolveMonitorFact(
     noFollowup: f.kind === "no_followup" ? { rationale: f.rationale } : null,
   };
   return { ...s, monitors, monitorReplans, todos: { ...s.todos, [t.id]: done } };
+}
+
+/** The classes a person's word (with evidence) can close: a step only a person takes, a task-less blocker. */
+const ATTESTABLE: readonly TodoState["class"][] = ["user_action", "blocker"];
+
+/** A route still followed: recorded and neither retired nor superseded. */
+export function isActiveVision(v: VisionState | undefined): boolean {
+  return v !== undefined && v.last !== "retired" && v.last !== "superseded";
 }
 
 /** Folds a whole event list. */

@@ -35,7 +35,8 @@ export function handoffState(todo: TodoState): HandoffState {
   if (todo.note === "superseded") return "superseded";
   if (todo.status === "deferred") return "deferred";
   if (todo.status !== "done") return "blocking";
-  if (todo.noFollowup) return "cleared_no_followup";
+  // A blocker accepted as the terminal outcome ends the relation with no follow-up on purpose.
+  if (todo.noFollowup || todo.attestation?.outcome === "blocker_accepted") return "cleared_no_followup";
   return todo.successors.length > 0 || todo.unblocksTodoId !== null
     ? "cleared_with_successor"
     : "cleared_without_successor";
@@ -54,9 +55,12 @@ export function handoffs(state: GoalState): Handoff[] {
     }));
 }
 
-/** The blockers still holding `todoId` back (their relation is blocking or deferred). */
+/** The blockers still holding `todoId` back (their relation is blocking or deferred, or accepted as terminal). */
 export function heldBackBy(state: GoalState, todoId: string): string[] {
+  const accepted = (id: string) => state.todos[id]?.attestation?.outcome === "blocker_accepted";
   return handoffs(state)
-    .filter((h) => h.target === todoId && (h.state === "blocking" || h.state === "deferred"))
+    .filter(
+      (h) => h.target === todoId && (h.state === "blocking" || h.state === "deferred" || accepted(h.todoId)),
+    )
     .map((h) => h.todoId);
 }

@@ -9,6 +9,7 @@ import {
   type MonitorEvent,
   type MonitorState,
   monitorPollAction,
+  stoppedByFailures,
 } from "./turn/monitor.js";
 
 /**
@@ -56,6 +57,11 @@ export interface MonitorSchedule {
   /** When the next poll is due; null: due now (never polled yet) or nothing more to poll. */
   nextDueAt: string | null;
   consecutiveNoChange: number;
+  /** Polls in a row with no material change: the backoff step of the next wait. */
+  quietPolls: number;
+  /** Failed polls in a row, and how many stop the monitor. */
+  consecutiveFailures: number;
+  maxFailures: number;
   generation: number;
   /** Why `complete`, when it is. */
   stop: string | null;
@@ -79,9 +85,52 @@ export function monitorSchedule(state: GoalState, todoId: string, now: Date): Mo
     action,
     nextDueAt: live && m.nextDueAt ? m.nextDueAt : null,
     consecutiveNoChange: m.consecutiveNoChange,
+    quietPolls: m.quietPolls,
+    consecutiveFailures: m.consecutiveFailures,
+    maxFailures: m.policy.maxFailures,
     generation: m.materialChangeGeneration,
     stop,
   };
+}
+
+/**
+ * The monitors stopped by their failed polls: blocked (by the failure that reached max_failures) and never
+ * polled again until a person repairs what the poll runs and reopens the todo (or closes it). A person's
+ * action, so the goal asks for it (runtime-state.ts); never a silent stop, never an endless retry.
+ */
+export function monitorsStoppedByFailures(state: GoalState): { todoId: string; detail: string }[] {
+  return state.order.flatMap((id) => {
+    const t = state.todos[id];
+    const m = state.monitors[id];
+    if (t?.status !== "blocked" || !m || !stoppedByFailures(m)) return [];
+    return [
+      {
+        todoId: id,
+        detail: `${t.blockReason ?? `its last ${m.consecutiveFailures} polls failed`}; repair what the poll runs, then reopen it (or close it with no_followup)`,
+      },
+    ];
+  });
+}
+
+/** The block that stops a monitor whose failed polls reached its bound, or none yet. */
+function failureStop(m: MonitorState, events: readonly MonitorEvent[]): GoalEventBody[] {
+  const f = events.find((e) => e.type === "monitor_poll_failed");
+  if (f?.type !== "monitor_poll_failed") return [];
+  const n = f.data.consecutive_failures ?? m.consecutiveFailures + 1;
+  if (n < m.policy.maxFailures) return [];
+  return [
+    {
+      type: "todo_blocked",
+      data: {
+        todo_id: f.data.todo_id,
+        reason:
+          `rule monitor_failures: ${n} polls failed in a row (max_failures ${m.policy.maxFailures}); the last: ${f.data.failure}: ${f.data.detail}`.slice(
+            0,
+            1000,
+          ),
+      },
+    },
+  ];
 }
 
 /** Every open monitor of the goal, in todo order (a blocked or deferred monitor is not polled). */
@@ -221,7 +270,12 @@ export function decideMonitorCommand(cmd: MonitorGoalCommand, state: GoalState):
         exitCode: exit_code,
         detail: detail.slice(0, 2000),
       };
-      return wrap(mc).filter((e): e is Extract<MonitorEvent, GoalEventBody> => e.type !== "monitor_armed");
+      const events = wrap(mc);
+      // At max_failures the same append blocks the monitor's todo: it polls no more until a person reopens it.
+      return [
+        ...events.filter((e): e is Extract<MonitorEvent, GoalEventBody> => e.type !== "monitor_armed"),
+        ...failureStop(m, events),
+      ];
     }
     case "complete_monitor": {
       const f = cmd.followup;

@@ -1,11 +1,14 @@
 import type { AcceptanceItem } from "../events/goal/goal-events.js";
+import { isActiveVision } from "./goal-state.js";
 import type { GoalState, TodoState } from "./goal-state-shape.js";
 import { handoffs } from "./handoff.js";
+import { visionStanding } from "./vision.js";
 
 /**
  * Acceptance proof and the obligations a goal owes before new work: replan when the advancement
  * frontier is exhausted and acceptance fails fresh, a successor for a handoff cleared without one, a
- * re-read of a vision whose checkpoint predates an acceptance change, and the closeout (add work or
+ * re-read of a vision whose checkpoint predates an acceptance change, a missing vision checkpoint once the
+ * frontier is exhausted and acceptance audited on the current revision, and the closeout (add work or
  * record no_followup) when everything is done and proved.
  */
 
@@ -41,6 +44,7 @@ export type ObligationKind =
   | "replan_acceptance_failed"
   | "handoff_without_successor"
   | "vision_stale"
+  | "vision_missing"
   | "monitor_replan"
   | "closeout";
 
@@ -90,13 +94,28 @@ export function obligations(state: GoalState): Obligation[] {
         subject: h.todoId,
         detail: `${h.todoId} was cleared without a successor: add a successor, reopen work, or record no_followup`,
       });
-  for (const v of Object.values(state.visions).sort((a, b) => a.agentId.localeCompare(b.agentId)))
+  const followed = Object.values(state.visions).filter(isActiveVision);
+  for (const v of followed.sort((a, b) => a.agentId.localeCompare(b.agentId)))
     if (v.checkpoint.acceptance_version < state.acceptanceVersion)
       out.push({
         kind: "vision_stale",
         subject: v.agentId,
         detail: `agent ${v.agentId}'s vision was read against acceptance version ${v.checkpoint.acceptance_version}; acceptance is now version ${state.acceptanceVersion}: re-read it (patch or vision_unchanged_reason)`,
       });
+  const standing = visionStanding(state);
+  if (standing.kind === "stale" && !isActiveVision(standing.vision))
+    out.push({
+      kind: "vision_stale",
+      subject: standing.agentId,
+      detail: `agent ${standing.agentId}'s route was ${standing.vision.last} against acceptance version ${standing.vision.checkpoint.acceptance_version}; acceptance is now version ${state.acceptanceVersion}: record the route the goal follows now`,
+    });
+  // Frontier exhausted and acceptance audited on this revision: the route the goal closes on must be on record.
+  if (standing.kind === "missing" && advancementExhausted(state) && report.every((a) => a.latest !== null))
+    out.push({
+      kind: "vision_missing",
+      subject: standing.agentId,
+      detail: `agent ${standing.agentId} has no vision checkpoint: record the route the goal follows (goal vision record, or a planner's patch_vision) before it can close`,
+    });
   for (const [id, at] of Object.entries(state.monitorReplans))
     if (state.todos[id]?.status === "open" && !answeredAfter(state, at))
       out.push({

@@ -5,8 +5,9 @@ import {
   type TodoSpec,
 } from "../events/goal/goal-events.js";
 import { boundText } from "../kernel/bounded.js";
+import { acceptanceListRefusal } from "./acceptance-change.js";
 import { checkSpec, fail, need } from "./command-checks.js";
-import { evolve } from "./goal-state.js";
+import { evolve, isActiveVision } from "./goal-state.js";
 import type { GoalState } from "./goal-state-shape.js";
 import type { Obligation } from "./obligations.js";
 import { decideVision } from "./vision.js";
@@ -14,7 +15,8 @@ import { decideVision } from "./vision.js";
 /**
  * What answers a replan obligation (Vision / replan), pure. A planner turn or an operator
  * must answer with a real delta:
- * - a Vision patch together with a todo or acceptance change (a bare patch is refused: patch_without_delta);
+ * - a Vision patch together with a todo or acceptance change (a bare patch is refused: patch_without_delta),
+ *   except the agent's first route (none followed yet: recording it is the delta a missing checkpoint asks);
  * - a vision_unchanged_reason where the route holds (new todos may come with it);
  * - vision_closed: the stage is accepted and closed, which requires a successor todo;
  * - a no_followup intent (no new work with it).
@@ -33,7 +35,12 @@ export interface ReplanAnswer {
   obligation: string;
   vision?: VisionStatement;
   todos?: { todo: TodoSpec; successor_of?: string }[];
-  acceptance?: { acceptance: AcceptanceItem[]; reason: string };
+  /** The whole new acceptance list; `delta` names what was added or retired (recorded with it). */
+  acceptance?: {
+    acceptance: AcceptanceItem[];
+    reason: string;
+    delta?: { change: "added" | "retired"; item_id: string }[];
+  };
   no_followup?: { rationale: string };
   /** Said with a no-delta answer; recorded with replan_noop. */
   reason?: string;
@@ -106,7 +113,8 @@ function decideAnswer(a: ReplanAnswer, state: GoalState): GoalEventBody[] {
         data: { agent_id: a.agent_id, obligation: a.obligation.slice(0, 400), reason: bound(a.reason) },
       },
     ];
-  if (a.vision?.kind === "patch" && !work)
+  const firstRoute = !isActiveVision(state.visions[a.agent_id]);
+  if (a.vision?.kind === "patch" && !work && !firstRoute)
     fail(
       `${c}: rule patch_without_delta: a vision patch must come with a todo or acceptance change (or say vision_unchanged_reason when the route holds)`,
     );
@@ -127,15 +135,17 @@ function decideAnswer(a: ReplanAnswer, state: GoalState): GoalEventBody[] {
     s = evolve(s, e);
   };
   if (a.acceptance) {
-    if (a.acceptance.acceptance.length === 0) fail(`${c}: acceptance must list at least one task or gate`);
+    const refusal = acceptanceListRefusal(a.acceptance.acceptance, c);
+    if (refusal) fail(refusal);
+    const delta = a.acceptance.delta?.length ? { delta: a.acceptance.delta } : {};
     push({
       type: "goal_acceptance_changed",
-      data: { acceptance: a.acceptance.acceptance, reason: bound(a.acceptance.reason) },
+      data: { acceptance: a.acceptance.acceptance, reason: bound(a.acceptance.reason), ...delta },
     });
   }
   const v = a.vision;
   if (v?.kind === "patch") {
-    const first = !s.visions[a.agent_id];
+    const first = !isActiveVision(s.visions[a.agent_id]);
     const cmdV = first
       ? ({ type: "record_vision", agentId: a.agent_id, route: v.route } as const)
       : ({

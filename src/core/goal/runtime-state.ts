@@ -2,6 +2,7 @@ import { type BudgetUsage, budgetUsage } from "./budget.js";
 import { type PendingGate, pendingGates, scopeWaits } from "./gates.js";
 import type { GoalState, TodoState } from "./goal-state-shape.js";
 import { heldBackBy } from "./handoff.js";
+import { monitorsStoppedByFailures } from "./monitor-goal.js";
 import { acceptanceReport, advancementExhausted, type Obligation, obligations } from "./obligations.js";
 import { dependencyResolved, isResumeCandidate } from "./todo-rules.js";
 
@@ -58,7 +59,7 @@ export interface Assessment {
   /** Things only a person can do now (besides deciding gates): user actions, reopen candidates, rejected scopes. */
   operatorActions: {
     todoId: string;
-    action: "user_action" | "resume_candidate" | "rejected_scope";
+    action: "user_action" | "resume_candidate" | "rejected_scope" | "monitor_stopped";
     detail: string;
   }[];
   obligations: Obligation[];
@@ -88,12 +89,13 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
     ...ctx.health,
     ...state.anomalies.map((a) => ({ code: "log_anomaly", detail: a })),
   ];
-  const gates = pendingGates(state);
+  const gates = pendingGates(state, ctx.now);
   const operatorActions: Assessment["operatorActions"] = [];
   const waits: TodoWait[] = [];
   let selection: Selection | null = null;
   const agent = state.agent?.agent_id ?? null;
   const runnable: TodoState[] = [];
+  const stoppedMonitors = new Map(monitorsStoppedByFailures(state).map((m) => [m.todoId, m.detail]));
   for (const t of todos) {
     if (t.status === "done" || t.class === "user_gate") continue;
     if (t.status === "deferred") {
@@ -104,6 +106,12 @@ export function assess(state: GoalState, ctx: GoalContext): Assessment {
           detail: "its resume_when holds: reopen it explicitly",
         });
       else waits.push({ todoId: t.id, why: "deferred until its resume_when holds" });
+      continue;
+    }
+    // A monitor stopped by its failed polls waits on a person (repair and reopen, or close), not on time.
+    const stopped = t.status === "blocked" ? stoppedMonitors.get(t.id) : undefined;
+    if (stopped !== undefined) {
+      operatorActions.push({ todoId: t.id, action: "monitor_stopped", detail: stopped });
       continue;
     }
     if (t.status === "blocked") {
@@ -199,7 +207,7 @@ function reasonFor(
     case "blocked_health":
       return `unhealthy: ${a.health.map((h) => `${h.code}: ${h.detail}`).join("; ")}`;
     case "operator_gate":
-      return `waiting on a person: ${[...a.gates.map((g) => `gate ${g.gateId} (${g.scope})`), ...a.operatorActions.map((o) => `${o.todoId} (${o.action})`)].join(", ")}`;
+      return `waiting on a person: ${[...a.gates.map((g) => `gate ${g.gateId} (${g.scope}${g.askedAgain ? ", asked again: its deferral's condition holds" : ""})`), ...a.operatorActions.map((o) => `${o.todoId} (${o.action})`)].join(", ")}`;
     case "focus_wait":
       return a.obl.map((o) => o.detail).join("; ");
     case "eligible":

@@ -1,15 +1,26 @@
+import { streamOf } from "../../core/events/loopgate-event.js";
 import { interactionContract } from "../../core/goal/contract.js";
 import { encodeContract } from "../../core/goal/contract-wire.js";
 import type { GoalState, TodoState } from "../../core/goal/goal-state-shape.js";
+import { goalHistory, type HistoryEvent, turnInFlight } from "../../core/goal/history.js";
 import { projectStatus } from "../../core/goal/projection.js";
 import type { GoalContext } from "../../core/goal/runtime-state.js";
+import { spendByKind } from "../../core/goal/spend-kinds.js";
+import { visionStanding } from "../../core/goal/vision.js";
+import { ownerProcessGone } from "../stream/lease-owner.js";
 import type { GoalFacts, GoalView, TodoView } from "./goal-view.js";
 
 // core/goal's derived decisions (runtime state by precedence, interaction contract, frontier and closure,
-// status projection) as the view the CLI prints. Pure: a function of the folded state and the outside facts.
+// status projection, the turn in flight) as the view the CLI prints. A function of the folded state, its
+// events and the outside facts, and of one look: whether the turn lease's owner process is gone here.
 
-/** The goal's view: facts, runtime state, contract, closure. */
-export function deriveGoal(state: GoalState, streamRevision: number, facts: GoalFacts): GoalView {
+/** The goal's view: facts, runtime state, contract, closure, the turn in flight (given the stored events). */
+export function deriveGoal(
+  state: GoalState,
+  streamRevision: number,
+  facts: GoalFacts,
+  events: readonly { type: string }[] = [],
+): GoalView {
   const ctx: GoalContext = { now: facts.now, health: facts.health };
   const status = projectStatus(state, ctx);
   const contract = interactionContract(state, ctx);
@@ -36,6 +47,7 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
       handoff: handoffOf.get(t.id) ?? null,
       note: t.note,
       blockReason: s.blockReason,
+      attestation: s.attestation,
     };
   });
   const b = status.budget;
@@ -75,6 +87,8 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
     nextAction,
     frontierGaps: status.frontierGaps.map((g) => `${g.kind}${g.subject ? ` ${g.subject}` : ""}: ${g.detail}`),
     closed: status.terminal,
+    closureOutcome: state.noFollowup?.outcome ?? null,
+    vision: visionOf(state),
     budget: { limits, used },
     acceptance: status.acceptance.map((a) => ({
       id: a.id,
@@ -82,5 +96,21 @@ export function deriveGoal(state: GoalState, streamRevision: number, facts: Goal
       digest: state.acceptance.find((x) => x.id === a.id)?.digest ?? "",
       proved: a.proved,
     })),
+    inFlight: inFlightOf(state, events, facts.now),
+    spend: spendByKind(state),
   };
+}
+
+/** The vision checkpoint closure reads (core/goal/vision.ts), as the view shows it. */
+function visionOf(state: GoalState): GoalView["vision"] {
+  const v = visionStanding(state);
+  return { agentId: v.agentId, standing: v.kind, last: v.kind === "missing" ? null : v.vision.last };
+}
+
+/** The turn in flight: the lease from the folded state, its open turn and when it was taken from the events. */
+function inFlightOf(state: GoalState, events: readonly { type: string }[], now: Date) {
+  const lease = state.lease;
+  if (!lease && !state.turnOrder.length) return null;
+  const h = goalHistory(streamOf("goal", events as HistoryEvent[]));
+  return turnInFlight(h, lease, now, lease ? ownerProcessGone(lease.owner) : null);
 }

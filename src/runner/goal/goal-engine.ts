@@ -28,7 +28,8 @@ export type GoalIntent =
   | { kind: "reopen"; todoId: string; note: string }
   | { kind: "supersede"; todoId: string; successor: TodoSpecData; note: string }
   | { kind: "close_no_followup"; todoId: string; rationale: string }
-  | { kind: "done"; todoId: string; receipt: RunReceipt }
+  /** `unwritten`: the paths of the run's change the goal workspace lacks (todo-evidence.ts); any refuses it. */
+  | { kind: "done"; todoId: string; receipt: RunReceipt; unwritten: readonly string[] }
   | { kind: "gate"; gateId: string; decision: "approved" | "rejected" | "cancelled"; note: string }
   | { kind: "gate_defer"; gateId: string; until: ResumeConditionData; note: string }
   | { kind: "activation"; activation: "active" | "stopped"; note: string }
@@ -70,7 +71,12 @@ export function commandOf(intent: GoalIntent): GoalCommand {
     case "close_no_followup":
       return { type: "close_no_followup", todoId: intent.todoId, rationale: intent.rationale };
     case "done":
-      return { type: "complete_todo", todoId: intent.todoId, receipt: intent.receipt };
+      return {
+        type: "complete_todo",
+        todoId: intent.todoId,
+        receipt: intent.receipt,
+        unwritten: intent.unwritten,
+      };
     case "gate": {
       const decision = ({ approved: "approve", rejected: "reject", cancelled: "cancel" } as const)[
         intent.decision
@@ -117,7 +123,7 @@ export function goalViewOf(
   streamRevision: number,
   facts: GoalFacts,
 ): GoalView {
-  const view = deriveGoal(state, streamRevision, facts);
+  const view = deriveGoal(state, streamRevision, facts, events);
   const created = events.find((e) => e.type === "goal_created");
   const source = created?.type === "goal_created" ? (created.data.source?.path ?? null) : null;
   return { ...view, sourcePath: source };

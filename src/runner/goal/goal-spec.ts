@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { GoalBuilder, GoalFileTodo } from "../../core/goal/goal-file.js";
 import { parseResumeCondition } from "../../core/goal/todo-rules.js";
+import { DEFAULT_MAX_FAILURES } from "../../core/goal/turn/monitor.js";
 import { parseDuration } from "../../core/kernel/duration.js";
 import { InputError } from "../../core/kernel/errors.js";
 import type { LoadedGoal } from "./load-goal.js";
@@ -30,6 +31,21 @@ export function taskRef(path: string, where: string): TaskRefData {
 
 const seconds = (d: string | number) => Math.max(1, Math.round((parseDuration(d) ?? 1000) / 1000));
 
+/** Default growth of a monitor's wait per quiet poll, and its bound in cadences (docs/reference/goal-file.md). */
+export const MONITOR_BACKOFF_FACTOR = 2;
+export const MONITOR_BACKOFF_MAX_CADENCES = 8;
+
+/** A poll's backoff and failure bound, resolved once with their defaults (recorded in the todo's spec). */
+function monitorBackoff(poll: NonNullable<GoalFileTodo["poll"]>) {
+  const every = seconds(poll.every);
+  const max =
+    poll.backoff?.max === undefined ? every * MONITOR_BACKOFF_MAX_CADENCES : seconds(poll.backoff.max);
+  return {
+    backoff: { factor: poll.backoff?.factor ?? MONITOR_BACKOFF_FACTOR, max_seconds: Math.max(every, max) },
+    max_failures: poll.max_failures ?? DEFAULT_MAX_FAILURES,
+  };
+}
+
 /** One todo of the goal file as a todo spec. */
 export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
   const task = loaded.tasks[t.id];
@@ -42,6 +58,7 @@ export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
     ...(t.global_gate ? { global_gate: true } : {}),
     ...(t.required_decision_scopes.length ? { required_decision_scopes: t.required_decision_scopes } : {}),
     ...(t.depends_on.length ? { depends_on: t.depends_on } : {}),
+    ...(t.unblocks_todo_id ? { unblocks_todo_id: t.unblocks_todo_id } : {}),
     ...(t.poll
       ? {
           monitor: {
@@ -52,6 +69,7 @@ export function todoSpec(loaded: LoadedGoal, t: GoalFileTodo, index: number) {
             ...(t.poll.max_no_change_before_replan
               ? { max_no_change_before_replan: t.poll.max_no_change_before_replan }
               : {}),
+            ...monitorBackoff(t.poll),
             ...(t.poll.resume_when
               ? {
                   resume_when: parseResumeCondition(
@@ -95,7 +113,7 @@ export function acceptanceItems(loaded: LoadedGoal) {
     const ref = taskRef(a.task, `${loaded.file}: acceptance[${i}].task`);
     const rel = relative(loaded.dir, a.task);
     return {
-      id: a.gates ? `${rel}#${a.gates.join(",")}` : rel,
+      id: loaded.goal.acceptance[i]?.id ?? (a.gates ? `${rel}#${a.gates.join(",")}` : rel),
       kind: "task" as const,
       ref: a.gates ? `${a.task}#${a.gates.join(",")}` : a.task,
       digest: ref.digest,
@@ -111,5 +129,38 @@ export function budget(loaded: LoadedGoal) {
     ...(b.turns ? { turns_per_window: b.turns } : {}),
     ...(b.tokens ? { max_tokens: b.tokens } : {}),
     ...(b.cost_usd ? { max_cost_usd: b.cost_usd } : {}),
+  };
+}
+
+/**
+ * One acceptance item from a task file (resolved against the current folder; and optionally some of its
+ * gates), as `goal acceptance add` and a planner's change_acceptance name it: the task must load and have
+ * those gates; its id is `id`, else the task's path relative to `idBase` (the goal file's folder) with `#gates`.
+ */
+export function acceptanceItemOf(
+  taskPath: string,
+  gates: readonly string[] | null,
+  id: string | undefined,
+  idBase: string,
+  where: string,
+) {
+  const baseDir = idBase;
+  const task = resolve(taskPath);
+  const loaded = taskOrError(task, where);
+  const declared = loaded.task.gates.map((g) => g.id);
+  for (const g of gates ?? [])
+    if (!declared.includes(g))
+      throw new InputError(`${loaded.task.id} has no gate ${g}; declared: ${declared.join(", ")}`, where);
+  const suffix = gates?.length ? `#${gates.join(",")}` : "";
+  if (id !== undefined && !/^[a-z0-9][a-z0-9_.:-]{0,63}$/.test(id))
+    throw new InputError(
+      `${JSON.stringify(id)} is not an acceptance id: lower-case letters, digits, _ . : - only`,
+      where,
+    );
+  return {
+    id: id ?? `${relative(baseDir, task)}${suffix}`,
+    kind: "task" as const,
+    ref: `${task}${suffix}`,
+    digest: loaded.digest,
   };
 }

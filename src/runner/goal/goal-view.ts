@@ -1,6 +1,9 @@
 import type { TodoSpec } from "../../core/events/goal/goal-events.js";
 import type { ContractWire } from "../../core/goal/contract-wire.js";
+import type { TodoState } from "../../core/goal/goal-state-shape.js";
+import type { TurnInFlight } from "../../core/goal/history.js";
 import type { HealthIssue } from "../../core/goal/runtime-state.js";
+import type { KindSpend } from "../../core/goal/spend-kinds.js";
 import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
 
 // What the CLI shows of a goal: its facts and derived decisions, recomputed on every read (goal-derived.ts).
@@ -37,6 +40,8 @@ export interface TodoView {
   handoff: string | null;
   note: string | null;
   blockReason: string | null;
+  /** A person's step recorded with evidence (todo done --evidence-url|--evidence-file, todo accept-blocker). */
+  attestation: TodoState["attestation"];
 }
 
 /** A goal as the CLI shows it: facts and derived decisions, recomputed on every read. */
@@ -61,7 +66,15 @@ export interface GoalView {
   /** What keeps the goal from terminal closure; empty only when it is closed. */
   frontierGaps: string[];
   closed: boolean;
+  /** How the closure intent says the goal ends (achieved, or an honest negative); null: none recorded. */
+  closureOutcome: string | null;
+  /** The vision checkpoint closure reads: the goal agent's route, fresh, stale or missing. */
+  vision: { agentId: string; standing: "fresh" | "stale" | "missing"; last: string | null };
   budget: { limits: Record<string, unknown>; used: Record<string, unknown> };
   /** Each item with the digest its task file was recorded at. */
   acceptance: { id: string; ref: string; digest: string; proved: boolean }[];
+  /** The turn in flight, from the goal's turn lease (running is never a stored todo status); null: none. */
+  inFlight: TurnInFlight | null;
+  /** What the goal spent over its life, by kind of turn (todo, monitor, acceptance, replan). */
+  spend: KindSpend[];
 }

@@ -23,6 +23,10 @@ const Todo = z
       .string()
       .optional()
       .describe("the todo this one follows up (a monitor, a cleared blocker)"),
+    unblocks_todo_id: z
+      .string()
+      .optional()
+      .describe("a blocker's target: the todo it holds back until this one is done"),
   })
   .strict();
 export type ProposedTodo = z.infer<typeof Todo>;
@@ -39,6 +43,24 @@ export const PatchVision = z
   })
   .strict();
 export const DeclareNoFollowup = z.object({ rationale: z.string().min(1).max(2000) }).strict();
+export const ChangeAcceptance = z
+  .object({
+    add: z
+      .array(
+        z
+          .object({
+            task: z.string().min(1).describe("a task file, relative to the goal file"),
+            gates: z.array(z.string()).min(1).optional().describe("only these gates of it prove the item"),
+            id: z.string().optional().describe("a short id (default: the task path and #gates)"),
+          })
+          .strict(),
+      )
+      .max(10)
+      .optional(),
+    retire: z.array(z.string()).max(10).optional().describe("ids of acceptance items that no longer apply"),
+    reason: z.string().min(1).max(2000),
+  })
+  .strict();
 
 export const PLANNER_TOOLS: readonly ToolSpec[] = [
   {
@@ -54,6 +76,12 @@ export const PLANNER_TOOLS: readonly ToolSpec[] = [
     inputSchema: PatchVision,
   },
   {
+    name: "change_acceptance",
+    description:
+      "Change what proves the goal: add acceptance items (task files, optionally some of their gates) or retire items by id, with the reason. Only together with a vision statement (patch or unchanged): the route is re-read against the new acceptance.",
+    inputSchema: ChangeAcceptance,
+  },
+  {
     name: "declare_no_followup",
     description:
       "Declare that the goal needs no further work, with the rationale (not together with new todos). Closure still needs every acceptance item proved.",
@@ -67,6 +95,8 @@ reach acceptance, or a monitor or a cleared blocker asks for new work. Answer it
 - propose_todos: new todos (an advancement_task names the task file whose SUCCESS proves it);
 - patch_vision: kind=patch with the new route (only together with todos), kind=unchanged with the reason the
   route holds, or kind=close when this stage is done (needs a successor todo);
+- change_acceptance: what proves the goal changed (items added or retired), with the reason; it comes with a
+  vision statement (patch or unchanged), read against the new acceptance;
 - declare_no_followup: nothing more is needed, with the rationale.
 loopgate checks every call and tells you when it refuses one, naming the rule. Stop (reply without a tool call)
 when your answer is complete. An answer without a delta is recorded as replan_noop and the obligation stays open.`;

@@ -1,16 +1,17 @@
 import { resolve } from "node:path";
 import { type CreateModelOptions, createModel } from "../../agent/models/provider.js";
 import type { ModelAdapter, ModelFailure, ModelMessage } from "../../core/agent/model-boundary.js";
-import type { GoalEventBody, TodoSpec } from "../../core/events/goal/goal-events.js";
+import type { AcceptanceItem, GoalEventBody, TodoSpec } from "../../core/events/goal/goal-events.js";
 import { decide as decideGoal, type GoalCommand } from "../../core/goal/goal-decider.js";
 import { evolve as evolveGoal } from "../../core/goal/goal-state.js";
 import type { GoalState } from "../../core/goal/goal-state-shape.js";
 import { type Obligation, obligations } from "../../core/goal/obligations.js";
 import { answerKind, obligationId, type ReplanAnswer, type VisionStatement } from "../../core/goal/replan.js";
 import { InputError } from "../../core/kernel/errors.js";
-import { type TaskRefData, taskRef } from "./goal-spec.js";
+import { acceptanceItemOf, type TaskRefData, taskRef } from "./goal-spec.js";
 import {
   briefing,
+  ChangeAcceptance,
   DeclareNoFollowup,
   PatchVision,
   PLANNER_SYSTEM,
@@ -45,6 +46,8 @@ export interface PlanReplanArgs {
   maxRequests?: number;
   /** Resolves a proposed todo's task file to its reference (default: load it under taskRoot). */
   resolveTask?: (path: string) => TaskRefData;
+  /** Resolves a proposed acceptance item (default: load its task under taskRoot; ids relative to it). */
+  resolveAcceptance?: (item: { task: string; gates?: string[]; id?: string }) => AcceptanceItem;
   signal?: AbortSignal;
 }
 
@@ -102,10 +105,21 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
   const obligation = obligationId(args.obligation);
   const resolveTask =
     args.resolveTask ?? ((p: string) => taskRef(resolve(args.taskRoot, p), `propose_todos: ${p}`));
+  const resolveAcceptance =
+    args.resolveAcceptance ??
+    ((a: { task: string; gates?: string[]; id?: string }) =>
+      acceptanceItemOf(
+        resolve(args.taskRoot, a.task),
+        a.gates ?? null,
+        a.id,
+        args.taskRoot,
+        `change_acceptance: ${a.task}`,
+      ));
   const draft: Draft = {
     todos: [],
     vision: undefined,
     noFollowup: undefined,
+    acceptance: undefined,
     ...(args.operationId ? { operationId: args.operationId } : {}),
   };
   const refusals: PlanReplanResult["refusals"] = [];
@@ -132,7 +146,16 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
     usage.cost_usd += r.usage.costUsd ?? 0;
     messages.push({ role: "assistant", text: r.text, toolCalls: r.toolCalls });
     for (const call of r.toolCalls) {
-      const res = admit(call.name, call.args, state, agentId, obligation, draft, resolveTask);
+      const res = admit(
+        call.name,
+        call.args,
+        state,
+        agentId,
+        obligation,
+        draft,
+        resolveTask,
+        resolveAcceptance,
+      );
       if (!res.ok) refusals.push({ tool: call.name, message: res.message });
       messages.push({
         role: "tool",
@@ -158,7 +181,12 @@ export async function planReplan(args: PlanReplanArgs): Promise<PlanReplanResult
     });
   }
   if (failure && !final) {
-    const answer = answerOf({ todos: [], vision: undefined, noFollowup: undefined }, agentId, obligation, "");
+    const answer = answerOf(
+      { todos: [], vision: undefined, noFollowup: undefined, acceptance: undefined },
+      agentId,
+      obligation,
+      "",
+    );
     return { commands: null, outcome: "replan_noop", events: [], answer, refusals, usage, failure };
   }
   if (!final) {
@@ -187,6 +215,7 @@ interface Draft {
   todos: { todo: TodoSpec; successor_of?: string }[];
   vision: ReplanAnswer["vision"];
   noFollowup: { rationale: string } | undefined;
+  acceptance: ReplanAnswer["acceptance"];
 }
 
 function answerOf(d: Draft, agentId: string, obligation: string, text: string): ReplanAnswer {
@@ -197,6 +226,7 @@ function answerOf(d: Draft, agentId: string, obligation: string, text: string): 
     ...(d.vision ? { vision: d.vision } : {}),
     ...(d.todos.length ? { todos: d.todos } : {}),
     ...(d.noFollowup ? { no_followup: d.noFollowup } : {}),
+    ...(d.acceptance ? { acceptance: d.acceptance } : {}),
     ...(text.trim() ? { reason: text.trim().slice(0, 2000) } : {}),
   };
 }
@@ -223,6 +253,7 @@ function admit(
   obligation: string,
   draft: Draft,
   resolveTask: (path: string) => TaskRefData,
+  resolveAcceptance: (item: { task: string; gates?: string[]; id?: string }) => AcceptanceItem,
 ): Admission {
   const bad = (m: string): Admission => ({ ok: false, message: m });
   const sofar = (): GoalState => {
@@ -274,14 +305,15 @@ function admit(
         obligation,
         vision,
         todos: draft.todos.length ? draft.todos : [{ todo: STAND_IN }],
+        ...(draft.acceptance ? { acceptance: draft.acceptance } : {}),
       };
       const r = tryDecide(state, probe);
       if (!r.ok) return bad(r.message);
       draft.vision = vision;
       const need =
-        vision.kind === "unchanged" || draft.todos.length
+        vision.kind === "unchanged" || draft.todos.length || draft.acceptance
           ? ""
-          : " (it needs a todo in this turn: propose_todos)";
+          : " (it needs a todo in this turn, propose_todos, unless it is the agent's first route)";
       return { ok: true, message: `vision ${vision.kind} recorded with the answer${need}` };
     }
     case "declare_no_followup": {
@@ -291,6 +323,41 @@ function admit(
       if (state.noFollowup) return bad("the goal already records a no_followup intent");
       draft.noFollowup = { rationale: p.data.rationale };
       return { ok: true, message: "no_followup will be declared" };
+    }
+    case "change_acceptance": {
+      const p = ChangeAcceptance.safeParse(raw);
+      if (!p.success)
+        return bad(`invalid arguments: ${p.error.issues[0]?.path.join(".")}: ${p.error.issues[0]?.message}`);
+      if (!p.data.add?.length && !p.data.retire?.length)
+        return bad("name at least one item to add or retire");
+      let list = [...(draft.acceptance?.acceptance ?? state.acceptance)];
+      const delta = [...(draft.acceptance?.delta ?? [])];
+      for (const id of p.data.retire ?? []) {
+        if (!list.some((a) => a.id === id))
+          return bad(`${id} is not an acceptance item; the items: ${list.map((a) => a.id).join(", ")}`);
+        list = list.filter((a) => a.id !== id);
+        delta.push({ change: "retired", item_id: id });
+      }
+      for (const a of p.data.add ?? []) {
+        let item: AcceptanceItem;
+        try {
+          item = resolveAcceptance(a);
+        } catch (e) {
+          return bad(`${a.task}: ${(e as Error).message.split("\n")[0]}`);
+        }
+        if (list.some((x) => x.id === item.id)) return bad(`acceptance ${item.id} is already an item`);
+        list.push(item);
+        delta.push({ change: "added", item_id: item.id });
+      }
+      if (list.length === 0)
+        return bad(
+          "rule acceptance_not_empty: the goal would have no acceptance item left; add its replacement",
+        );
+      draft.acceptance = { acceptance: list, reason: p.data.reason, delta };
+      return {
+        ok: true,
+        message: `acceptance will be ${list.map((a) => a.id).join(", ")}; say how the route reads against it (patch_vision)`,
+      };
     }
     default:
       return bad(`unknown tool ${tool}; the tools are ${PLANNER_TOOLS.map((t) => t.name).join(", ")}`);
@@ -308,5 +375,6 @@ function specOf(t: ProposedTodo, resolveTask: (path: string) => TaskRefData): To
     ...(t.task ? { task: resolveTask(t.task) } : {}),
     ...(t.decision_scope ? { decision_scope: t.decision_scope } : {}),
     ...(t.depends_on?.length ? { depends_on: t.depends_on } : {}),
+    ...(t.unblocks_todo_id ? { unblocks_todo_id: t.unblocks_todo_id } : {}),
   };
 }

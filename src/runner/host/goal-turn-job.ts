@@ -5,6 +5,7 @@ import { DomainError, InputError } from "../../core/kernel/errors.js";
 import { LeaseHeldError } from "../../core/run/run-lease.js";
 import type { JobOptions } from "../../store/postgres/run-queue.js";
 import { openGoal } from "../goal/goal-service.js";
+import { deliverNotifications, NOTIFY_LINGER_MS, notifyLine } from "../goal/notify/notify-deliver.js";
 import { storeProbe } from "../goal/schedule/schedule-probe.js";
 import { makeTick } from "../goal/turn/tick.js";
 import type { RunHost, ScheduleHost } from "../goal/turn/tick-context.js";
@@ -100,6 +101,11 @@ export async function runGoalTurnJob(ctx: JobContext, goalId: string): Promise<{
     }
     throw e;
   }
+  // The turn is settled (or none ran): the goal's notifications go out now, never failing the job.
+  await deliverNotifications({ store, localDir: dir, onReport: (r) => say(notifyLine(r)) }, goalId, {
+    lingerMs: NOTIFY_LINGER_MS,
+    signal,
+  });
   const status = `GOAL_TURN ${outcome.kind}${outcome.kind === "failed" ? ` (${outcome.code})` : ""}`;
   if (signal.aborted) return { status };
   if (outcome.kind === "advanced") {

@@ -64,6 +64,7 @@ const BEFORE = {
     "goal_budget_changed",
     "goal_no_followup_declared",
     "todo_added",
+    "todo_attested",
     "todo_claimed",
     "todo_claim_released",
     "todo_blocked",
@@ -75,6 +76,7 @@ const BEFORE = {
     "acceptance_receipt_recorded",
     "gate_decided",
     "vision_recorded",
+    "vision_retired",
     "vision_patched",
     "vision_unchanged_recorded",
     // monitors (core/events/goal/monitor-events.ts) and replan (core/events/goal/replan-events.ts)
@@ -107,6 +109,11 @@ const BEFORE = {
     "turn_lease_acquired",
     "turn_lease_heartbeat",
     "turn_lease_released",
+    // notifications (core/events/goal/notify-events.ts)
+    "notification_due",
+    "notification_attempted",
+    "notification_sent",
+    "notification_failed",
   ],
 } as const;
 

@@ -49,7 +49,7 @@ describe("interaction contract", () => {
     ]);
     expect(Object.keys(c.scheduler_hint)).toEqual(["action", "not_before"]);
     expect(c.user_channel.gates.map((g) => Object.keys(g))).toEqual([
-      ["gate_id", "scope", "content", "covers"],
+      ["gate_id", "scope", "content", "covers", "asked_again"],
     ]);
   });
   it("a gate waits on the user while gate-independent work is selected: both channels act", () => {
@@ -61,9 +61,10 @@ describe("interaction contract", () => {
     ]);
     expect(c.agent_channel.must_attempt).toBe(true);
     expect(c.agent_channel.selected_todo).toBe("todo_docs");
+    // Only sequences that persist the outcome: a governed turn (its writeback commits the change with
+    // the completion), never `todo run` + `todo done`, which writes nothing back.
     expect(c.next_cli_actions.map((x) => x.argv.join(" "))).toEqual([
-      "loopgate todo run goal_csv todo_docs",
-      "loopgate todo done goal_csv todo_docs --evidence RUN_ID",
+      "loopgate goal tick goal_csv",
       "loopgate gate approve goal_csv todo_publish",
     ]);
   });

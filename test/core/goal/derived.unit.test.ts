@@ -20,6 +20,7 @@ import {
   REV0,
   revision,
   spec,
+  visionRecorded,
 } from "./goal-fixtures.js";
 
 const NOW = "2026-12-01T12:00:00.000Z";
@@ -179,9 +180,15 @@ describe("budget and throttling", () => {
 
 describe("closure: a strict conjunction", () => {
   const goal = spec([adv("todo_one_more"), gate("todo_pub", "publish"), monitor("todo_watch")]);
-  const allDone = [...created(goal), completed("todo_one_more"), approved("todo_pub"), closeNf("todo_watch")];
+  const done = [...created(goal), completed("todo_one_more"), approved("todo_pub"), closeNf("todo_watch")];
+  const allDone = [...done, visionRecorded()];
   const nf: GoalEventBody = { type: "goal_no_followup_declared", data: { rationale: "shipped" } };
-  it("an empty queue is not terminal: acceptance must be proved and no_followup recorded", () => {
+  it("an empty queue is not terminal: a vision checkpoint, acceptance proved and no_followup recorded", () => {
+    expect(terminalClosure(foldGoal(done), ctx).gaps.map((g) => g.kind)).toEqual([
+      "vision",
+      "acceptance",
+      "no_followup",
+    ]);
     const st = foldGoal(allDone);
     expect(terminalClosure(st, ctx).gaps.map((g) => g.kind)).toEqual(["acceptance", "no_followup"]);
     const c = encodeContract(interactionContract(st, ctx));
@@ -197,7 +204,7 @@ describe("closure: a strict conjunction", () => {
   });
   it("all proved on the current revision plus no_followup: terminal, and the hint stops on it", () => {
     const st = foldGoal([...allDone, accepted(REV0), nf]);
-    expect(terminalClosure(st, ctx)).toEqual({ terminal: true, gaps: [] });
+    expect(terminalClosure(st, ctx)).toEqual({ terminal: true, gaps: [], outcome: "achieved" });
     expect(encodeContract(interactionContract(st, ctx)).scheduler_hint).toEqual({
       action: "terminal_no_followup",
       not_before: null,

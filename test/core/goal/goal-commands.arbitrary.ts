@@ -8,6 +8,8 @@ import { DomainError } from "../../../src/core/kernel/errors.js";
 import { adv, GOAL, gate, REV0, receipt, spec } from "./goal-fixtures.js";
 
 export const REVS = [REV0, "rev1", "rev2", "rev3", "rev4"];
+/** A second acceptance item the steps add and retire (no receipt ever proves it). */
+const ACC_TWO = { id: "acc_two", kind: "task" as const, ref: "tasks/two.yaml", digest: "sha-two" };
 export const POOL = ["todo_aaa", "todo_bbb", "todo_ccc", "todo_gate", "todo_usr", "todo_blk"];
 
 /** A goal with advancement work, a dependency, a gated todo, a gate, a user action and a blocker. */
@@ -96,6 +98,12 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   ),
   fc.constant({ type: "declare_no_followup" as const, rationale: "nothing more to do" }),
+  fc
+    .constantFrom("route one", "route two")
+    .map((route): GoalCommand => ({ type: "record_vision", agentId: "agent_main", route })),
+  fc.constant<GoalCommand>({ type: "retire_vision", agentId: "agent_main", reason: "the route ends" }),
+  fc.constant<GoalCommand>({ type: "add_acceptance", item: ACC_TWO, reason: "a second proof" }),
+  fc.constant<GoalCommand>({ type: "retire_acceptance", acceptanceId: "acc_two", reason: "not needed" }),
   fc.constant({ type: "stop_goal" as const }),
   fc.constant({ type: "resume_goal" as const }),
   fc.record({ n: fc.integer({ min: 0, max: 9 }), at: time }).map(
@@ -129,6 +137,7 @@ export const closingStep: fc.Arbitrary<Step> = fc.oneof(
     }),
   ),
   fc.constant<Step>({ type: "declare_no_followup", rationale: "nothing more to do" }),
+  fc.constant<Step>({ type: "record_vision", agentId: "agent_main", route: "the route" }),
 );
 
 /** Closes everything, proves acceptance and declares no_followup (all of it, or all but one step). */
@@ -139,6 +148,8 @@ const finish: Step[] = [
     acceptanceId: "acc_all",
     receipt: receipt("acceptance", { run_id: "run_fin", goal_revision: "current" }),
   },
+  { type: "retire_acceptance", acceptanceId: "acc_two", reason: "not needed" },
+  { type: "record_vision", agentId: "agent_main", route: "the final route" },
   { type: "declare_no_followup", rationale: "nothing more to do" },
 ];
 

@@ -167,3 +167,34 @@ describe("parseGoalFile", () => {
     );
   });
 });
+
+describe("goal file: vision, acceptance ids, unblocks_todo_id", () => {
+  const todos =
+    "todos:\n  - { id: todo_aaa, class: advancement_task, content: a, task: t.yaml }\n  - { id: todo_blk, class: blocker, content: b, unblocks_todo_id: todo_aaa }\n";
+  const head = "id: g\nobjective: o\nworkspace: ./repo\n";
+  it("accepts a first route, acceptance ids and a blocker's target", () => {
+    const g = parseGoalFile(
+      `${head}vision: fix a, then prove it\nacceptance: [{ task: t.yaml, id: main }]\n${todos}`,
+      "goal.yaml",
+    );
+    expect(g.vision).toBe("fix a, then prove it");
+    expect(g.acceptance[0]?.id).toBe("main");
+    expect(g.todos[1]?.unblocks_todo_id).toBe("todo_aaa");
+  });
+  it("refuses a target that is no todo (or itself), and an acceptance item twice, naming the field", () => {
+    const bad = (text: string) => () => parseGoalFile(text, "goal.yaml");
+    expect(
+      bad(
+        `${head}acceptance: [{ task: t.yaml }]\n${todos.replace("unblocks_todo_id: todo_aaa", "unblocks_todo_id: todo_zzz")}`,
+      ),
+    ).toThrow(/todos\[1\]\.unblocks_todo_id: no todo todo_zzz/);
+    expect(
+      bad(
+        `${head}acceptance: [{ task: t.yaml }]\n${todos.replace("unblocks_todo_id: todo_aaa", "unblocks_todo_id: todo_blk")}`,
+      ),
+    ).toThrow(/cannot unblock itself/);
+    expect(bad(`${head}acceptance: [{ task: t.yaml, id: x }, { task: u.yaml, id: x }]\n${todos}`)).toThrow(
+      /acceptance\[1\]: duplicate acceptance item x/,
+    );
+  });
+});

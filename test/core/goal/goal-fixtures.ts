@@ -90,3 +90,13 @@ export const accepted = (rev: string, extra: Partial<ValidationReceipt> = {}): G
     receipt: receipt("acceptance", { run_id: `run_acc_${rev}`, goal_revision: rev, ...extra }),
   },
 });
+
+/** The goal agent's route, read against acceptance version `version` (a vision checkpoint). */
+export const visionRecorded = (version = 0, agent = "agent_main", rev = REV0): GoalEventBody => ({
+  type: "vision_recorded",
+  data: {
+    agent_id: agent,
+    route: "the planned route",
+    checkpoint: { goal_revision: rev, acceptance_version: version },
+  },
+});

@@ -10,7 +10,7 @@ import { initialState } from "../../../src/core/goal/goal-state-shape.js";
 import { projectStatus, rebuildStatus } from "../../../src/core/goal/projection.js";
 import { assess, type RuntimeState } from "../../../src/core/goal/runtime-state.js";
 import { closingSteps, POOL, REVS, run, step } from "./goal-commands.arbitrary.js";
-import { adv, created, gate, REV0, receipt, spec } from "./goal-fixtures.js";
+import { adv, created, gate, REV0, receipt, spec, visionRecorded } from "./goal-fixtures.js";
 
 // Properties run hundreds of cases; on a shared 2-core machine that can take longer than the default 5 s.
 vi.setConfig({ testTimeout: 120_000 });
@@ -158,6 +158,13 @@ describe("property: terminal closure never holds while any frontier item is open
               "active",
         ).toBe(true);
         expect(sick).toBe(false);
+        // A route of the goal's agent is on record (followed or retired), read after the last acceptance change.
+        const types = events.map((e) => e.type);
+        const lastVision = events.findLastIndex(
+          (e) => e.type.startsWith("vision_") && (e.data as { agent_id?: string }).agent_id === "agent_main",
+        );
+        expect(types.indexOf("vision_recorded")).toBeGreaterThanOrEqual(0);
+        expect(lastVision).toBeGreaterThan(types.lastIndexOf("goal_acceptance_changed"));
         const windowStart = Date.parse(NOW) - 86_400_000;
         const turns = events.filter(
           (e) =>
@@ -182,10 +189,13 @@ describe("property: terminal closure never holds while any frontier item is open
       },
       { type: "goal_no_followup_declared", data: { rationale: "done" } },
     ] as GoalEventBody[];
-    expect(terminalClosure(foldGoal(events), { now: new Date(NOW), health: [] })).toEqual({
-      terminal: true,
-      gaps: [],
-    });
+    // Without the agent's route on record (a vision checkpoint) it is not closed.
+    expect(
+      terminalClosure(foldGoal(events), { now: new Date(NOW), health: [] }).gaps.map((g) => g.kind),
+    ).toEqual(["vision"]);
+    expect(
+      terminalClosure(foldGoal([...events, visionRecorded()]), { now: new Date(NOW), health: [] }),
+    ).toEqual({ terminal: true, gaps: [], outcome: "achieved" });
   });
 });
 

@@ -195,6 +195,7 @@ describe("monitors in the goal stream", () => {
             exit_code: null,
             detail: "timed out after 10s",
             next_due_at: T2,
+            consecutive_failures: 1,
           },
         },
       ]);

@@ -160,3 +160,56 @@ describe("planner turn helpers", () => {
     expect(() => plannerModel(noModel)).toThrow(/names no model/);
   });
 });
+
+describe("planReplan: the acceptance delta", () => {
+  it("change_acceptance with a vision statement: one answer whose acceptance change comes first, the route read against it", async () => {
+    const model = scriptedModel([
+      call("change_acceptance", {
+        add: [{ task: "tasks/crlf/task.yaml", gates: ["heldout-crlf"], id: "crlf" }],
+        retire: ["acc_all"],
+        reason: "acceptance is the CRLF proof now",
+      }),
+      call("patch_vision", { kind: "unchanged", reason: "the route holds against the new acceptance" }),
+      { text: "done", usage: { input_tokens: 5, output_tokens: 1 } },
+    ]);
+    const r = await planReplan({ state, obligation, model, taskRoot: ROOT });
+    expect(r.refusals).toEqual([]);
+    expect(r.events.map((e) => e.type)).toEqual(["goal_acceptance_changed", "vision_unchanged_recorded"]);
+    expect(r.events[0]?.data).toMatchObject({
+      acceptance: [
+        { id: "crlf", kind: "task", ref: `${resolve(ROOT, "tasks/crlf/task.yaml")}#heldout-crlf` },
+      ],
+      delta: [
+        { change: "retired", item_id: "acc_all" },
+        { change: "added", item_id: "crlf" },
+      ],
+    });
+    const after = foldGoal([...owing, ...r.events]);
+    expect(after.acceptanceVersion).toBe(1);
+    expect(after.visions[A]?.checkpoint.acceptance_version).toBe(1);
+  });
+  it("refuses an unknown item, a gate the task lacks, and an empty list; alone (no vision statement) it is no answer", async () => {
+    const model = scriptedModel([
+      call("change_acceptance", { retire: ["acc_nope"], reason: "r" }),
+      call("change_acceptance", {
+        add: [{ task: "tasks/crlf/task.yaml", gates: ["no-such-gate"] }],
+        reason: "r",
+      }),
+      call("change_acceptance", { retire: ["acc_all"], reason: "r" }),
+      call("change_acceptance", { add: [{ task: "tasks/crlf/task.yaml" }], reason: "r" }),
+      { text: "that is all", usage: { input_tokens: 5, output_tokens: 1 } },
+      { text: "still all", usage: { input_tokens: 5, output_tokens: 1 } },
+    ]);
+    const r = await planReplan({ state, obligation, model, taskRoot: ROOT, maxRequests: 6 });
+    expect(r.refusals.map((x) => x.message)).toEqual([
+      expect.stringMatching(/acc_nope is not an acceptance item/),
+      expect.stringMatching(/has no gate no-such-gate/),
+      expect.stringMatching(/acceptance_not_empty/),
+      expect.stringMatching(/vision_statement_missing/),
+      expect.stringMatching(/vision_statement_missing/),
+    ]);
+    // Out of requests with no admissible answer: replan_noop, and acceptance is unchanged.
+    expect(r.outcome).toBe("replan_noop");
+    expect(r.events.map((e) => e.type)).toEqual(["replan_noop_recorded"]);
+  });
+});

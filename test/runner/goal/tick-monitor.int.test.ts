@@ -290,7 +290,7 @@ describe("goal tick with the budget spent", () => {
 });
 
 describe("goal tick on a monitor whose poll fails or whose observation is not well-formed", () => {
-  it("a failing poll is recorded as a typed poll failure: no hash, no successor, one turn spent", async () => {
+  it("a failing poll is recorded as a typed poll failure: no hash, no successor, settled but charged 0 turns", async () => {
     const f = await newGoal(5, ["cat", "no-such-file.txt"]);
     try {
       const o = advanced(await tickOnce(f));
@@ -309,7 +309,9 @@ describe("goal tick on a monitor whose poll fails or whose observation is not we
         kind: "observation",
         result_hash: "poll_failed:exit_nonzero",
       });
-      expect(s.spends.map((x) => x.turns)).toEqual([1]);
+      // It delivered no observation: its spend receipt is there (the turn settled) and charges nothing.
+      expect(s.spends.map((x) => x.turns)).toEqual([0]);
+      expect(s.monitors[W]?.consecutiveFailures).toBe(1);
     } finally {
       await f.store.close();
     }

@@ -55,7 +55,10 @@ export async function driveGoalRun(
 export function closingWords(goalId: string, storeArg: string, r: LoopResult): string {
   const lg = `${cliName()} `;
   const store = storeArg ? ` ${storeArg}` : "";
-  const head = `goal ${goalId}: ${r.stop} after ${r.turns} tick(s): ${r.why}\n`;
+  const head =
+    r.stop === "terminal"
+      ? `goal ${goalId} is closed (terminal) after ${r.turns} tick(s): ${r.why}\nnothing is left to run: every frontier item is proved; ${lg}goal history ${goalId}${store} shows its turns\n`
+      : `goal ${goalId}: ${r.stop} after ${r.turns} tick(s): ${r.why}\n`;
   const last = r.last;
   switch (r.stop) {
     case "waiting_person":

@@ -23,7 +23,7 @@ export function wakeWords(w: WakeUp): string {
     case "repair_health":
       return `after a repair (${w.why})`;
     case "stop":
-      return `never by itself (${w.why})`;
+      return w.terminal ? `nothing: the goal is closed (${w.why})` : `never by itself (${w.why})`;
   }
 }
 

@@ -1,12 +1,19 @@
 import type { RunMode } from "../../../core/goal/schedule/schedule-step.js";
 import { InputError } from "../../../core/kernel/errors.js";
 import { openGoal } from "../../../runner/goal/goal-service.js";
+import {
+  deliverNotifications,
+  NOTIFY_LINGER_MS,
+  type NotifyDeps,
+  notifyingTick,
+  notifyLine,
+} from "../../../runner/goal/notify/notify-deliver.js";
 import { realSleep } from "../../../runner/goal/schedule/goal-loop.js";
 import { storeGoals, storeProbe } from "../../../runner/goal/schedule/schedule-probe.js";
 import { goalTickFor } from "../../../runner/host/goal-run-host.js";
 import { plannerFor } from "../../../runner/host/planner.js";
 import type { RunFlags } from "../../../runner/host/run-flags.js";
-import { storeLine } from "../../output/hints.js";
+import { hintCommand, hintsFor, storeLine } from "../../output/hints.js";
 import { handleInterrupts } from "../../output/interrupt.js";
 import type { CommandIO } from "../../output/io.js";
 import { storeHintArg } from "../../output/store-location.js";
@@ -46,7 +53,11 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
       plannerFor(flags); // a bad --planner-model is bad input before the store is even opened
       return withStore(where, false, async (store) => {
         const { view } = await openGoal(store, dir, goalId);
-        return driveGoalRun(
+        // Notifications go out after each turn's ACK; what a crashed host left due goes out first, and
+        // at the end the retries due within NOTIFY_LINGER_MS are waited for (the rest: the next host).
+        const notify = notifyDeps(io, store, dir, where);
+        await deliverNotifications(notify, goalId, { signal: interrupts.signal });
+        const code = await driveGoalRun(
           io,
           {
             goalId,
@@ -56,13 +67,15 @@ export async function goalRunCommand(io: CommandIO, goalId: string, flags: GoalR
           },
           { json: flags.json === true, mode },
           {
-            tick: goalTickFor(goalHostDeps(io, store, dir, flags), plannerFor(flags)),
+            tick: notifyingTick(goalTickFor(goalHostDeps(io, store, dir, flags), plannerFor(flags)), notify),
             probe: storeProbe(store, dir),
             sleep: realSleep,
             clock: () => new Date(),
             signal: interrupts.signal,
           },
         );
+        await deliverNotifications(notify, goalId, { lingerMs: NOTIFY_LINGER_MS, signal: interrupts.signal });
+        return code;
       });
     });
   } finally {
@@ -89,7 +102,10 @@ export async function schedulerCommand(io: CommandIO, flags: GoalRunFlags): Prom
         { json: flags.json === true, once: flags.once === true, storeLabel: dir },
         {
           goals: storeGoals(store, dir),
-          tick: goalTickFor(goalHostDeps(io, store, dir, flags), plannerFor(flags)),
+          tick: notifyingTick(
+            goalTickFor(goalHostDeps(io, store, dir, flags), plannerFor(flags)),
+            notifyDeps(io, store, dir, where),
+          ),
           probe: storeProbe(store, dir),
           sleep: realSleep,
           clock: () => new Date(),
@@ -100,4 +116,19 @@ export async function schedulerCommand(io: CommandIO, flags: GoalRunFlags): Prom
   } finally {
     interrupts.dispose();
   }
+}
+
+/** How a command delivers a goal's notifications: `notify:` lines on stderr, hints naming this store. */
+export function notifyDeps(
+  io: CommandIO,
+  store: NotifyDeps["store"],
+  localDir: string,
+  where: Parameters<typeof hintsFor>[0],
+): NotifyDeps {
+  return {
+    store,
+    localDir,
+    cli: (args) => hintCommand(hintsFor(where), args),
+    onReport: (r) => io.err(`${notifyLine(r)}\n`),
+  };
 }

@@ -43,7 +43,10 @@ export function formatOutcome(o: TickOutcome): string {
   const what = (() => {
     switch (o.kind) {
       case "advanced":
-        return `advanced: ${o.result}`;
+        // The turn's own settlement closed the goal: it is done, as a later tick's `terminal` says.
+        return o.wake.terminal
+          ? `advanced: ${o.result}\nterminal: the goal is closed (${o.wake.why})`
+          : `advanced: ${o.result}`;
       case "idle":
         return `idle: ${o.reason}`;
       case "waiting_person":

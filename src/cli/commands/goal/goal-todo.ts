@@ -5,7 +5,7 @@ import { InputError } from "../../../core/kernel/errors.js";
 import type { GoalIntent, TodoSpecData } from "../../../runner/goal/goal-engine.js";
 import { writeGoal } from "../../../runner/goal/goal-service.js";
 import { taskRef } from "../../../runner/goal/goal-spec.js";
-import { receiptOfRun } from "../../../runner/goal/run-receipts.js";
+import { doneIntent } from "../../../runner/goal/todo-evidence.js";
 import type { CommandIO } from "../../output/io.js";
 import { expectedRevision, type GoalFlags, goalStore, guarded, printWrite, withStore } from "./goal.js";
 
@@ -17,6 +17,7 @@ export interface TodoFlags extends GoalFlags {
   scope?: string;
   requires?: string[];
   "depends-on"?: string[];
+  unblocks?: string;
   evidence?: string;
   reason?: string;
   rationale?: string;
@@ -70,6 +71,7 @@ export function specFromFlags(id: string, flags: TodoFlags, verb: string): TodoS
     ...(flags.scope !== undefined ? { decision_scope: flags.scope } : {}),
     ...(flags.requires?.length ? { required_decision_scopes: flags.requires } : {}),
     ...(flags["depends-on"]?.length ? { depends_on: flags["depends-on"] } : {}),
+    ...(flags.unblocks !== undefined ? { unblocks_todo_id: flags.unblocks } : {}),
   };
 }
 
@@ -96,8 +98,8 @@ export async function todoCommand(
           break;
         case "done": {
           const runId = must(flags.evidence, "--evidence RUN", name);
-          const { receipt } = await receiptOfRun(store, dir, runId);
-          intent = { kind: "done", todoId, receipt };
+          // The receipt, and what of the run's change the goal workspace lacks (done means persisted).
+          intent = await doneIntent(store, dir, goalId, todoId, runId);
           what = `${todoId} is done on the evidence of run ${runId}`;
           break;
         }

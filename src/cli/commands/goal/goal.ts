@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { resolveNotifyTargets } from "../../../core/goal/notify-targets.js";
 import { DomainError, InputError } from "../../../core/kernel/errors.js";
 import { decideIntent, originOf } from "../../../runner/goal/goal-engine.js";
 import { openGoal, writeGoal } from "../../../runner/goal/goal-service.js";
@@ -14,12 +15,16 @@ import { openStore, storeFrom } from "../../output/context.js";
 import { hintCommand, hintsFor, pasteable, storeLine } from "../../output/hints.js";
 import { cliName } from "../../output/invocation.js";
 import type { CommandIO } from "../../output/io.js";
+import { type CloseFlags, closeIntent, closeSentence } from "./goal-close.js";
 import { formatContract, formatGoalStatus } from "./goal-format.js";
+import { contractJson, pathStyle, statusJson } from "./goal-json.js";
 
 /** Flags the goal commands read. */
 export interface GoalFlags {
   store?: string;
   json?: boolean;
+  /** --json paths absolute (else relative to the goal file's folder). */
+  absolute?: boolean;
   "expect-revision"?: string;
   note?: string;
   "unsafe-no-sandbox"?: boolean;
@@ -132,6 +137,8 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
           agent,
           budget: budget(loaded),
           source: { path: loaded.file, digest: loaded.digest },
+          ...(loaded.goal.vision !== undefined ? { vision: loaded.goal.vision } : {}),
+          ...(loaded.goal.notify ? { notify: resolveNotifyTargets(loaded.goal.notify, loaded.dir) } : {}),
         };
         const bodies = decideIntent({ kind: "create", goal, todos }, [], {
           now: new Date(),
@@ -141,7 +148,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
         const last = await appendGoal(store, id, bodies, "no_stream", (t) => originOf(t, true));
         if (flags.json)
           io.out(
-            `${JSON.stringify({ goal: id, store: where.label, workspace: ws, revision, stream_revision: last, todos: todos.length })}\n`,
+            `${JSON.stringify({ goal: id, store: where.label, workspace: pathStyle(loaded.file, flags.absolute === true)(ws), revision, stream_revision: last, todos: todos.length })}\n`,
           );
         else
           io.out(
@@ -158,18 +165,28 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
 
 /** `loopgate goal status GOAL`: the projection, rebuilt from the log. */
 export async function goalStatusCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  return withStore(goalStore(flags), "read", async (store) => {
-    const { view } = await openGoal(store, goalStoreDir(flags), goalId);
-    io.out(flags.json ? `${JSON.stringify(view, null, 2)}\n` : formatGoalStatus(view));
+  const where = goalStore(flags);
+  return withStore(where, "read", async (store) => {
+    const { view } = await openGoal(store, where.dir, goalId);
+    io.out(
+      flags.json
+        ? `${JSON.stringify(statusJson(view, pathStyle(view.sourcePath, flags.absolute === true)), null, 2)}\n`
+        : formatGoalStatus(view, hintsFor(where)),
+    );
     return 0;
   });
 }
 
 /** `loopgate goal next GOAL`: the interaction contract. */
 export async function goalNextCommand(io: CommandIO, goalId: string, flags: GoalFlags): Promise<number> {
-  return withStore(goalStore(flags), "read", async (store) => {
-    const { view } = await openGoal(store, goalStoreDir(flags), goalId);
-    io.out(flags.json ? `${JSON.stringify(view.contract, null, 2)}\n` : formatContract(view));
+  const where = goalStore(flags);
+  return withStore(where, "read", async (store) => {
+    const { view } = await openGoal(store, where.dir, goalId);
+    io.out(
+      flags.json
+        ? `${JSON.stringify(contractJson(view.contract, pathStyle(view.sourcePath, flags.absolute === true)), null, 2)}\n`
+        : formatContract(view, hintsFor(where)),
+    );
     return 0;
   });
 }
@@ -203,7 +220,7 @@ export async function goalActivationCommand(
 export async function goalCloseCommand(
   io: CommandIO,
   goalId: string,
-  flags: GoalFlags & { rationale?: string },
+  flags: GoalFlags & CloseFlags,
 ): Promise<number> {
   const where = goalStore(flags);
   const dir = where.dir;
@@ -212,22 +229,14 @@ export async function goalCloseCommand(
     throw new InputError("loopgate goal close needs --rationale TEXT", "loopgate goal close");
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
-      const r = await writeGoal(
-        store,
-        dir,
-        goalId,
-        { kind: "close_goal", rationale },
-        expectedRevision(flags),
-      );
+      const r = await writeGoal(store, dir, goalId, closeIntent(rationale, flags), expectedRevision(flags));
       const { view } = await openGoal(store, dir, goalId);
       printWrite(
         io,
         flags,
         goalId,
         r,
-        view.closed
-          ? `goal ${goalId} is closed: every frontier item is proved`
-          : `no_followup recorded; goal ${goalId} is not closed yet: ${view.frontierGaps.slice(0, 3).join("; ")}`,
+        closeSentence(goalId, view.closed, flags.outcome ?? "achieved", view.frontierGaps),
       );
       return 0;
     }),

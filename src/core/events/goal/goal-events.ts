@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EventArea } from "../../kernel/event-area.js";
 import { monitorEvents } from "./monitor-events.js";
+import { NotifyTarget, notifyEvents } from "./notify-events.js";
 import { replanEvents } from "./replan-events.js";
 import { turnEvents, turnLeaseEvents } from "./turn-events.js";
 import { ValidationReceipt } from "./validation-receipt.js";
@@ -93,6 +94,16 @@ export const MonitorSpec = z.object({
   /** A stop condition: when it holds the monitor completes (with a successor or no_followup). */
   resume_when: ResumeCondition.optional(),
   max_no_change_before_replan: z.number().int().positive().optional(),
+  /**
+   * The wait after each poll with no material change (no change or failed) grows by `factor`, up to
+   * `max_seconds`; a material change (or a person's reopen) resets it to the cadence. Absent (goals recorded
+   * before it existed): a fixed cadence.
+   */
+  backoff: z
+    .object({ factor: z.number().min(1).max(10), max_seconds: z.number().int().positive() })
+    .optional(),
+  /** Failed polls in a row after which the monitor stops polling and is blocked for a person. Absent: 3. */
+  max_failures: z.number().int().positive().max(100).optional(),
 });
 export type MonitorSpec = z.infer<typeof MonitorSpec>;
 
@@ -153,6 +164,32 @@ export type VisionCheckpoint = z.infer<typeof VisionCheckpoint>;
 
 const Who = ["operator", "runtime"] as const;
 
+/**
+ * How a goal's closure intent says it ends: `achieved` (every acceptance item proved), or an honest
+ * negative, never "done": `blocked` (a verified blocker, `cites` names the todo accepted as blocked),
+ * `rolled_back` (`cites` names the reverted revision of a recorded compensation), `not_achieved` (a
+ * coverage-backed no_followup: every acceptance item ran on the current revision, and not all passed).
+ */
+export const CLOSURE_OUTCOMES = ["achieved", "blocked", "rolled_back", "not_achieved"] as const;
+export const ClosureOutcome = z.enum(CLOSURE_OUTCOMES);
+export type ClosureOutcome = z.infer<typeof ClosureOutcome>;
+
+/**
+ * A person's evidence for a step only a person takes (a release published, a blocker confirmed): a link, a
+ * file (its digest: the content is what was attested), or a goal run's receipt (a blocker only).
+ */
+export const AttestedEvidence = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("url"), url: z.string().url().max(GOAL_LIMITS.path) }),
+  z.object({
+    kind: z.literal("file"),
+    name: z.string().min(1).max(GOAL_LIMITS.path),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: z.number().int().nonnegative(),
+  }),
+  z.object({ kind: z.literal("run"), receipt: ValidationReceipt }),
+]);
+export type AttestedEvidence = z.infer<typeof AttestedEvidence>;
+
 /** The goal area: each event type once, with the origins allowed to write it. */
 export const goalEvents = {
   goal_created: {
@@ -166,6 +203,8 @@ export const goalEvents = {
       budget: Budget,
       /** The goal file it was created from. */
       source: z.object({ path: z.string().max(GOAL_LIMITS.path), digest: Name }).optional(),
+      /** The goal file's `notify:` targets (absent: none). */
+      notify: z.array(NotifyTarget).max(16).optional(),
     }),
   },
   goal_activation_changed: {
@@ -177,15 +216,29 @@ export const goalEvents = {
     origin: ["runtime"],
     schema: z.object({ revision: Revision, previous: Revision, reason: Reason, turn_id: Name.optional() }),
   },
+  /** The whole new acceptance list; `delta` (absent in older logs) says which item was added or retired. */
   goal_acceptance_changed: {
     origin: ["operator", "runtime"],
-    schema: z.object({ acceptance: z.array(AcceptanceItem).min(1).max(GOAL_LIMITS.list), reason: Reason }),
+    schema: z.object({
+      acceptance: z.array(AcceptanceItem).min(1).max(GOAL_LIMITS.list),
+      reason: Reason,
+      delta: z
+        .array(z.object({ change: z.enum(["added", "retired"]), item_id: Name }))
+        .max(GOAL_LIMITS.list)
+        .optional(),
+    }),
   },
   goal_budget_changed: { origin: ["operator"], schema: z.object({ budget: Budget, reason: Reason }) },
   /** The structured no_followup intent terminal closure needs. Any todo added later voids it. */
   goal_no_followup_declared: {
     origin: Who,
-    schema: z.object({ rationale: z.string().min(1).max(GOAL_LIMITS.reason) }),
+    schema: z.object({
+      rationale: z.string().min(1).max(GOAL_LIMITS.reason),
+      /** Absent in older logs: achieved. */
+      outcome: ClosureOutcome.optional(),
+      /** blocked: the todo accepted as blocked; rolled_back: the reverted revision. */
+      cites: Name.optional(),
+    }),
   },
   todo_added: {
     origin: Who,
@@ -220,6 +273,21 @@ export const goalEvents = {
   },
   /** Done on external evidence: the validation receipt of a SUCCESS of the todo's task on the current revision. */
   todo_completed: { origin: ["runtime"], schema: z.object({ todo_id: TodoId, receipt: ValidationReceipt }) },
+  /**
+   * A person's step, recorded on the person's word with evidence (never a run's verdict): `done` closes a
+   * user_action or a task-less blocker; `blocker_accepted` accepts a blocked todo's blocker as its terminal
+   * outcome (a verified blocker).
+   */
+  todo_attested: {
+    origin: ["operator"],
+    schema: z.object({
+      todo_id: TodoId,
+      outcome: z.enum(["done", "blocker_accepted"]),
+      note: z.string().min(1).max(GOAL_LIMITS.reason),
+      by: Name.optional(),
+      evidence: z.array(AttestedEvidence).min(1).max(8),
+    }),
+  },
   acceptance_receipt_recorded: {
     origin: ["runtime"],
     schema: z.object({ acceptance_id: Name, receipt: ValidationReceipt }),
@@ -266,6 +334,7 @@ export const goalEvents = {
     }),
   },
   ...monitorEvents,
+  ...notifyEvents,
   ...replanEvents,
   ...turnEvents,
   ...turnLeaseEvents,

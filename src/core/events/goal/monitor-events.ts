@@ -61,7 +61,12 @@ export const monitorEvents = {
     origin: ["runtime"],
     schema: z.object({ ...Op, generation: z.number().int().positive(), successor: MonitorSuccessor }),
   },
-  /** The poll ran but gave no observation (timeout, non-zero exit): no hash, no change, the next poll after the cadence. */
+  /**
+   * The poll ran but gave no observation (timeout, non-zero exit, could not start): no hash, no change; the
+   * next poll after the backoff. `consecutive_failures` (absent in logs written before it): this failure's
+   * place in the run of failures; at the monitor's max_failures a `todo_blocked` of the monitor follows in
+   * the same append and it polls no more until a person reopens it.
+   */
   monitor_poll_failed: {
     origin: ["runtime"],
     schema: z.object({
@@ -70,6 +75,7 @@ export const monitorEvents = {
       exit_code: z.number().int().nullable(),
       detail: z.string().max(2000),
       next_due_at: Time,
+      consecutive_failures: z.number().int().positive().optional(),
     }),
   },
   /** Expiry, resume_when or a person's stop: the monitor todo is done, linked to a successor or no_followup. */

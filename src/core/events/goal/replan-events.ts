@@ -10,6 +10,8 @@ import type { EventArea } from "../../kernel/event-area.js";
  * - `replan_answered`: the receipt of an answer given under an operation id (a planner turn's writeback).
  * - `change_compensated`: a rollback of an accepted change, as a compensation: the revert commit (recorded
  *   as the new revision in the same append) and a successor. History is never rewritten.
+ * - `vision_retired`: an agent's route ends: retired (nobody follows it on) or superseded by another agent's
+ *   route (`superseded_by`, recorded before it or in the same append). Its checkpoint is what it was read against.
  */
 const Name = z.string().min(1).max(200);
 const TodoRef = z
@@ -38,6 +40,15 @@ export const replanEvents = {
       obligation: z.string().max(400),
       operation_id: Name,
       outcome: z.enum(["delta", "replan_noop"]),
+    }),
+  },
+  vision_retired: {
+    origin: ["runtime", "operator"],
+    schema: z.object({
+      agent_id: Name,
+      reason: z.string().min(1).max(2000),
+      superseded_by: Name.nullable(),
+      checkpoint: Checkpoint,
     }),
   },
   change_compensated: {

@@ -73,7 +73,16 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
-export const SchedulerHintFact = z.object({ action: Name, not_before: At.nullable(), why: Text });
+/**
+ * The hint a turn's scheduler_apply records. `terminal`: the host stops because the goal's terminal closure
+ * holds (done, not paused: nothing to resume); absent in logs written before it was recorded.
+ */
+export const SchedulerHintFact = z.object({
+  action: Name,
+  not_before: At.nullable(),
+  why: Text,
+  terminal: z.literal(true).optional(),
+});
 export type SchedulerHintFact = z.infer<typeof SchedulerHintFact>;
 
 export const TurnFailureCode = z.enum([

@@ -1,3 +1,4 @@
+import { type BackoffPolicy, backoffDelaySeconds } from "../../kernel/backoff.js";
 import type { InteractionContract } from "../contract.js";
 import type { RuntimeState } from "../runtime-state.js";
 
@@ -31,11 +32,7 @@ export function contractIdentity(c: ContractView): string {
   return JSON.stringify([c.selectedTodo, c.runtimeState, [...c.gateIds].sort()]);
 }
 
-export interface BackoffPolicy {
-  baseSeconds: number;
-  factor: number;
-  maxSeconds: number;
-}
+export type { BackoffPolicy } from "../../kernel/backoff.js";
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { baseSeconds: 30, factor: 2, maxSeconds: 3600 };
 
@@ -66,8 +63,7 @@ export function maxBackoffStep(p: BackoffPolicy = DEFAULT_BACKOFF): number {
 
 /** The wait of a backoff step: 0 at step 0, then base·factor^(step-1), bounded by max. */
 export function delaySeconds(step: number, p: BackoffPolicy = DEFAULT_BACKOFF): number {
-  if (step <= 0) return 0;
-  return Math.min(p.maxSeconds, p.baseSeconds * p.factor ** (step - 1));
+  return backoffDelaySeconds(step, p);
 }
 
 export type WakeAction =
@@ -115,7 +111,12 @@ export function nextWakeUp(
     case "blocked_health":
       return { action: "repair_health", at: null, why: "health must be repaired before anything runs" };
     case "operator_gate":
-      return { action: "ask_user", at: null, why: "a person must decide a gate" };
+      // A gate to decide, or (no gate) a step only a person takes: a user action, a reopen.
+      return {
+        action: "ask_user",
+        at: null,
+        why: c.gateIds.length ? "a person must decide a gate" : "a person must act (goal next says what)",
+      };
     case "throttled":
       return {
         action: "wait_until",

@@ -5,6 +5,7 @@ import type {
   MonitorSuccessor,
   PollFailureKind,
 } from "../../events/goal/monitor-events.js";
+import { backoffDelaySeconds } from "../../kernel/backoff.js";
 import type { Decider } from "../../kernel/decider.js";
 import { DomainError } from "../../kernel/errors.js";
 
@@ -14,11 +15,39 @@ import { DomainError } from "../../kernel/errors.js";
  * observation and successor are one decided batch under one operation id (a retry replays, never a
  * second successor; the generation must advance); expiry or a stop completes the monitor with a
  * successor or no_followup. The first poll records the baseline hash.
+ *
+ * The cadence backs off: each poll with no material change (the same hash, or a failed poll) in a row
+ * multiplies the wait by the policy's factor, up to its maximum; the baseline, a material change and a
+ * person's reopen reset it to the cadence. Every poll fact records the next_due_at this rule gives, so any
+ * host, restarted or not, wakes at the same time. A failed poll is counted: at maxFailures in a row the
+ * monitor stops (the goal blocks its todo for a person: monitor-goal.ts), never an endless retry.
  */
 export interface MonitorPolicy {
   cadenceSeconds: number;
   expiresAt?: string;
   maxNoChangeBeforeReplan?: number;
+  /** The wait grows by this factor per quiet poll in a row (1: a fixed cadence). */
+  backoffFactor: number;
+  /** The longest wait between two polls (never below the cadence). */
+  backoffMaxSeconds: number;
+  /** Failed polls in a row after which the monitor stops polling. */
+  maxFailures: number;
+}
+
+/** Failed polls in a row that stop a monitor when its spec names no max_failures. */
+export const DEFAULT_MAX_FAILURES = 3;
+
+/**
+ * The wait before the next poll when the poll just made was the `quiet`-th in a row with no material change
+ * (0: a baseline or a change): the cadence for 0 and 1, then the cadence · factor^(quiet−1), bounded by the
+ * maximum. So a first unchanged or failed poll is retried at the cadence; backoff starts with the second.
+ */
+export function pollDelaySeconds(p: MonitorPolicy, quiet: number): number {
+  return backoffDelaySeconds(Math.max(1, quiet), {
+    baseSeconds: p.cadenceSeconds,
+    factor: p.backoffFactor,
+    maxSeconds: Math.max(p.cadenceSeconds, p.backoffMaxSeconds),
+  });
 }
 
 export type SuccessorSpec = z.infer<typeof MonitorSuccessor>;
@@ -32,6 +61,10 @@ export interface MonitorState {
   lastCheckedAt: string | null;
   resultHash: string | null;
   consecutiveNoChange: number;
+  /** Polls in a row with no material change (unchanged or failed) since the baseline, a change or a reopen. */
+  quietPolls: number;
+  /** Failed polls in a row (a successful poll or a reopen resets it). */
+  consecutiveFailures: number;
   materialChangeGeneration: number;
   /** operation id → the events it decided (the durable operation receipt). */
   operations: Record<string, MonitorEvent[]>;
@@ -80,11 +113,13 @@ export class MonitorRefusal extends DomainError {
 export function initialMonitorState(): MonitorState {
   return {
     todoId: "",
-    policy: { cadenceSeconds: 1 },
+    policy: { cadenceSeconds: 1, backoffFactor: 1, backoffMaxSeconds: 1, maxFailures: DEFAULT_MAX_FAILURES },
     nextDueAt: "",
     lastCheckedAt: null,
     resultHash: null,
     consecutiveNoChange: 0,
+    quietPolls: 0,
+    consecutiveFailures: 0,
     materialChangeGeneration: 0,
     operations: {},
     successors: {},
@@ -117,6 +152,8 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
         resultHash: e.data.result_hash,
         lastCheckedAt: e.data.at,
         nextDueAt: e.data.next_due_at,
+        quietPolls: 0,
+        consecutiveFailures: 0,
       };
     case "monitor_no_change_recorded":
       return {
@@ -126,9 +163,18 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
         consecutiveNoChange: e.data.consecutive_no_change,
         replanRequested: e.data.replan_requested,
         nextDueAt: e.data.next_due_at,
+        quietPolls: s.quietPolls + 1,
+        consecutiveFailures: 0,
       };
     case "monitor_poll_failed":
-      return { ...s, operations: ops(e.data), lastCheckedAt: e.data.at, nextDueAt: e.data.next_due_at };
+      return {
+        ...s,
+        operations: ops(e.data),
+        lastCheckedAt: e.data.at,
+        nextDueAt: e.data.next_due_at,
+        quietPolls: s.quietPolls + 1,
+        consecutiveFailures: s.consecutiveFailures + 1,
+      };
     case "monitor_observation_recorded":
       return {
         ...s,
@@ -139,6 +185,8 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
         replanRequested: false,
         materialChangeGeneration: e.data.generation,
         nextDueAt: e.data.next_due_at,
+        quietPolls: 0,
+        consecutiveFailures: 0,
       };
     case "monitor_successor_created":
       return {
@@ -154,13 +202,36 @@ export function evolveMonitor(s: MonitorState, e: MonitorEvent): MonitorState {
 /** A monitor as armed by the `todo_added` of its continuous_monitor todo: due at once (the baseline poll). */
 export function armMonitor(
   todoId: string,
-  spec: { cadence_seconds: number; expires_at?: string; max_no_change_before_replan?: number },
+  spec: {
+    cadence_seconds: number;
+    expires_at?: string;
+    max_no_change_before_replan?: number;
+    backoff?: { factor: number; max_seconds: number };
+    max_failures?: number;
+  },
 ): MonitorState {
-  const policy: MonitorPolicy = { cadenceSeconds: spec.cadence_seconds };
+  const policy: MonitorPolicy = {
+    cadenceSeconds: spec.cadence_seconds,
+    // A spec without backoff (recorded before it existed) keeps the fixed cadence it was recorded with.
+    backoffFactor: spec.backoff?.factor ?? 1,
+    backoffMaxSeconds: Math.max(spec.cadence_seconds, spec.backoff?.max_seconds ?? spec.cadence_seconds),
+    maxFailures: spec.max_failures ?? DEFAULT_MAX_FAILURES,
+  };
   if (spec.expires_at) policy.expiresAt = spec.expires_at;
   if (spec.max_no_change_before_replan) policy.maxNoChangeBeforeReplan = spec.max_no_change_before_replan;
   return { ...initialMonitorState(), todoId, policy };
 }
+
+/**
+ * A person reopened the monitor's todo (after a stop by failed polls, or a block of their own): it is due at
+ * once, its backoff and its failure count start again (a person's write resets the cadence).
+ */
+export function reopenMonitor(m: MonitorState): MonitorState {
+  return { ...m, nextDueAt: "", quietPolls: 0, consecutiveFailures: 0 };
+}
+
+/** The monitor's failed polls in a row reached its bound: it polls no more until a person reopens it. */
+export const stoppedByFailures = (m: MonitorState) => m.consecutiveFailures >= m.policy.maxFailures;
 
 /**
  * Folds a goal-stream monitor fact, re-checking its rules (a forged log cannot open a generation twice,
@@ -234,11 +305,25 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
       "expired",
       `monitor ${s.todoId} expired at ${s.policy.expiresAt}: complete it with a successor or no_followup`,
     );
-  const next = plus(cmd.now, s.policy.cadenceSeconds);
+  // The wait after this poll: the cadence after a baseline or a change, backed off after a quiet one.
+  const after = (quiet: number) => plus(cmd.now, pollDelaySeconds(s.policy, quiet));
   if (cmd.type === "record_poll_failure") {
     const { failure, exitCode: exit_code, detail } = cmd;
-    return [{ type: "monitor_poll_failed", data: { ...op, failure, exit_code, detail, next_due_at: next } }];
+    return [
+      {
+        type: "monitor_poll_failed",
+        data: {
+          ...op,
+          failure,
+          exit_code,
+          detail,
+          next_due_at: after(s.quietPolls + 1),
+          consecutive_failures: s.consecutiveFailures + 1,
+        },
+      },
+    ];
   }
+  const next = after(0);
   if (s.resultHash === null)
     return [
       { type: "monitor_baseline_recorded", data: { ...op, result_hash: cmd.resultHash, next_due_at: next } },
@@ -253,7 +338,7 @@ export function decideMonitor(cmd: MonitorCommand, s: MonitorState): MonitorEven
           ...op,
           result_hash: cmd.resultHash,
           consecutive_no_change: n,
-          next_due_at: next,
+          next_due_at: after(s.quietPolls + 1),
           // Every max-th unchanged poll in a row asks once (not every poll after the first ask).
           replan_requested: max !== undefined && n % max === 0,
         },

@@ -6,6 +6,7 @@ import type { TurnState } from "../../../core/goal/turn/turn-state.js";
 import {
   executeMonitorHost,
   executeMonitorWriteback,
+  monitorUsage,
   readbackMonitorHost,
   readbackMonitorWriteback,
   recordMonitorTypedResult,
@@ -22,8 +23,12 @@ export const dueMonitor = (c: InteractionContract) =>
 function summary(s: GoalState, id: TurnIdentity, t: TurnState) {
   const op = monitorOperation(s, effectRef(id, "durable_writeback"));
   const types = op?.events.map((e) => e.type) ?? [];
+  const failed = op?.events.find((e) => e.type === "monitor_poll_failed");
+  const count = failed?.type === "monitor_poll_failed" ? failed.data.consecutive_failures : undefined;
+  const stop =
+    s.todos[todoOf(t)]?.status === "blocked" && count ? `; stopped after ${count} failed polls in a row` : "";
   return {
-    result: `monitor ${todoOf(t)}: ${types.join(", ") || "nothing recorded"}`,
+    result: `monitor ${todoOf(t)}: ${types.join(", ") || "nothing recorded"}${count ? ` (${count} in a row)` : ""}${stop}`,
     changed: types.includes("monitor_successor_created"),
   };
 }
@@ -43,8 +48,8 @@ export const monitorKind: TurnKind = {
   typedResult: (ctx, id) => recordMonitorTypedResult(ctx, id),
   validate: (ctx, id) => recordMonitorValidation(ctx, id),
   writeback: executeMonitorWriteback,
-  // A poll is one turn and no tokens.
-  usage: async () => ({ tokens: 0, cost_usd: 0, turns: 1 }),
+  // A poll that observed is one turn and no tokens; a failed poll is charged nothing (monitor-step.ts).
+  usage: async (ctx, id) => monitorUsage(ctx, id),
   summary,
   todoOf: (work) => (work.kind === "todo" ? work.todo_id : null),
 };

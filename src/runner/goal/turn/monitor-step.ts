@@ -1,5 +1,5 @@
 import { PollFailureKind } from "../../../core/events/goal/monitor-events.js";
-import { effectRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import { effectRef, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
 import { decide, type GoalCommand } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import {
@@ -173,6 +173,18 @@ export async function executeMonitorWriteback(ctx: TickCtx, id: TurnIdentity, t:
     },
     detail: (types, ref) => `${types || "replayed"} under ${ref}`,
   });
+}
+
+/**
+ * quota_spend of a monitor turn, read from what its writeback recorded: a poll that delivered an observation
+ * (baseline, no change, material change) or a completion is one turn; a failed poll delivered none and is
+ * charged nothing, as a builder run that delivers nothing (no writeback) is charged nothing. Failed polls
+ * are bounded by the monitor's max_failures instead. Never tokens: a poll calls no model.
+ */
+export function monitorUsage(ctx: TickCtx, id: TurnIdentity): Usage {
+  const op = monitorOperation(ctx.j.state, effectRef(id, "durable_writeback"));
+  const failed = op?.events.some((e) => e.type === "monitor_poll_failed") === true;
+  return { tokens: 0, cost_usd: 0, turns: failed ? 0 : 1 };
 }
 
 /** A prepared monitor writeback not settled: the goal stream holds the operation (committed → reuse) or not (absent → write). */

@@ -1,4 +1,8 @@
-import { schedulerRef, type TurnIdentity } from "../../../core/events/goal/turn-events.js";
+import {
+  type SchedulerHintFact,
+  schedulerRef,
+  type TurnIdentity,
+} from "../../../core/events/goal/turn-events.js";
 import type { WakeUp } from "../../../core/goal/schedule/scheduler.js";
 import { contractNow } from "./contract-now.js";
 import { type TickCtx, turnDecision } from "./tick-context.js";
@@ -18,19 +22,20 @@ export async function applySchedule(ctx: TickCtx, id: TurnIdentity): Promise<voi
       type: "record_scheduler_apply",
       identity: id,
       effectRef: schedulerRef(id),
-      hint: { action: wake.action, not_before: wake.at, why: wake.why },
+      hint: {
+        action: wake.action,
+        not_before: wake.at,
+        why: wake.why,
+        ...(wake.terminal ? { terminal: true } : {}),
+      },
     }),
   );
 }
 
 /** scheduler_ack: tell the host, and record its ACK or the failure receipt (never claim it changed without one). */
-export async function ackSchedule(
-  ctx: TickCtx,
-  id: TurnIdentity,
-  hint: { action: string; not_before: string | null; why: string },
-): Promise<void> {
+export async function ackSchedule(ctx: TickCtx, id: TurnIdentity, hint: SchedulerHintFact): Promise<void> {
   const host = ctx.deps.scheduleHost ?? oneShotHost;
-  const wake = { action: hint.action as WakeUp["action"], at: hint.not_before, why: hint.why };
+  const wake = wakeOfHint(hint);
   let outcome: { kind: "ack"; mode: "host_match" | "host_updated" } | { kind: "failed"; reason: string };
   try {
     outcome = { kind: "ack", mode: await host(wake) };
@@ -41,4 +46,10 @@ export async function ackSchedule(
   await ctx.j.append(
     turnDecision({ type: "record_scheduler_ack", identity: id, effectRef: schedulerRef(id), outcome }),
   );
+}
+
+/** The wake-up a recorded hint stands for (a turn that closed the goal keeps saying so: `terminal`). */
+export function wakeOfHint(hint: SchedulerHintFact): WakeUp {
+  const wake: WakeUp = { action: hint.action as WakeUp["action"], at: hint.not_before, why: hint.why };
+  return hint.terminal ? { ...wake, terminal: true } : wake;
 }

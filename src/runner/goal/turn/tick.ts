@@ -7,7 +7,7 @@ import { TurnLeaseHeldError } from "../../../core/goal/turn/turn-lease.js";
 import { LoopgateError } from "../../../core/kernel/errors.js";
 import { thisOwner } from "../../stream/lease-owner.js";
 import { GoalJournal } from "./goal-journal.js";
-import { ackSchedule, applySchedule } from "./scheduler-phases.js";
+import { ackSchedule, applySchedule, wakeOfHint } from "./scheduler-phases.js";
 import { type TickCtx, type TickDeps, turnDecision, turnOf } from "./tick-context.js";
 import type { Tick, TickOutcome, TickRequest } from "./tick-outcome.js";
 import { selectOrBind, unsettledTurn } from "./tick-select.js";
@@ -152,12 +152,8 @@ async function advance(ctx: TickCtx, id: TurnIdentity): Promise<TickOutcome | nu
       await ackSchedule(ctx, id, t.applied?.hint ?? { action: "run_now", not_before: null, why: "" });
       return null;
     case "done": {
-      const hint = t.acked?.hint;
-      const wake: WakeUp = {
-        action: (hint?.action ?? "run_now") as WakeUp["action"],
-        at: hint?.not_before ?? null,
-        why: hint?.why ?? "",
-      };
+      // The ACKed hint, as recorded: a turn whose settlement closed the goal says so (terminal).
+      const wake = wakeOfHint(t.acked?.hint ?? { action: "run_now", not_before: null, why: "" });
       const { result, changed } = turnSummary(ctx, id, t);
       return {
         kind: "advanced",

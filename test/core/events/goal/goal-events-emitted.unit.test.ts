@@ -17,6 +17,12 @@ import {
 } from "../../../../src/core/events/loopgate-event.js";
 import { type GoalCommand, goalDecider } from "../../../../src/core/goal/goal-decider.js";
 import type { GoalState } from "../../../../src/core/goal/goal-state-shape.js";
+import {
+  DEFAULT_NOTIFY_RETRY,
+  dueNotifications,
+  foldNotify,
+  occurrences,
+} from "../../../../src/core/goal/notify.js";
 import type { TurnCommand } from "../../../../src/core/goal/turn/turn-commands.js";
 import { turnDecider } from "../../../../src/core/goal/turn/turn-decider.js";
 import {
@@ -155,6 +161,16 @@ const goalScript: [Issuer, GoalCommand][] = [
     successor: { id: "todo_redo", content: "redo it without the regression", class: "user_action" },
     turnId: "t2",
   }),
+  // A person's step on the user_action successor, recorded with its evidence; then the agent's route ends.
+  op({
+    type: "attest_todo",
+    todoId: "todo_redo",
+    outcome: "done",
+    note: "redone by hand and published",
+    by: "ana",
+    evidence: [{ kind: "url", url: "https://example.com/release/2" }],
+  }),
+  op({ type: "retire_vision", agentId: AGENT, reason: "the stage is over" }),
   op({ type: "declare_no_followup", rationale: "nothing more to do" }),
 ];
 
@@ -350,10 +366,50 @@ function emitted(): { body: GoalEventBody; issuer: Issuer }[] {
   return [
     ...goal,
     // Turn facts and the lease are loopgate's own.
-    ...[...turn, ...leaseEvents()].map((body) => ({
+    ...[...turn, ...leaseEvents(), ...notificationFacts()].map((body) => ({
       body: body as GoalEventBody,
       issuer: "runtime" as const,
     })),
+  ];
+}
+
+/**
+ * The notification facts as the deliverer (runner/goal/notify/notify-deliver.ts) writes them: the due data
+ * from the pure rule, then one claimed attempt that failed and one that was sent. loopgate's own facts.
+ */
+function notificationFacts(): GoalEventBody[] {
+  const target = {
+    id: "hook",
+    kind: "webhook" as const,
+    url: "https://x.test/h",
+    on: ["terminal" as const],
+    retry: DEFAULT_NOTIFY_RETRY,
+    timeout_seconds: 10,
+  };
+  const s = foldNotify([
+    { type: "goal_created", revision: 0, data: { goal_id: "goal_csv", notify: [target] } },
+    { type: "goal_no_followup_declared", revision: 1, data: {} },
+  ]);
+  const due = dueNotifications(
+    s,
+    occurrences(s, {
+      runtimeState: "waiting",
+      runtimeReason: "",
+      gates: [],
+      terminal: true,
+      closureOutcome: "achieved",
+      cli: (a) => `loopgate ${a}`,
+    }),
+  );
+  const id = due[0]?.notification_id ?? "missing";
+  return [
+    ...due.map((d) => ({ type: "notification_due" as const, data: d })),
+    { type: "notification_attempted", data: { notification_id: id, attempt: 1, by: "host:1", until: T1 } },
+    {
+      type: "notification_failed",
+      data: { notification_id: id, attempt: 1, error: "HTTP 500", max_attempts: 5, next_retry_at: T1 },
+    },
+    { type: "notification_sent", data: { notification_id: id, attempt: 2, detail: "HTTP 200" } },
   ];
 }
 

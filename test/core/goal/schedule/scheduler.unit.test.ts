@@ -153,3 +153,13 @@ describe("scheduler: on goal-core's interaction contract", () => {
     });
   });
 });
+
+describe("scheduler: waiting on a person", () => {
+  it("names a gate when one waits, else a person's step (a stopped monitor, a user action)", () => {
+    const input = { now: new Date(NOW), monitorDue: [], backoff: null };
+    const gate = nextWakeUp(c({ runtimeState: "operator_gate", gateIds: ["todo_publish_gate"] }), input);
+    expect(gate).toEqual({ action: "ask_user", at: null, why: "a person must decide a gate" });
+    const step = nextWakeUp(c({ runtimeState: "operator_gate", selectedTodo: null }), input);
+    expect(step).toEqual({ action: "ask_user", at: null, why: "a person must act (goal next says what)" });
+  });
+});

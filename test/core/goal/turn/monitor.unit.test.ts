@@ -15,6 +15,10 @@ const policy = {
   cadenceSeconds: 60,
   expiresAt: "2026-12-01T11:00:00.000Z",
   maxNoChangeBeforeReplan: 2,
+  // A fixed cadence and the default failure bound: the backoff rules have their own tests (monitor-backoff).
+  backoffFactor: 1,
+  backoffMaxSeconds: 60,
+  maxFailures: 3,
 };
 const armed: MonitorEvent = {
   type: "monitor_armed",

@@ -121,7 +121,7 @@ describe("turn properties", () => {
           {
             type: "arm",
             todoId: "todo_watch",
-            policy: { cadenceSeconds: 60 },
+            policy: { cadenceSeconds: 60, backoffFactor: 1, backoffMaxSeconds: 60, maxFailures: 3 },
             now: new Date("2026-12-01T10:00:00.000Z"),
           },
           ...polls,
