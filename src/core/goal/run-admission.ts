@@ -1,21 +1,25 @@
 import { budgetUsage } from "./budget.js";
 import { type ScopeWait, scopeWaits } from "./gates.js";
 import type { GoalState, TodoState } from "./goal-state-shape.js";
+import { heldBackBy } from "./handoff.js";
+import { obligations } from "./obligations.js";
 import type { GoalContext } from "./runtime-state.js";
-import { isResumeCandidate } from "./todo-rules.js";
+import { dependencyResolved, isResumeCandidate } from "./todo-rules.js";
 
 /**
  * Whether a person may run a todo's task now (`todo run`): gates guard the effect, not only the
  * bookkeeping. Refused, before any builder starts, in the runtime states' precedence: `blocked_health`
  * (something outside the log makes running unsafe), a decision scope the todo needs and no gate has
- * approved (the gate covers exactly this work: work it does not cover still runs), `throttled` (the
- * budget is spent: nothing is delivered until the window reopens or the owner changes the budget), and
- * `paused` (the goal is stopped). Pure: the health and the time are passed in.
+ * approved (the gate covers exactly this work: work it does not cover still runs), the todo's own
+ * relations (a `depends_on` not yet resolved, a blocker whose handoff still holds it back), `throttled`
+ * (the budget is spent: nothing is delivered until the window reopens or the owner changes the budget),
+ * `paused` (the goal is stopped), and `focus_wait` (a replan is owed: only the owed replan work runs,
+ * and a todo's task is not it). Pure: the health and the time are passed in.
  */
 
 /** Why the todo's task may not run now: the rule (or runtime state) that refuses it, in words. */
 export interface RunRefusal {
-  /** The rule or runtime state: `no_such_todo`, `run_needs_task`, `open_to_run`, `blocked_health`, `decision_scope`, `throttled`, `paused`. */
+  /** The rule or runtime state: `no_such_todo`, `run_needs_task`, `open_to_run`, `blocked_health`, `decision_scope`, `depends_on`, `handoff_blocking`, `throttled`, `paused`, `focus_wait`. */
   rule: string;
   message: string;
   /** A loopgate command (without `loopgate`) that answers it, when one does. */
@@ -72,6 +76,20 @@ export function runRefusal(state: GoalState, todoId: string, ctx: GoalContext): 
       ...(gate ? { next: `gate approve ${g} ${gate}` } : {}),
     };
   }
+  const unresolved = t.dependsOn.filter((d) => !dependencyResolved(state, d));
+  if (unresolved.length)
+    return {
+      rule: "depends_on",
+      message: `rule depends_on: ${todoId} waits for ${unresolved.join(", ")} (not done yet); nothing was run`,
+      next: `goal status ${g}`,
+    };
+  const blockers = heldBackBy(state, todoId);
+  if (blockers.length)
+    return {
+      rule: "handoff_blocking",
+      message: `rule handoff_blocking: ${todoId} is held back by blocker ${blockers.join(", ")} until it is cleared; nothing was run`,
+      next: `goal status ${g}`,
+    };
   const budget = budgetUsage(state, ctx.now);
   if (budget.exhausted.length)
     return {
@@ -83,6 +101,13 @@ export function runRefusal(state: GoalState, todoId: string, ctx: GoalContext): 
       rule: "paused",
       message: `goal ${g} is stopped (runtime state paused): a stopped goal runs no work; resume it first`,
       next: `goal resume ${g}`,
+    };
+  const owed = obligations(state).filter((o) => o.kind !== "closeout");
+  if (owed.length)
+    return {
+      rule: "focus_wait",
+      message: `focus_wait: a replan is owed (${owed.map((o) => o.detail).join("; ")}); only the replan runs until it is answered, so ${todoId} was not run`,
+      next: `goal vision show ${g}`,
     };
   return null;
 }

@@ -8,6 +8,12 @@ interface Migration {
   sql: (s: string) => string;
 }
 
+/** The channel the events table's trigger notifies on every append (migration 9). */
+export const LOG_CHANNEL = "loopgate_events";
+
+/** The first schema version whose appends notify LOG_CHANNEL: an older schema (a board that only reads it) polls. */
+export const LOG_NOTIFY_VERSION = 9;
+
 /**
  * The migrations this code knows. Append only: a released migration is never edited.
  * Events and streams mirror the SQLite schema. `log_head` is a one-row counter of the global position:
@@ -211,6 +217,41 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.run_queue
         ADD COLUMN IF NOT EXISTS lost_claims integer NOT NULL DEFAULT 0 CHECK (lost_claims >= 0),
         ADD COLUMN IF NOT EXISTS dead_reason text;`,
+  },
+  {
+    version: LOG_NOTIFY_VERSION,
+    name: "announce appends with NOTIFY",
+    // Every statement that appends events notifies channel `loopgate_events` once, whatever the number of
+    // rows it inserted (a statement-level trigger over the inserted rows), with a JSON payload: the schema,
+    // the last position it wrote and its stream (null when the rows name several streams or one longer than
+    // 1000 bytes, so the payload stays far under NOTIFY's 8000-byte limit). NOTIFY is delivered when the
+    // appending transaction commits, so a listener never wakes before the events are readable. The board
+    // (src/serve/live-feed.ts) reads the log after each wake and polls as the fallback (log-listener.ts).
+    // Re-applies cleanly.
+    sql: (s) => `
+      CREATE OR REPLACE FUNCTION ${s}.events_notify() RETURNS trigger
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_position bigint;
+        v_streams bigint;
+        v_stream text;
+      BEGIN
+        SELECT max(a.position), count(DISTINCT a.stream), min(a.stream)
+          INTO v_position, v_streams, v_stream FROM appended a;
+        IF v_position IS NULL THEN
+          RETURN NULL;
+        END IF;
+        IF v_streams <> 1 OR octet_length(v_stream) > 1000 THEN
+          v_stream := NULL;
+        END IF;
+        PERFORM pg_notify('${LOG_CHANNEL}',
+          json_build_object('schema', TG_TABLE_SCHEMA, 'stream', v_stream, 'position', v_position)::text);
+        RETURN NULL;
+      END
+      $fn$;
+      DROP TRIGGER IF EXISTS events_notify ON ${s}.events;
+      CREATE TRIGGER events_notify AFTER INSERT ON ${s}.events REFERENCING NEW TABLE AS appended
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.events_notify();`,
   },
 ];
 

@@ -1,190 +1,28 @@
-import pg from "pg";
-import { pgConnectionString } from "../kernel/pg-url.js";
-import { WAKE_POLICY, type WakePolicy } from "../kernel/queue-policy.js";
+import type { WakePolicy } from "../kernel/queue-policy.js";
+import { type ListenerStats, PgListener } from "./pg-listener.js";
 
 /** The channel the run queue's trigger notifies (migration 7); the payload is the queue's schema. */
 export const QUEUE_CHANNEL = "loopgate_run_queue";
 
-/** Where the listening connection is: opening, listening, waiting to open again after an error, closed. */
-export type ListenerState = "connecting" | "listening" | "retrying" | "closed";
-
-/** Why a wait ended: a notification (or a reconnect, which counts as one), the time ran out, the caller aborted. */
-export type WakeReason = "notified" | "timeout" | "aborted";
-
-/** What a listener did so far, for logs and tests. */
-export interface ListenerStats {
-  state: ListenerState;
-  /** Notifications for this queue's schema received. */
-  notifications: number;
-  /** Times the LISTEN was (re)established; more than 1 means the connection was lost and opened again. */
-  listens: number;
-  /** Consecutive failures to open the connection since the last LISTEN. */
-  failures: number;
-  lastError: string | null;
-}
-
 /**
- * An idle worker's doorbell: one dedicated connection (outside the store's pool, which must stay free
- * for claims and appends) that LISTENs on the queue's channel, and `wait(ms)`, which returns as soon as a
- * notification for this schema arrives, else after `ms` (the poll that stays as the fallback).
- *
- * A notification is never the only way to a job: it only shortens a wait, and the caller claims after
- * every wait, whatever ended it. Notifications that arrive while nobody waits are remembered (one
- * pending flag), so a job enqueued between an empty claim and the next wait is not slept through. A lost
- * connection is opened again with a doubling, jittered, bounded backoff; every (re)established LISTEN
- * counts as a notification, since what was enqueued while nobody listened was announced to no one.
+ * An idle worker's doorbell: a PgListener (pg-listener.ts) on the run queue's channel that accepts the
+ * notifications of its own schema. The worker claims after every wait, whatever ended it; what no write
+ * announces (a lease that runs out, a `not_before` that comes due) its idle poll finds.
  */
-export class QueueListener {
-  private readonly url: string;
-  private readonly pgSchema: string;
-  private readonly policy: WakePolicy;
-  private readonly onState: ((stats: ListenerStats) => void) | undefined;
-  private client: pg.Client | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private pending = false;
-  private readonly waiters = new Set<() => void>();
-  private readonly firstListen: Promise<void>;
-  private listened: () => void = () => {};
-  private readonly stats: ListenerStats = {
-    state: "connecting",
-    notifications: 0,
-    listens: 0,
-    failures: 0,
-    lastError: null,
-  };
-
-  private constructor(options: QueueListenerOptions) {
-    this.url = pgConnectionString(options.url);
-    this.pgSchema = options.pgSchema;
-    this.policy = options.policy ?? WAKE_POLICY;
-    this.onState = options.onState;
-    this.firstListen = new Promise((resolve) => {
-      this.listened = resolve;
-    });
-  }
-
+export class QueueListener extends PgListener {
   /** Starts listening in the background (a connection failure is retried, never thrown). */
   static start(options: QueueListenerOptions): QueueListener {
-    const listener = new QueueListener(options);
-    void listener.connect();
+    const { pgSchema, ...rest } = options;
+    const listener = new QueueListener(
+      {
+        channel: QUEUE_CHANNEL,
+        applicationName: "loopgate-queue-listener",
+        accepts: (payload) => payload === pgSchema,
+      },
+      rest,
+    );
+    listener.open();
     return listener;
-  }
-
-  /** Resolves once the first LISTEN is in place (tests; a worker does not need to wait for it). */
-  listening(): Promise<void> {
-    return this.firstListen;
-  }
-
-  /** A copy of the listener's counters and state. */
-  snapshot(): ListenerStats {
-    return { ...this.stats };
-  }
-
-  /**
-   * Waits until a notification for this queue (or one that arrived since the last wait), `ms`, or
-   * `signal`, whichever is first. Never throws.
-   */
-  wait(ms: number, signal?: AbortSignal): Promise<WakeReason> {
-    if (this.pending) {
-      this.pending = false;
-      return Promise.resolve("notified");
-    }
-    if (signal?.aborted || this.stats.state === "closed") return Promise.resolve("aborted");
-    return new Promise((resolve) => {
-      const done = (reason: WakeReason) => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-        signal?.removeEventListener("abort", abort);
-        resolve(reason);
-      };
-      const wake = () => done("notified");
-      const abort = () => done("aborted");
-      const timer = setTimeout(() => done("timeout"), Math.max(0, ms));
-      this.waiters.add(wake);
-      signal?.addEventListener("abort", abort, { once: true });
-    });
-  }
-
-  /** Stops listening and ends the connection; pending and later waits return "aborted". */
-  async close(): Promise<void> {
-    if (this.stats.state === "closed") return;
-    this.setState("closed");
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    for (const wake of [...this.waiters]) wake();
-    const client = this.client;
-    this.client = null;
-    if (client) await client.end().catch(() => {});
-  }
-
-  private ring(): void {
-    if (this.waiters.size === 0) {
-      this.pending = true;
-      return;
-    }
-    for (const wake of [...this.waiters]) wake();
-  }
-
-  private setState(state: ListenerState, error?: unknown): void {
-    this.stats.state = state;
-    if (error !== undefined) this.stats.lastError = error instanceof Error ? error.message : String(error);
-    this.onState?.(this.snapshot());
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stats.state === "closed") return;
-    this.setState("connecting");
-    const client = new pg.Client({
-      connectionString: this.url,
-      application_name: "loopgate-queue-listener",
-      connectionTimeoutMillis: 10_000,
-      keepAlive: true,
-    });
-    this.client = client;
-    let failed = false;
-    const fail = (error: unknown) => {
-      if (failed || this.client !== client) return;
-      failed = true;
-      this.client = null;
-      client.end().catch(() => {});
-      this.retry(error);
-    };
-    client.on("error", fail);
-    client.on("end", () => fail(new Error("the listening connection ended")));
-    client.on("notification", (m) => {
-      if (m.channel !== QUEUE_CHANNEL || m.payload !== this.pgSchema) return;
-      this.stats.notifications++;
-      this.ring();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${QUEUE_CHANNEL}`);
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    if (failed || this.client !== client) return;
-    this.stats.failures = 0;
-    this.stats.listens++;
-    this.setState("listening");
-    this.listened();
-    // Whatever was enqueued while nobody listened was announced to no one: claim once now.
-    this.ring();
-  }
-
-  private retry(error: unknown): void {
-    if (this.stats.state === "closed") return;
-    this.stats.failures++;
-    this.setState("retrying", error);
-    const { reconnectFirstMs: first, reconnectMaxMs: max } = this.policy;
-    const ceiling = Math.min(max, first * 2 ** Math.min(this.stats.failures - 1, 20));
-    // Jitter in the upper half, so workers that lost one server do not all come back at once.
-    const delay = Math.ceil(ceiling * (0.5 + Math.random() / 2));
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.connect();
-    }, delay);
-    this.retryTimer.unref();
   }
 }
 

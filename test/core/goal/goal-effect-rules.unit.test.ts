@@ -200,6 +200,43 @@ describe("todo run: which runs a person may start (gates guard the effect)", () 
     expect(runRefusal(st([stopped, ...spent(10)]), "todo_release", ctx)?.rule).toBe("decision_scope");
     expect(runRefusal(st([stopped, ...spent(10)]), "todo_parse", ctx)?.rule).toBe("throttled");
   });
+  it("a todo's own relations refuse it: a depends_on not yet done, a blocker whose handoff holds it back", () => {
+    const deps = created(spec([adv("todo_parse"), adv("todo_docs", { depends_on: ["todo_parse"] })]));
+    const waiting = runRefusal(foldGoal(deps), "todo_docs", ctx);
+    expect(waiting?.rule).toBe("depends_on");
+    expect(waiting?.message).toMatch(/todo_docs waits for todo_parse/);
+    expect(runRefusal(foldGoal([...deps, completed("todo_parse")]), "todo_docs", ctx)).toBeNull();
+
+    const blocker = { id: "todo_vendor", content: "the vendor fixes its API", class: "blocker" as const };
+    const held = created(spec([adv("todo_parse"), { ...blocker, unblocks_todo_id: "todo_parse" }]));
+    const r = runRefusal(foldGoal(held), "todo_parse", ctx);
+    expect(r?.rule).toBe("handoff_blocking");
+    expect(r?.message).toMatch(/held back by blocker todo_vendor/);
+    const cleared: GoalEventBody = {
+      type: "todo_closed_no_followup",
+      data: { todo_id: "todo_vendor", rationale: "the vendor shipped the fix" },
+    } as GoalEventBody;
+    expect(runRefusal(foldGoal([...held, cleared]), "todo_parse", ctx)).toBeNull();
+  });
+  it("focus_wait: while a replan is owed, a todo's task is not the owed work and is refused", () => {
+    // A blocker cleared with no successor and no target owes a replan (handoff_without_successor).
+    const blocker = { id: "todo_vendor", content: "the vendor fixes its API", class: "blocker" as const };
+    const s = created(spec([adv("todo_parse"), blocker]));
+    expect(runRefusal(foldGoal(s), "todo_parse", ctx)).toBeNull();
+    const done: GoalEventBody = {
+      type: "todo_attested",
+      data: {
+        todo_id: "todo_vendor",
+        outcome: "done",
+        note: "the vendor shipped it",
+        by: null,
+        evidence: [{ kind: "url", url: "https://example.com/vendor/changelog" }],
+      },
+    } as GoalEventBody;
+    const r = runRefusal(foldGoal([...s, done]), "todo_parse", ctx);
+    expect(r?.rule).toBe("focus_wait");
+    expect(r?.message).toMatch(/todo_vendor was cleared without a successor/);
+  });
   it("only an open advancement todo with a task runs", () => {
     const s = created(spec([adv("todo_parse"), monitor("todo_watch"), gate("todo_publish", "publish")]));
     expect(runRefusal(foldGoal(s), "todo_nothing", ctx)?.rule).toBe("no_such_todo");

@@ -227,8 +227,8 @@ describe("migration 8", () => {
     }
     const reopened = await PostgresEventStore.open(db.url, { pgSchema, maxConnections: 2 });
     stores.push(reopened);
-    expect(PG_SCHEMA_VERSION).toBe(8);
-    expect(await reopened.version()).toBe(8);
+    expect(PG_SCHEMA_VERSION).toBeGreaterThanOrEqual(8);
+    expect(await reopened.version()).toBe(PG_SCHEMA_VERSION);
     const rq = reopened.queue();
     for (const r of await rq.list()) expect(r).toMatchObject({ lostClaims: 0, deadReason: null });
     // The claims held when the schema was older expire and are taken over, counted from 0.
