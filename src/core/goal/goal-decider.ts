@@ -25,6 +25,7 @@ import { checkSpec, fail, need, resumeCondition } from "./command-checks.js";
 import { scopeWaits } from "./gates.js";
 import { evolve } from "./goal-state.js";
 import { type GoalState, initialState } from "./goal-state-shape.js";
+import { heldBackBy } from "./handoff.js";
 import { decideMonitorCommand, type MonitorGoalCommand } from "./monitor-goal.js";
 import { receiptMismatch } from "./receipt-rule.js";
 import { decideReplan, type ReplanCommand } from "./replan.js";
@@ -373,6 +374,9 @@ export function completionRefusal(
   const open = t.dependsOn.filter((d) => !dependencyResolved(state, d));
   if (open.length)
     return `complete_todo: rule depends_on: ${t.id} depends on ${open.join(", ")}, not done yet`;
+  const blockers = heldBackBy(state, t.id);
+  if (blockers.length)
+    return `complete_todo: rule handoff_blocking: ${t.id} is held back by blocker ${blockers.join(", ")} until it is cleared`;
   return null;
 }
 

@@ -217,6 +217,19 @@ describe("todo run: which runs a person may start (gates guard the effect)", () 
       data: { todo_id: "todo_vendor", rationale: "the vendor shipped the fix" },
     } as GoalEventBody;
     expect(runRefusal(foldGoal([...held, cleared]), "todo_parse", ctx)).toBeNull();
+    // Nor is its evidence taken while the blocker holds: complete_todo names the same rule.
+    const done = {
+      type: "complete_todo",
+      todoId: "todo_parse",
+      receipt: receipt("todo_parse"),
+      unwritten: [],
+    };
+    given(goalDecider, held)
+      .when(done as never)
+      .thenError(/rule handoff_blocking: todo_parse is held back by blocker todo_vendor/);
+    given(goalDecider, [...held, cleared])
+      .when(done as never)
+      .thenEvents([completed("todo_parse")]);
   });
   it("focus_wait: while a replan is owed, a todo's task is not the owed work and is refused", () => {
     // A blocker cleared with no successor and no target owes a replan (handoff_without_successor).
@@ -229,7 +242,6 @@ describe("todo run: which runs a person may start (gates guard the effect)", () 
         todo_id: "todo_vendor",
         outcome: "done",
         note: "the vendor shipped it",
-        by: null,
         evidence: [{ kind: "url", url: "https://example.com/vendor/changelog" }],
       },
     } as GoalEventBody;
