@@ -280,8 +280,8 @@ export async function startBoard(o: BoardOptions): Promise<Board> {
         ),
       );
     try {
-      const intent = gateIntent(verb as GateVerb, gateId, parsed.data, s.name);
-      const r = await recordGateDecision(o.store, o.localDir, goalId, intent, parsed.data.revision);
+      const intent = gateIntent(verb as GateVerb, gateId, parsed.data);
+      const r = await recordGateDecision(o.store, o.localDir, goalId, intent, parsed.data.revision, s.name);
       flash.set(
         s.id,
         `gate ${gateId}: ${verb === "defer" ? "deferred" : `${verb === "approve" ? "approved" : verb === "reject" ? "rejected" : "cancelled"}`} by ${s.name} (recorded ${r.events.join(", ")}, origin operator; goal revision ${r.revision})${r.requeued ? `; its next turn is queued (job ${r.requeued})` : ""}`,
@@ -291,7 +291,7 @@ export async function startBoard(o: BoardOptions): Promise<Board> {
       if (e instanceof NeedsRebaseError) {
         const changed = await changesSince(o.store, goalId, parsed.data.revision);
         const notice = html`<div class="notice error" id="notice"><b>needs_rebase</b>: this form was rendered from stream revision ${e.expected}; the goal is now at revision ${e.current}. Nothing was written. What changed since:
-<ul>${changed.map((ev) => html`<li><code>${ev.revision}</code> ${ev.type} (${ev.meta.origin})${describeData(ev.data)}</li>`)}</ul>The board below is the goal as it is now: decide again if you still mean to.</div>`;
+<ul>${changed.map((ev) => html`<li><code>${ev.revision}</code> ${ev.type} (${ev.meta.origin}${ev.meta.by ? ` by ${ev.meta.by}` : ""})${describeData(ev.data)}</li>`)}</ul>The board below is the goal as it is now: decide again if you still mean to.</div>`;
         return goalPage(c, goalId, notice, 409).catch((x) => failure(c, x));
       }
       if (e instanceof DomainError || e instanceof LoopgateError || e instanceof RangeError) {

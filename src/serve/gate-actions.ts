@@ -23,17 +23,11 @@ export const GateForm = z.object({
 export type GateForm = z.infer<typeof GateForm>;
 
 /**
- * The note recorded with a decision made on the board: who (the credential's name) and where, then the
- * person's own note. The goal's events carry no field for who decided, so the note says it.
+ * The intent of a gate decision, as `loopgate gate VERB` builds it. The note is the person's own; who
+ * decided is the write's actor (meta.by, see recordGateDecision), never written into the note.
  */
-export function boardNote(who: string, note: string): string {
-  const by = `by ${who} on loopgate serve`;
-  return note.trim() ? `${by}: ${note.trim()}` : by;
-}
-
-/** The intent of a gate decision, as `loopgate gate VERB` builds it. */
-export function gateIntent(verb: GateVerb, gateId: string, form: GateForm, who: string): GoalIntent {
-  const note = boardNote(who, form.note);
+export function gateIntent(verb: GateVerb, gateId: string, form: GateForm): GoalIntent {
+  const note = form.note.trim();
   if (verb === "defer") {
     if (!form.until?.trim())
       throw new RangeError("defer needs a resume condition: todo:TODO=STATUS, gate:GATE=DECISION or at:TIME");
@@ -50,8 +44,8 @@ export function gateIntent(verb: GateVerb, gateId: string, form: GateForm, who: 
 /**
  * Records a gate decision through the goal's one write path (runner/goal/goal-service.ts `writeGoal`, as
  * `loopgate gate` does): decided on the goal as it is, appended at the revision the form was rendered from
- * with origin operator. A stale form is NeedsRebaseError (nothing written); a refused decision the
- * decider's DomainError.
+ * with origin operator and `who` (the signed-in credential's name) as its actor, meta.by. A stale form is
+ * NeedsRebaseError (nothing written); a refused decision the decider's DomainError.
  */
 export function recordGateDecision(
   store: EventStore,
@@ -59,8 +53,9 @@ export function recordGateDecision(
   goalId: string,
   intent: GoalIntent,
   revision: number,
+  who: string,
 ): Promise<{ revision: number; events: string[]; requeued?: string }> {
-  return writeGoal(store, localDir, goalId, intent, revision);
+  return writeGoal(store, localDir, goalId, intent, revision, { by: who });
 }
 
 /** The goal's events after `revision`: what changed since a form was rendered. */

@@ -1,5 +1,6 @@
-import type { RecordedEvent } from "../core/events/loopgate-event.js";
+import { type RecordedEvent, streamOf } from "../core/events/loopgate-event.js";
 import type { GoalState } from "../core/goal/goal-state-shape.js";
+import { goalHistory, type WriteEntry } from "../core/goal/history.js";
 import { nextTurnPhase } from "../core/goal/turn/turn-decider.js";
 import type { TurnState } from "../core/goal/turn/turn-state.js";
 import { goalState } from "../runner/goal/goal-engine.js";
@@ -79,11 +80,32 @@ function relations(t: TodoView, all: readonly TodoView[]): Html {
   return html`<div class="small muted">${parts}</div>`;
 }
 
-function todoCard(t: TodoView, all: readonly TodoView[]): Html {
+/** Who made each gate's last decision (meta.by of its gate_decided), by gate; absent when unknown. */
+function gateDeciders(events: readonly RecordedEvent[]): Map<string, string> {
+  const by = new Map<string, string>();
+  for (const e of events)
+    if (e.type === "gate_decided") {
+      if (e.meta.by !== undefined) by.set(e.data.todo_id, e.meta.by);
+      else by.delete(e.data.todo_id);
+    }
+  return by;
+}
+
+/** The goal's writes outside its turns, newest first, as `goal history` lists them (with who made them). */
+function recentWrites(events: readonly RecordedEvent[], n: number): WriteEntry[] {
+  const h = goalHistory(streamOf("goal", events));
+  return h.entries
+    .filter((e): e is WriteEntry => e.kind === "write")
+    .slice(-n)
+    .reverse();
+}
+
+function todoCard(t: TodoView, all: readonly TodoView[], decidedBy: ReadonlyMap<string, string>): Html {
+  const by = decidedBy.get(t.id);
   return html`<div class="todo${t.class === "user_gate" && t.status === "open" ? " waiting" : ""}" id="${t.id}" data-status="${t.status}">
 <div><span class="id">${t.id}</span> <span class="small muted">${t.class}</span></div>
 <div>${t.content}</div>
-${t.class === "user_gate" ? html`<div class="small">scope <b>${t.decisionScope}</b>: ${t.gateDecision ? badge(t.gateDecision) : "waiting on a person"}</div>` : ""}
+${t.class === "user_gate" ? html`<div class="small">scope <b>${t.decisionScope}</b>: ${t.gateDecision ? html`${badge(t.gateDecision)}${t.gateDecision !== "deferred" && by ? html` by <span class="actor">${by}</span>` : ""}` : "waiting on a person"}</div>` : ""}
 ${t.completion ? html`<div class="small">done on run <a href="/runs/${encodeURIComponent(t.completion.runId)}"><code>${t.completion.runId}</code></a> at <code>${t.completion.revision.slice(0, 12)}</code></div>` : ""}
 ${t.resumeWhen ? html`<div class="small">${t.resumeCandidate ? "may resume (reopen it)" : "deferred until"} <code>${JSON.stringify(t.resumeWhen)}</code></div>` : ""}
 ${t.blockReason ? html`<div class="small">blocked: ${t.blockReason}</div>` : ""}
@@ -129,6 +151,8 @@ export function goalMain(b: GoalBoard, actions: ActionContext, notice: Html | nu
     const n = t ? nextTurnPhase(t).kind : "done";
     return n !== "done" && n !== "released";
   });
+  const decidedBy = gateDeciders(b.events);
+  const writes = recentWrites(b.events, 20);
   const limits = Object.entries(v.budget.limits)
     .map(([k, val]) => `${k} ${String(v.budget.used[k] ?? 0)}/${String(val)}`)
     .join(" · ");
@@ -158,7 +182,7 @@ ${STATUS_COLUMNS.map(
   (c) =>
     html`<div class="column" data-column="${c}"><h3>${c} (${v.todos.filter((t) => t.status === c).length})</h3>${v.todos
       .filter((t) => t.status === c)
-      .map((t) => todoCard(t, v.todos))}</div>`,
+      .map((t) => todoCard(t, v.todos, decidedBy))}</div>`,
 )}</div>
 <h2>Acceptance</h2><table><tr><th>item</th><th>proved</th><th>last evidence</th></tr>
 ${v.acceptance.map((a) => {
@@ -178,6 +202,14 @@ ${
     ? html`<p class="muted">No governed turn yet.</p>`
     : html`<table id="turns"><tr><th>turn</th><th>work</th><th>state</th><th>result</th><th>receipt</th><th>writeback</th><th>scheduler</th></tr>
 ${[...s.turnOrder].reverse().map((k) => (s.turns[k] ? turnLine(k, s.turns[k] as TurnState) : ""))}</table>`
+}
+<h2>Writes</h2>
+${
+  writes.length === 0
+    ? html`<p class="muted">No write outside the turns.</p>`
+    : html`<table id="writes"><tr><th>revision</th><th>when</th><th>origin</th><th>by</th><th>what</th></tr>
+${writes.map((w) => html`<tr data-revision="${w.revision}"><td><code>${w.revision}</code></td><td>${when(w.at)}</td><td>${w.origin}</td><td>${w.by ?? html`<span class="muted">${w.origin === "operator" ? "unknown" : "loopgate"}</span>`}</td><td>${clip(w.summary, 300)}</td></tr>`)}</table>
+<p class="small muted">the last ${writes.length}; every write with its turns: <code>loopgate goal history ${v.goalId}</code></p>`
 }
 ${v.frontierGaps.length ? html`<h2>Not closed yet</h2><ul>${v.frontierGaps.slice(0, 20).map((g) => html`<li>${g}</li>`)}</ul>` : ""}`;
 }

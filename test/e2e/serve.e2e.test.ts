@@ -154,19 +154,24 @@ describe("loopgate serve in Chromium", () => {
     expect(await tabA.locator("h1").textContent()).toContain("operator_gate");
     if (SCREENSHOTS) await tabA.screenshot({ path: shot("board-goal.png") });
 
+    const revision0 = Number(await tabA.locator("#revision").getAttribute("data-revision"));
     await tabA.click(`${gate} button[data-action="approve"]`);
     await tabA.waitForSelector("#notice");
     expect(await tabA.locator("#notice").textContent()).toMatch(new RegExp(`approved by ${NAME}`));
     const decided = (await goalEvents(store)).filter((e) => e.type === "gate_decided") as unknown as {
       data: { todo_id: string; decision: string; note: string };
-      meta: { origin: string };
+      meta: { origin: string; by?: string };
     }[];
     expect(decided).toHaveLength(1);
+    // Who decided is the write's actor (the credential's name), not text in the person's note.
     expect(decided[0]).toMatchObject({
-      data: { todo_id: "todo_publish_gate", decision: "approved", note: `by ${NAME} on loopgate serve` },
-      meta: { origin: "operator" },
+      data: { todo_id: "todo_publish_gate", decision: "approved", note: "" },
+      meta: { origin: "operator", by: NAME },
     });
     expect(await tabA.locator(gate).count()).toBe(0);
+    expect(await tabA.locator("#todo_publish_gate").textContent()).toContain(`approved by ${NAME}`);
+    const row = tabA.locator(`#writes tr[data-revision="${revision0 + 1}"]`);
+    expect(await row.textContent()).toMatch(new RegExp(`operator${NAME}gate todo_publish_gate approved`));
 
     // The next turn, driven outside the board, lands on the open page without a reload.
     const turns = await count("turn_bound");

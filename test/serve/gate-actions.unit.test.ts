@@ -1,34 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { boardNote, GateForm, gateIntent } from "../../src/serve/gate-actions.js";
+import { GateForm, gateIntent } from "../../src/serve/gate-actions.js";
 
 const form = (fields: Record<string, string>) => GateForm.parse(fields);
 
 describe("a gate form", () => {
-  it("approve, reject and cancel become the CLI's gate decisions, recorded as by whom", () => {
+  it("approve, reject and cancel become the CLI's gate decisions, the note the person's own", () => {
     const f = form({ revision: "12", note: "ship it" });
-    expect(gateIntent("approve", "todo_g", f, "alice")).toEqual({
+    expect(gateIntent("approve", "todo_g", f)).toEqual({
       kind: "gate",
       gateId: "todo_g",
       decision: "approved",
-      note: "by alice on loopgate serve: ship it",
+      note: "ship it",
     });
-    expect(gateIntent("reject", "todo_g", f, "alice")).toMatchObject({ decision: "rejected" });
-    expect(gateIntent("cancel", "todo_g", f, "alice")).toMatchObject({ decision: "cancelled" });
+    expect(gateIntent("reject", "todo_g", f)).toMatchObject({ decision: "rejected" });
+    expect(gateIntent("cancel", "todo_g", f)).toMatchObject({ decision: "cancelled" });
   });
 
   it("defer needs a machine-checkable condition, parsed as --until is", () => {
-    expect(
-      gateIntent("defer", "todo_g", form({ revision: "3", until: "todo:todo_crlf=done" }), "bob"),
-    ).toEqual({
+    expect(gateIntent("defer", "todo_g", form({ revision: "3", until: "todo:todo_crlf=done" }))).toEqual({
       kind: "gate_defer",
       gateId: "todo_g",
       until: { kind: "todo_status", todo_id: "todo_crlf", status: "done" },
-      note: "by bob on loopgate serve",
+      note: "",
     });
-    expect(() => gateIntent("defer", "todo_g", form({ revision: "3" }), "bob")).toThrow(
-      /needs a resume condition/,
-    );
-    expect(() => gateIntent("defer", "todo_g", form({ revision: "3", until: "whenever" }), "bob")).toThrow(
+    expect(() => gateIntent("defer", "todo_g", form({ revision: "3" }))).toThrow(/needs a resume condition/);
+    expect(() => gateIntent("defer", "todo_g", form({ revision: "3", until: "whenever" }))).toThrow(
       /not a machine-readable resume condition/,
     );
   });
@@ -40,7 +36,7 @@ describe("a gate form", () => {
     expect(GateForm.safeParse({ revision: "1", note: "n".repeat(1501) }).success).toBe(false);
   });
 
-  it("a note with nothing in it records who alone", () => {
-    expect(boardNote("alice", "   ")).toBe("by alice on loopgate serve");
+  it("a note of spaces records no note (who decided is the write's actor, not note text)", () => {
+    expect(gateIntent("approve", "todo_g", form({ revision: "1", note: "   " }))).toMatchObject({ note: "" });
   });
 });

@@ -195,6 +195,10 @@ export const FLAGS = {
     help: "goal writes: the goal stream revision you read (goal status); a stale one is refused as needs_rebase",
   },
   note: { value: "TEXT", help: "goal writes: a note recorded with the decision or change" },
+  as: {
+    value: "NAME",
+    help: "goal writes: who makes the write, recorded as its actor (meta.by; goal history shows it); default:\n$LOOPGATE_ACTOR, else the OS user's name, else none (unknown); printable, at most 64 characters",
+  },
   reason: {
     value: "TEXT",
     help: "todo block: why it is blocked; goal vision: why the route changed, holds or closes",

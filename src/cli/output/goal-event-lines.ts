@@ -24,7 +24,7 @@ export function goalEventLine(e: HistoryEvent): string {
       const id = (e.data as { identity?: { turn_instance_id: string } }).identity;
       const p = phaseOf(e);
       const words = p ? `${p.phase}: ${p.detail}` : factWords(e).summary;
-      return `${head} ${id ? `${id.turn_instance_id} · ` : ""}${oneLine(words)}`;
+      return `${head} ${id ? `${id.turn_instance_id} · ` : ""}${oneLine(words)}${e.meta.by ? ` · by ${oneLine(e.meta.by)}` : ""}`;
     }
   }
 }

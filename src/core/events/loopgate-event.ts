@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CorruptEventError } from "../kernel/errors.js";
 import type { EventArea } from "../kernel/event-area.js";
-import { Origin } from "../kernel/event-parts.js";
+import { Actor, Origin } from "../kernel/event-parts.js";
 import { agentEvents } from "./agent-events.js";
 import { agentRuntimeEvents } from "./agent-runtime-events.js";
 import { goalEvents } from "./goal/goal-events.js";
@@ -13,6 +13,8 @@ import { todoEvents } from "./todo-events.js";
 
 export type { EventArea } from "../kernel/event-area.js";
 export {
+  ACTOR_MAX,
+  Actor,
   BuilderDescriptor,
   Finding,
   FindingSeverity,
@@ -90,10 +92,21 @@ export function stampOrigin(type: EventType, requested: Origin): Origin {
   return allowed.includes(requested) ? requested : (allowed[0] as Origin);
 }
 
-export const EventMeta = z.object({
-  at: z.string().datetime({ offset: true }),
-  origin: Origin,
-});
+/**
+ * What is said about a write (not about the fact): when, by which origin, and for a person's write
+ * (origin operator) who made it, `by`, when the writer said. Absent `by` is unknown (every log written
+ * before it, or a write whose person was not named); a runtime write never carries one.
+ */
+export const EventMeta = z
+  .object({
+    at: z.string().datetime({ offset: true }),
+    origin: Origin,
+    by: Actor.optional(),
+  })
+  .refine((m) => m.by === undefined || m.origin === "operator", {
+    message: "only a person's write (origin operator) names who made it",
+    path: ["by"],
+  });
 export type EventMeta = z.infer<typeof EventMeta>;
 
 type Variant<T extends EventType> = z.ZodObject<{

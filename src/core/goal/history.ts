@@ -73,6 +73,8 @@ export interface WriteEntry {
   revision: number;
   at: string;
   origin: string;
+  /** Who made a person's write (its meta.by); null when unknown (not named, an older log) or loopgate's own. */
+  by: string | null;
   type: string;
   /** The todo or gate it is about, when it is about one. */
   subject: string | null;
@@ -386,6 +388,7 @@ export function goalHistory(events: readonly HistoryEvent[]): GoalHistory {
       revision: e.revision,
       at: e.meta.at,
       origin: e.meta.origin,
+      by: e.meta.by ?? null,
       type: e.type,
       subject: w.subject,
       summary: w.summary,

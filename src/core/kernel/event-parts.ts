@@ -27,6 +27,26 @@ export const Origin = z.enum([
 ]);
 export type Origin = z.infer<typeof Origin>;
 
+/** The most characters an actor's name holds. */
+export const ACTOR_MAX = 64;
+
+/**
+ * Who made a person's write (`meta.by` of an operator-origin event): a short name as the writer gave it
+ * (`--as`, `$LOOPGATE_ACTOR`, the OS user, a board credential's name). Printable: no control, format or
+ * line-separator character, no surrounding space; 1 to 64 characters. A label for people and audits,
+ * never a credential: nothing is trusted because of it.
+ */
+export const Actor = z
+  .string()
+  .min(1, "an actor's name is at least 1 character")
+  .refine((s) => [...s].length <= ACTOR_MAX, `an actor's name is at most ${ACTOR_MAX} characters`)
+  .refine(
+    (s) => /^[^\p{C}\p{Zl}\p{Zp}]*$/u.test(s),
+    "an actor's name is printable: no newline, tab or other control character",
+  )
+  .refine((s) => s.trim() === s, "an actor's name has no leading or trailing space");
+export type Actor = z.infer<typeof Actor>;
+
 /**
  * Why a model request failed (see src/agent/models/model-failure.ts, which classifies provider errors).
  * `script_exhausted`: a scripted model was asked for more responses than it has.

@@ -5,7 +5,14 @@ import type { EventStore } from "../../store/kernel/event-store.js";
 import { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
 import { goalOfJob } from "../../store/postgres/run-queue.js";
 import { decideIntent, type GoalIntent, goalState, goalViewOf, originOf } from "./goal-engine.js";
-import { appendGoal, type GoalLog, NeedsRebaseError, readGoal } from "./goal-store.js";
+import {
+  appendGoal,
+  type GoalLog,
+  type GoalWriter,
+  NeedsRebaseError,
+  readGoal,
+  writerOf,
+} from "./goal-store.js";
 import { checkGoalTask, GoalTaskError } from "./goal-tasks.js";
 import type { GoalFacts, GoalView } from "./goal-view.js";
 import { goalRepo } from "./repo/goal-repo.js";
@@ -88,6 +95,8 @@ export async function openGoal(
  * One guarded write: the intent is decided on the goal as read, and appended at the revision it was read
  * at (or the one the user passed). A stale revision is NeedsRebaseError with the current one, never merged;
  * a refused intent is the decider's DomainError, naming the rule.
+ * `writer`: a person's write (true, or `{ by }` naming who: meta.by of its operator-origin events) or
+ * loopgate's own (false: origin runtime where the event type allows it).
  */
 export async function writeGoal(
   store: EventStore,
@@ -95,15 +104,22 @@ export async function writeGoal(
   goalId: string,
   intent: GoalIntent,
   expect: number | undefined,
-  byOperator = true,
+  writer: GoalWriter = true,
 ): Promise<{ revision: number; events: string[]; requeued?: string }> {
+  const { byOperator, by } = writerOf(writer);
   const read = await openGoal(store, localDir, goalId);
   if (expect !== undefined && expect !== read.log.revision)
     throw new NeedsRebaseError(goalId, expect, read.log.revision);
   const bodies = decideIntent(intent, read.log.events, read.facts);
   if (bodies.length === 0) throw new DomainError(`${intent.kind}: nothing to record`);
-  const revision = await appendGoal(store, goalId, bodies, expect ?? read.log.revision, (t) =>
-    originOf(t, byOperator),
+  const revision = await appendGoal(
+    store,
+    goalId,
+    bodies,
+    expect ?? read.log.revision,
+    (t) => originOf(t, byOperator),
+    undefined,
+    by,
   );
   const requeued = byOperator ? await requeueSubmitted(store, goalId) : null;
   return { revision, events: bodies.map((b) => b.type), ...(requeued ? { requeued } : {}) };

@@ -51,28 +51,43 @@ export async function listGoalIds(store: EventStore): Promise<string[]> {
   return streams.map((s) => s.stream.slice("goal-".length)).sort();
 }
 
+/**
+ * Who makes a goal write: a person (true; `{ by }` when their name is known, recorded as meta.by of the
+ * write's operator-origin events) or loopgate itself (false).
+ */
+export type GoalWriter = boolean | { by: string | undefined };
+
+/** A writer as the append needs it: whether a person writes, and their name when known. */
+export function writerOf(w: GoalWriter): { byOperator: boolean; by: string | undefined } {
+  return typeof w === "object" ? { byOperator: true, by: w.by } : { byOperator: w, by: undefined };
+}
+
 /** Body of an event as a decider emits it; the writer adds id and meta. */
 export interface EventBodyOf {
   type: string;
   data: unknown;
 }
 
-/** The stored events of decided bodies: each gets an id, the time and its origin. */
+/**
+ * The stored events of decided bodies: each gets an id, the time and its origin; `by` (who made a person's
+ * write) goes on the operator-origin ones only, never on a runtime fact appended with them.
+ */
 export function goalEvents(
   bodies: readonly EventBodyOf[],
   origin: (type: string) => "operator" | "runtime",
   clock: () => Date = () => new Date(),
+  by?: string,
 ): LoopgateEvent[] {
   const at = clock().toISOString();
-  return bodies.map(
-    (b) =>
-      ({
-        id: randomUUID(),
-        type: b.type,
-        data: b.data,
-        meta: { at, origin: origin(b.type) },
-      }) as LoopgateEvent,
-  );
+  return bodies.map((b) => {
+    const o = origin(b.type);
+    return {
+      id: randomUUID(),
+      type: b.type,
+      data: b.data,
+      meta: { at, origin: o, ...(by !== undefined && o === "operator" ? { by } : {}) },
+    } as LoopgateEvent;
+  });
 }
 
 /**
@@ -100,6 +115,7 @@ export async function writeGoalEvents(
  * Appends decided events to the goal stream at `expected` (the revision the decision was made on);
  * a stale expectation is a NeedsRebaseError with the current revision, never a merge. On a shared store,
  * the task files the events name are snapshotted into the store before the append (see goal-tasks.ts).
+ * `by`: who made a person's write (meta.by of its operator-origin events).
  */
 export async function appendGoal(
   store: EventStore,
@@ -108,6 +124,7 @@ export async function appendGoal(
   expected: number | "no_stream",
   origin: (type: string) => "operator" | "runtime",
   clock: () => Date = () => new Date(),
+  by?: string,
 ): Promise<number> {
-  return writeGoalEvents(store, goalId, goalEvents(bodies, origin, clock), expected);
+  return writeGoalEvents(store, goalId, goalEvents(bodies, origin, clock, by), expected);
 }

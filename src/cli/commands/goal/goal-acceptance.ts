@@ -6,6 +6,7 @@ import { openGoal, writeGoal } from "../../../runner/goal/goal-service.js";
 import { acceptanceItemOf } from "../../../runner/goal/goal-spec.js";
 import type { CommandIO } from "../../output/io.js";
 import { expectedRevision, type GoalFlags, goalStore, guarded, printWrite, withStore } from "./goal.js";
+import { actorOf } from "./goal-actor.js";
 
 /** Flags of `loopgate goal acceptance`. */
 export interface AcceptanceFlags extends GoalFlags {
@@ -46,6 +47,7 @@ export async function goalAcceptanceCommand(
       "goal acceptance retire takes ITEM alone (--gates and --id belong to add)",
       "--gates",
     );
+  const writer = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
       let what: string;
@@ -61,7 +63,7 @@ export async function goalAcceptanceCommand(
         command = { kind: "command", command: { type: "retire_acceptance", acceptanceId: item, reason } };
         what = `acceptance ${item} retired`;
       }
-      const r = await writeGoal(store, dir, goalId, command, expectedRevision(flags));
+      const r = await writeGoal(store, dir, goalId, command, expectedRevision(flags), writer);
       printWrite(
         io,
         flags,

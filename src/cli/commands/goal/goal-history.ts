@@ -103,7 +103,7 @@ export function formatHistory(
     if (e.kind === "turn") lines.push(...turnLines(e));
     else
       lines.push(
-        `r${String(e.revision).padEnd(5)} ${time(e.at)}  ${e.origin.padEnd(8)} ${oneLine(e.summary)}`,
+        `r${String(e.revision).padEnd(5)} ${time(e.at)}  ${e.origin.padEnd(8)} ${oneLine(e.summary)}${e.by ? ` · by ${oneLine(e.by)}` : ""}`,
       );
   }
   if (h.idleLeases)

@@ -4,6 +4,7 @@ import { revertAcceptedChange } from "../../../runner/goal/turn/compensation.js"
 import { hintCommand, hintsFor } from "../../output/hints.js";
 import type { CommandIO } from "../../output/io.js";
 import { goalFolderStore, goalStore, guarded, withStore } from "./goal.js";
+import { actorOf } from "./goal-actor.js";
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
@@ -22,6 +23,7 @@ export async function goalRevertCommand(
   const reason = flags.reason;
   if (!reason?.trim()) throw new InputError("loopgate goal revert needs --reason TEXT", "--reason");
   const successor = specFromFlags(todoId, flags, "goal revert");
+  const { by } = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(dir, false, async (store) => {
       try {
@@ -33,6 +35,7 @@ export async function goalRevertCommand(
           successor,
           reason,
           holder: flags["agent-id"] ?? "operator",
+          ...(by !== undefined ? { by } : {}),
         });
         if (flags.json)
           io.out(

@@ -31,7 +31,7 @@ const TODO_SPEC_FLAGS: readonly FlagName[] = [
   "depends-on",
   "unblocks",
 ];
-const WRITE_FLAGS: readonly FlagName[] = ["store", "json", "expect-revision"];
+const WRITE_FLAGS: readonly FlagName[] = ["store", "json", "expect-revision", "as"];
 const RUN_FLAGS: readonly FlagName[] = [
   "model",
   "builder",
@@ -52,6 +52,12 @@ const RUN_FLAGS: readonly FlagName[] = [
   "verbose",
   "follow",
 ];
+
+/** The actor rule, said once in the help of every command that writes to a goal. */
+const ACTOR_HELP = `Who, for every write a person makes (new, stop, resume, close, acceptance, vision, revert, todo, gate):
+  --as NAME, else $LOOPGATE_ACTOR, else the OS user's name, else none (unknown); recorded as the write's
+  actor (meta.by) and shown by goal history and loopgate events. Printable, at most 64 characters; a bad
+  --as or $LOOPGATE_ACTOR is refused (exit 2) and nothing is written.`;
 
 export const GOAL_COMMANDS: readonly CommandSpec[] = [
   {
@@ -100,7 +106,8 @@ next: the interaction contract: what may run now, or who must act, and why.
 history: every governed turn in order with its phase receipts (bind, host_execute … scheduler_ack), the runs
   it read, the commit it wrote back, what it spent and the host's ACK; between them every other write to
   the goal (a gate decided, a todo added, closed or deferred, the goal stopped) with its origin (operator:
-  a person; runtime: loopgate). \`loopgate events GOAL\` prints every stored event of the goal.
+  a person; runtime: loopgate) and who made a person's write (by NAME; --json: by, null when unknown).
+  \`loopgate events GOAL\` prints every stored event of the goal.
 stop / resume: the goal's activation (a stopped goal is paused: nothing runs automatically).
 accept: runs the acceptance gates fresh on the workspace's current revision and records each receipt.
 close: records the structured no_followup intent closure needs; the goal is closed only when every
@@ -157,12 +164,14 @@ Store, for every goal command: --store DIR|postgres://…, else the nearest .loo
   its run folders and a cache of the repository in the local folder (.loopgate/, or a worker's --work-dir).
   Every next: line a goal command prints runs as printed when pasted in the same folder (the same --store).
 Paths in --json (the workspace, task files, acceptance refs, the goal file) are relative to the goal
-  file's folder; --absolute prints them absolute.`,
+  file's folder; --absolute prints them absolute.
+${ACTOR_HELP}`,
     flags: [
       "store",
       "json",
       "absolute",
       "expect-revision",
+      "as",
       "note",
       "rationale",
       "outcome",
@@ -349,7 +358,8 @@ accept-blocker: a blocked todo's blocker accepted as its terminal outcome (a ver
 add --successor-of TODO: the new todo follows TODO up (a cleared blocker's successor: its handoff is
   cleared_with_successor); --unblocks TODO (add, supersede): the new todo holds TODO back until it is done.
 claim / release --by NAME: who means to take the todo; a routing signal, never a lock and never "running":
-  the goal's own agent selects its claimed todo first and leaves one claimed by another alone.`,
+  the goal's own agent selects its claimed todo first and leaves one claimed by another alone.
+${ACTOR_HELP} (--by above is about the todo: who takes it or did the step.)`,
     flags: [
       ...WRITE_FLAGS,
       ...TODO_SPEC_FLAGS,
@@ -404,14 +414,15 @@ claim / release --by NAME: who means to take the todo; a routing signal, never a
   {
     name: "gate",
     usage: [
-      "loopgate gate approve GOAL GATE [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
-      "loopgate gate reject GOAL GATE [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
-      "loopgate gate cancel GOAL GATE [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
-      "loopgate gate defer GOAL GATE --until COND [--note TEXT] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate approve GOAL GATE [--note TEXT] [--as NAME] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate reject GOAL GATE [--note TEXT] [--as NAME] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate cancel GOAL GATE [--note TEXT] [--as NAME] [--expect-revision N] [--store DIR] [--json]",
+      "loopgate gate defer GOAL GATE --until COND [--note TEXT] [--as NAME] [--expect-revision N] [--store DIR] [--json]",
     ],
     about: `A person's decision on a user_gate todo. approve consumes only the scope the gate covers; reject and
 cancel close it (the work it covered needs a supersede or another route); defer records when to ask again:
-once its --until holds the gate is asked again (goal next, goal status) until decided or deferred anew.`,
+once its --until holds the gate is asked again (goal next, goal status) until decided or deferred anew.
+${ACTOR_HELP}`,
     flags: [...WRITE_FLAGS, "until", "note"],
     maxArgs: 3,
     exit: "Exit codes: 0 recorded, 1 refused by a goal rule, 2 bad input, 3 needs_rebase.",

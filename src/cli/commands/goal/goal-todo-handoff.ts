@@ -7,6 +7,7 @@ import { writeGoal } from "../../../runner/goal/goal-service.js";
 import { receiptOfRun } from "../../../runner/goal/run-receipts.js";
 import type { CommandIO } from "../../output/io.js";
 import { expectedRevision, goalStore, guarded, printWrite, withStore } from "./goal.js";
+import { actorOf } from "./goal-actor.js";
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
@@ -69,6 +70,7 @@ export async function todoHandoffCommand(
   const dir = where.dir;
   const name = `todo ${verb}`;
   const by = flags.by;
+  const writer = actorOf(flags);
   if ((verb === "claim" || verb === "release") && !by?.trim())
     throw new InputError(`loopgate ${name} needs --by NAME (who takes or gives up ${todoId})`, "--by");
   if (verb !== "add" && verb !== "claim" && verb !== "release" && !flags.note?.trim())
@@ -132,7 +134,7 @@ export async function todoHandoffCommand(
           break;
         }
       }
-      const r = await writeGoal(store, dir, goalId, intent, expectedRevision(flags));
+      const r = await writeGoal(store, dir, goalId, intent, expectedRevision(flags), writer);
       printWrite(io, flags, goalId, r, what);
       return 0;
     }),

@@ -8,6 +8,7 @@ import { taskRef } from "../../../runner/goal/goal-spec.js";
 import { doneIntent } from "../../../runner/goal/todo-evidence.js";
 import type { CommandIO } from "../../output/io.js";
 import { expectedRevision, type GoalFlags, goalStore, guarded, printWrite, withStore } from "./goal.js";
+import { actorOf } from "./goal-actor.js";
 
 /** Flags the todo and gate commands read. */
 export interface TodoFlags extends GoalFlags {
@@ -87,6 +88,7 @@ export async function todoCommand(
   const where = goalStore(flags);
   const dir = where.dir;
   const name = `todo ${verb}`;
+  const writer = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
       let intent: GoalIntent;
@@ -138,7 +140,7 @@ export async function todoCommand(
           what = `${todoId} is closed with no follow-up`;
           break;
       }
-      const r = await writeGoal(store, dir, goalId, intent, expectedRevision(flags));
+      const r = await writeGoal(store, dir, goalId, intent, expectedRevision(flags), writer);
       printWrite(io, flags, goalId, r, what);
       return 0;
     }),
@@ -155,6 +157,7 @@ export async function gateCommand(
 ): Promise<number> {
   const where = goalStore(flags);
   const dir = where.dir;
+  const writer = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
       const note = flags.note ?? "";
@@ -174,7 +177,7 @@ export async function gateCommand(
               decision: verb === "approve" ? "approved" : verb === "reject" ? "rejected" : "cancelled",
               note,
             };
-      const r = await writeGoal(store, dir, goalId, intent, expectedRevision(flags));
+      const r = await writeGoal(store, dir, goalId, intent, expectedRevision(flags), writer);
       printWrite(
         io,
         flags,

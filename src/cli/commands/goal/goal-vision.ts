@@ -7,6 +7,7 @@ import { goalState } from "../../../runner/goal/goal-engine.js";
 import { openGoal, writeGoal } from "../../../runner/goal/goal-service.js";
 import type { CommandIO } from "../../output/io.js";
 import { expectedRevision, goalStore, guarded, printWrite, withStore } from "./goal.js";
+import { actorOf } from "./goal-actor.js";
 import { specFromFlags, type TodoFlags } from "./goal-todo.js";
 
 /**
@@ -39,6 +40,7 @@ export async function goalVisionCommand(
   const where = goalStore(flags);
   const dir = where.dir;
   if (verb === "show") return withStore(where, "read", (store) => show(io, store, dir, goalId, flags));
+  const writer = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
       const read = await openGoal(store, dir, goalId);
@@ -68,6 +70,7 @@ export async function goalVisionCommand(
           goalId,
           { kind: "command", command },
           expectedRevision(flags) ?? read.log.revision,
+          writer,
         );
         printWrite(
           io,
@@ -111,6 +114,7 @@ export async function goalVisionCommand(
         goalId,
         { kind: "command", command: { type: "answer_replan", answer } },
         expectedRevision(flags) ?? read.log.revision,
+        writer,
       );
       const what =
         verb === "record"

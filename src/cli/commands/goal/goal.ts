@@ -15,6 +15,7 @@ import { openStore, storeFrom } from "../../output/context.js";
 import { hintCommand, hintsFor, pasteable, storeLine } from "../../output/hints.js";
 import { cliName } from "../../output/invocation.js";
 import type { CommandIO } from "../../output/io.js";
+import { actorOf } from "./goal-actor.js";
 import { type CloseFlags, closeIntent, closeSentence } from "./goal-close.js";
 import { formatContract, formatGoalStatus } from "./goal-format.js";
 import { contractJson, pathStyle, statusJson } from "./goal-json.js";
@@ -27,6 +28,8 @@ export interface GoalFlags {
   absolute?: boolean;
   "expect-revision"?: string;
   note?: string;
+  /** Who makes a person's write (goal-actor.ts: else $LOOPGATE_ACTOR, else the OS user). */
+  as?: string;
   "unsafe-no-sandbox"?: boolean;
 }
 
@@ -114,6 +117,7 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
   const localDir = where.dir;
   const todos = loaded.goal.todos.map((t, i) => todoSpec(loaded, t, i));
   const acceptance = acceptanceItems(loaded);
+  const { by } = actorOf(flags);
   const planner = loaded.goal.planner;
   const agent = goalAgent(
     loaded.goal.builder,
@@ -145,7 +149,15 @@ export async function goalNewCommand(io: CommandIO, file: string, flags: GoalFla
           health: [],
           workspaceRevision: revision,
         });
-        const last = await appendGoal(store, id, bodies, "no_stream", (t) => originOf(t, true));
+        const last = await appendGoal(
+          store,
+          id,
+          bodies,
+          "no_stream",
+          (t) => originOf(t, true),
+          undefined,
+          by,
+        );
         if (flags.json)
           io.out(
             `${JSON.stringify({ goal: id, store: where.label, workspace: pathStyle(loaded.file, flags.absolute === true)(ws), revision, stream_revision: last, todos: todos.length })}\n`,
@@ -200,6 +212,7 @@ export async function goalActivationCommand(
 ): Promise<number> {
   const where = goalStore(flags);
   const dir = where.dir;
+  const writer = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
       const activation = which === "stop" ? "stopped" : "active";
@@ -209,6 +222,7 @@ export async function goalActivationCommand(
         goalId,
         { kind: "activation", activation, note: flags.note ?? "" },
         expectedRevision(flags),
+        writer,
       );
       printWrite(io, flags, goalId, r, `goal ${goalId} is ${activation}`);
       return 0;
@@ -227,9 +241,17 @@ export async function goalCloseCommand(
   const rationale = flags.rationale;
   if (!rationale?.trim())
     throw new InputError("loopgate goal close needs --rationale TEXT", "loopgate goal close");
+  const writer = actorOf(flags);
   return guarded(io, flags.json, () =>
     withStore(where, false, async (store) => {
-      const r = await writeGoal(store, dir, goalId, closeIntent(rationale, flags), expectedRevision(flags));
+      const r = await writeGoal(
+        store,
+        dir,
+        goalId,
+        closeIntent(rationale, flags),
+        expectedRevision(flags),
+        writer,
+      );
       const { view } = await openGoal(store, dir, goalId);
       printWrite(
         io,

@@ -28,6 +28,8 @@ export interface RevertRequest {
   reason: string;
   /** Who holds the goal's turn lease meanwhile (`goal status` shows it). */
   holder: string;
+  /** Who asked for the revert (meta.by of its operator-origin events); absent: unknown. */
+  by?: string;
   owner?: LeaseOwner;
   now?: () => Date;
   /** Test seam: called once the revert commit is on the branch and before the goal records it. */
@@ -91,20 +93,23 @@ export async function revertAcceptedChange(req: RevertRequest): Promise<RevertRe
       req.afterCommit?.();
     }
     let written: string[] = [];
-    await j.append((st) => {
-      const bodies = decide(
-        {
-          type: "compensate_change",
-          revertedRevision: reverted,
-          revertRevision: commit,
-          reason: req.reason,
-          successor: req.successor,
-        },
-        st,
-      );
-      written = bodies.map((b) => b.type);
-      return bodies;
-    }, true);
+    await j.append(
+      (st) => {
+        const bodies = decide(
+          {
+            type: "compensate_change",
+            revertedRevision: reverted,
+            revertRevision: commit,
+            reason: req.reason,
+            successor: req.successor,
+          },
+          st,
+        );
+        written = bodies.map((b) => b.type);
+        return bodies;
+      },
+      { by: req.by },
+    );
     return {
       reverted,
       revertRevision: commit,

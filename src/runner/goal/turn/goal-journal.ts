@@ -7,10 +7,12 @@ import { StreamJournal } from "../../stream/stream-journal.js";
 import { evolveGoalStream, originOf } from "../goal-engine.js";
 import {
   GoalNotFoundError,
+  type GoalWriter,
   goalEvents,
   goalStream,
   NeedsRebaseError,
   writeGoalEvents,
+  writerOf,
 } from "../goal-store.js";
 
 /**
@@ -82,9 +84,11 @@ export class GoalJournal {
   /**
    * Decides on the current state and appends the result in ONE write; an empty decision writes nothing.
    * Returns the state after it. On a stale revision it reads again and decides again (a few times).
-   * `byOperator`: the events are a person's command (their origin says so), not loopgate's own.
+   * `writer`: true or `{ by }` when the events are a person's command (their origin says so, and meta.by
+   * who), false when they are loopgate's own.
    */
-  append(decide: (s: GoalState) => GoalEventBody[], byOperator = false): Promise<GoalState> {
+  append(decide: (s: GoalState) => GoalEventBody[], writer: GoalWriter = false): Promise<GoalState> {
+    const { byOperator, by } = writerOf(writer);
     return this.journal.serially(async () => {
       let before = 0;
       const appended = await this.journal.appendNow((current) => {
@@ -92,7 +96,7 @@ export class GoalJournal {
         before = counted(this.journal.events);
         if (this.leaseToken !== null && current.lease?.owner.token !== this.leaseToken)
           throw new TurnLeaseLostError(this.goalId, current.lease);
-        return goalEvents(decide(current), (t) => originOf(t, byOperator), this.clock);
+        return goalEvents(decide(current), (t) => originOf(t, byOperator), this.clock, by);
       });
       if (appended.length > 0) this.afterAppend?.(before, counted(this.journal.events));
       return this.journal.state;
