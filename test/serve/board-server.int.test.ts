@@ -120,9 +120,9 @@ describe("the board's gate actions", () => {
       data: {
         todo_id: GATE,
         resume_when: { kind: "todo_status", todo_id: "todo_crlf", status: "done" },
-        note: "by carol on loopgate serve: after the CRLF fix",
+        note: "after the CRLF fix",
       },
-      meta: { origin: "operator" },
+      meta: { origin: "operator", by: "carol" },
     });
     const page = await (await fetch(`${board.url}goals/${GOAL}`, { headers: { cookie } })).text();
     expect(page).toMatch(
@@ -138,7 +138,7 @@ describe("the board's gate actions", () => {
     const text = await r.text();
     expect(text).toContain("needs_rebase");
     expect(text).toContain(`rendered from stream revision ${stale}`);
-    expect(text).toMatch(/todo_deferred \(operator\)/);
+    expect(text).toMatch(/todo_deferred \(operator by carol\)/);
     expect((await events()).length).toBe(before);
   });
 });
