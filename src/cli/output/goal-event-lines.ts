@@ -1,5 +1,5 @@
 import { streamOf } from "../../core/events/loopgate-event.js";
-import { factWords, type HistoryEvent, phaseOf } from "../../core/goal/history.js";
+import { factWords, type HistoryEvent, phaseOf } from "../../core/goal/history-words.js";
 import { oneLine } from "./excerpt.js";
 
 // How `loopgate events goal-ID` prints a goal's stream: one line per event, the turn phases and goal facts

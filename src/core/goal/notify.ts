@@ -1,4 +1,5 @@
 import type { NotifyKind, NotifyRetry, NotifyTarget } from "../events/goal/notify-events.js";
+import { backoffDelaySeconds } from "../kernel/backoff.js";
 
 /**
  * What a goal's notifications owe, decided from its stream alone (pure: the clock and the derived runtime
@@ -240,7 +241,11 @@ export function nextRetry(s: NotifyState): string | null {
 /** When attempt `attempt` failed at `now`: the next try's time, or null once the cap is reached. */
 export function retryAt(policy: NotifyRetry, attempt: number, now: Date): string | null {
   if (attempt >= policy.max_attempts) return null;
-  const wait = Math.min(policy.backoff_seconds * 2 ** (attempt - 1), policy.max_backoff_seconds);
+  const wait = backoffDelaySeconds(attempt, {
+    baseSeconds: policy.backoff_seconds,
+    factor: 2,
+    maxSeconds: policy.max_backoff_seconds,
+  });
   return new Date(now.getTime() + wait * 1000).toISOString();
 }
 

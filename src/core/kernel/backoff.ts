@@ -1,7 +1,8 @@
 /**
  * The one backoff arithmetic: a wait that starts at `baseSeconds` and grows by `factor` each step, bounded by
  * `maxSeconds`. Pure data and one function, shared by the goal scheduler's turn backoff
- * (`core/goal/schedule/scheduler.ts`) and a continuous monitor's poll cadence (`core/goal/turn/monitor.ts`).
+ * (`core/goal/schedule/scheduler.ts`), a continuous monitor's poll cadence (`core/goal/turn/monitor.ts`) and
+ * a notification's retries (`core/goal/notify.ts`).
  */
 export interface BackoffPolicy {
   baseSeconds: number;

@@ -1,9 +1,9 @@
 import type { TodoSpec } from "../../core/events/goal/goal-events.js";
 import type { ContractWire } from "../../core/goal/contract-wire.js";
 import type { TodoState } from "../../core/goal/goal-state-shape.js";
-import type { TurnInFlight } from "../../core/goal/history.js";
 import type { HealthIssue } from "../../core/goal/runtime-state.js";
 import type { KindSpend } from "../../core/goal/spend-kinds.js";
+import type { TurnInFlight } from "../../core/goal/turn-in-flight.js";
 import type { ResumeConditionData, TaskRefData } from "./goal-spec.js";
 
 // What the CLI shows of a goal: its facts and derived decisions, recomputed on every read (goal-derived.ts).

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GoalEventBody } from "../../../src/core/events/goal/goal-events.js";
-import { completionRefusal, goalDecider } from "../../../src/core/goal/goal-decider.js";
+import { completionRefusal } from "../../../src/core/goal/completion.js";
+import { goalDecider } from "../../../src/core/goal/goal-decider.js";
 import { DomainError } from "../../../src/core/kernel/errors.js";
 import { given } from "../../support/decider.js";
 import {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { goalHistory, type HistoryEvent, turnInFlight } from "../../../src/core/goal/history.js";
+import { goalHistory } from "../../../src/core/goal/history.js";
+import type { HistoryEvent } from "../../../src/core/goal/history-words.js";
 import type { TurnLease } from "../../../src/core/goal/turn/turn-lease.js";
+import { turnInFlight } from "../../../src/core/goal/turn-in-flight.js";
 import { adv, created, GOAL, gate, REV0, spec } from "./goal-fixtures.js";
 
 // Given a goal stream written out by hand, the history lists each turn with its receipts and every other

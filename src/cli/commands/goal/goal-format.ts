@@ -1,4 +1,5 @@
-import { type TurnInFlight, workWords } from "../../../core/goal/history.js";
+import { workWords } from "../../../core/goal/history-words.js";
+import type { TurnInFlight } from "../../../core/goal/turn-in-flight.js";
 import type { ResumeConditionData } from "../../../runner/goal/goal-spec.js";
 import type { GoalView, TodoView } from "../../../runner/goal/goal-view.js";
 import { oneLine } from "../../output/excerpt.js";

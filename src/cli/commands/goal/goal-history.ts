@@ -3,10 +3,9 @@ import {
   goalHistory,
   type HistoryEntry,
   type TurnEntry,
-  type TurnInFlight,
-  turnInFlight,
-  workWords,
 } from "../../../core/goal/history.js";
+import { workWords } from "../../../core/goal/history-words.js";
+import { type TurnInFlight, turnInFlight } from "../../../core/goal/turn-in-flight.js";
 import { goalState } from "../../../runner/goal/goal-engine.js";
 import { readGoal } from "../../../runner/goal/goal-store.js";
 import { ownerProcessGone } from "../../../runner/stream/lease-owner.js";

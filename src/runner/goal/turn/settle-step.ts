@@ -1,6 +1,7 @@
 import type { GoalEventBody } from "../../../core/events/goal/goal-events.js";
 import { effectRef, spendKey, type TurnIdentity, type Usage } from "../../../core/events/goal/turn-events.js";
-import { completionRefusal, decide } from "../../../core/goal/goal-decider.js";
+import { completionRefusal } from "../../../core/goal/completion.js";
+import { decide } from "../../../core/goal/goal-decider.js";
 import type { GoalState } from "../../../core/goal/goal-state-shape.js";
 import type { Readback } from "../../../core/goal/turn/turn-commands.js";
 import type { TurnState } from "../../../core/goal/turn/turn-state.js";
