@@ -24,8 +24,15 @@ const SHOWN = 5;
 /** How many cases run at once, each in its own pair of sandboxes. */
 export const CASE_CONCURRENCY = 4;
 
-/** One case's runs: both trees' outputs, or why the oracle's tree could not serve as the reference. */
-type CaseOutcome = { want: CaseRun; got: CaseRun } | { broken: string };
+/**
+ * One case's runs: both trees' outputs, why the oracle's tree could not serve as the reference, or
+ * `skipped` when an earlier case had already decided the gate.
+ */
+type CaseOutcome = { want: CaseRun; got: CaseRun } | { broken: string } | { skipped: true };
+
+/** Whether a case's outcome ends the gate whatever the later cases give (read in case order below). */
+const decides = (o: CaseOutcome): boolean =>
+  "broken" in o || ("got" in o && (o.got.spawnError !== null || o.got.timedOut));
 
 /**
  * A gate that runs the same cases on the oracle's tree (a copy of the pristine workspace with the task's
@@ -96,22 +103,51 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
             : []),
         ].join("\n");
       // Cases run CASE_CONCURRENCY at a time (each waits on its sandboxes, not the CPU); their results are
-      // then read in case order, so the verdict and its log are the ones a case-by-case run gives.
-      const runs = await mapBounded(cases, CASE_CONCURRENCY, async (c): Promise<CaseOutcome | null> => {
+      // then read in case order, so the verdict and its log are the ones a case-by-case run gives. The
+      // first case (in case order) that times out, cannot start or breaks the oracle decides the gate, so
+      // once one has, no later case is started and later ones in flight are stopped: a builder whose
+      // program hangs costs one round of timeouts, not one timeout per case.
+      let decidedAt = Number.POSITIVE_INFINITY;
+      const inFlight = new Map<number, AbortController>();
+      const runs = await mapBounded(cases, CASE_CONCURRENCY, async (c, i): Promise<CaseOutcome | null> => {
         if (ctx.signal?.aborted) return null;
+        if (i > decidedAt) return { skipped: true };
+        const stop = new AbortController();
+        inFlight.set(i, stop);
+        const caseLimits = {
+          ...limits,
+          signal: ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal,
+        };
         const files = await writeCaseFiles(c);
         try {
-          const want = await runCase(oracle.dir, files, c, limits);
+          const want = await runCase(oracle.dir, files, c, caseLimits);
           const broken = oracleFailure(want, timeoutMs);
-          if (broken) return { broken };
-          return { want, got: await runCase(ctx.gateEnv, files, c, limits) };
+          const outcome: CaseOutcome = broken
+            ? { broken }
+            : { want, got: await runCase(ctx.gateEnv, files, c, caseLimits) };
+          if (stop.signal.aborted && !ctx.signal?.aborted) return { skipped: true };
+          if (decides(outcome) && i < decidedAt) {
+            decidedAt = i;
+            for (const [j, other] of inFlight) if (j > i) other.abort();
+          }
+          return outcome;
         } finally {
+          inFlight.delete(i);
           await removeCaseFiles(files);
         }
       });
+      const notRun = (after: number) =>
+        runs.filter((r, j) => j > after && r !== null && "skipped" in r).length;
+      const notRunNote = (after: number) =>
+        notRun(after) > 0 ? `; ${notRun(after)} later cases were not run (the gate was decided)` : "";
       for (const [i, c] of cases.entries()) {
         const run = runs[i];
         if (!run) return { ...undecided("crashed", "interrupted", elapsed()), ...withSeed };
+        if ("skipped" in run)
+          // Unreachable: a case is skipped only after an earlier one decided the gate, which returned above.
+          throw new Error(
+            `differential gate: case ${i} was skipped although no earlier case decided the gate`,
+          );
         if ("broken" in run) {
           const why = `the oracle's tree failed case ${JSON.stringify(c.name)}: ${run.broken}`;
           return { ...undecided("spawn_failed", why, elapsed(), `gate ${spec.id}: ${why}`), ...withSeed };
@@ -123,7 +159,7 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
           const summary = `case ${JSON.stringify(c.name)} timed out after ${timeoutMs} ms`;
           return {
             ...undecided("timeout", summary, elapsed()),
-            log_excerpt: `${log()}\n${summary}`,
+            log_excerpt: `${log()}\n${summary}${notRunNote(i)}`,
             ...withSeed,
           };
         }

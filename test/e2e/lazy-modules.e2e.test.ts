@@ -108,6 +108,32 @@ describe("run --oracle on a folder store", () => {
   });
 });
 
+describe("goal commands on a folder store", () => {
+  it("goal new and goal status load neither the PostgreSQL event store nor pg, nor the agent", async () => {
+    const cwd = tempDir();
+    cpSync(join(ROOT, "examples", "goal-csvcol"), join(cwd, "goal-csvcol"), { recursive: true });
+    cpSync(exampleDir("sh-csvcol"), join(cwd, "sh-csvcol"), { recursive: true });
+    const store = join(cwd, "s");
+    const created = await traced(
+      ["goal", "new", join(cwd, "goal-csvcol", "goal.yaml"), "--store", store],
+      cwd,
+    );
+    expect(created.code, `${created.stdout}\n${created.stderr}`).toBe(0);
+    const t = await traced(["goal", "status", "csvcol-rfc4180", "--json", "--store", store], cwd);
+    expect(t.code, `${t.stdout}\n${t.stderr}`).toBe(0);
+    expect(JSON.parse(t.stdout)).toMatchObject({ goalId: "csvcol-rfc4180" });
+    // The trace saw the goal commands and the SQLite store they used.
+    expect(t.dist).toContain("runner/goal/goal-service.js");
+    expect(t.packages.has("better-sqlite3")).toBe(true);
+    for (const r of [created, t]) {
+      // (The queue's row shapes, store/postgres/run-queue-rows.js, are plain zod: a goal reads its job ids.)
+      expect(r.dist).not.toContain("store/postgres/postgres-event-store.js");
+      expect(r.packages.has("pg")).toBe(false);
+      expect(under(r, "agent/")).toEqual([]);
+    }
+  });
+});
+
 describe("a run that chooses the built-in agent", () => {
   it("loads the agent when --model chooses it (compiled modules), and the run succeeds", async () => {
     const cwd = tempDir();

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DifferentialGateSpec, isDifferentialGate, parseTask } from "../../src/core/task/task.js";
-import { differentialGate } from "../../src/gates/differential-gate.js";
+import { CASE_CONCURRENCY, differentialGate } from "../../src/gates/differential-gate.js";
 import type { GateContext } from "../../src/gates/gate.js";
 
 // Real bubblewrap: every case runs once on the oracle's tree and once on the builder's, each in its own sandbox.
@@ -146,6 +146,21 @@ describe("differentialGate", () => {
     const r = await differentialGate(spec(upper.replace("timeout: 10s", "timeout: 1s")), root).run(ctx());
     expect(r).toMatchObject({ passed: false, timed_out: true, error: "timeout", infrastructure: null });
     expect(r.summary).toBe('case "hello" timed out after 1000 ms');
+  });
+
+  it("a builder's program that hangs on every case costs one round of timeouts: later cases are not run", async () => {
+    // Twelve cases, each of which would hang until the 1 s timeout. The first case to time out decides
+    // the gate (it is read first); the cases after it, not yet started or still running, are stopped.
+    const many = Array.from({ length: 12 }, (_, i) => `        - { name: c${i}, stdin: "x\\n" }`).join("\n");
+    const gate = `  - id: cli\n    differential:\n      run: ["sh", "bin/tool"]\n      cases:\n${many}\n    timeout: 1s\n`;
+    await tool(builderDir, "while :; do :; done");
+    const r = await differentialGate(spec(gate), root).run(ctx());
+    expect(r).toMatchObject({ passed: false, timed_out: true, error: "timeout", infrastructure: null });
+    expect(r.summary).toBe('case "c0" timed out after 1000 ms');
+    // Only the cases started in the first round (one per lane) can have run on the builder's tree.
+    const notRun = Number(/; (\d+) later cases were not run/.exec(r.log_excerpt ?? "")?.[1]);
+    expect(notRun).toBeGreaterThanOrEqual(12 - CASE_CONCURRENCY);
+    expect(notRun).toBeLessThanOrEqual(11);
   });
 
   it("an oracle tree that cannot run a case is an infrastructure failure, never a pass", async () => {

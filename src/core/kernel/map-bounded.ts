@@ -5,14 +5,14 @@
 export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
-  fn: (item: T) => Promise<R>,
+  fn: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
       const i = next++;
-      results[i] = await fn(items[i] as T);
+      results[i] = await fn(items[i] as T, i);
     }
   };
   const lanes = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, lane));

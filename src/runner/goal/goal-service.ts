@@ -2,8 +2,8 @@ import type { GoalState } from "../../core/goal/goal-state-shape.js";
 import type { HealthIssue } from "../../core/goal/runtime-state.js";
 import { DomainError } from "../../core/kernel/errors.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
-import { PostgresEventStore } from "../../store/postgres/postgres-event-store.js";
-import { goalOfJob } from "../../store/postgres/run-queue.js";
+import { asPostgresStore } from "../../store/open-store.js";
+import { goalOfJob } from "../../store/postgres/run-queue-rows.js";
 import { decideIntent, type GoalIntent, goalState, goalViewOf, originOf } from "./goal-engine.js";
 import {
   appendGoal,
@@ -133,8 +133,9 @@ export async function writeGoal(
  * store, or a goal never submitted: `goal submit` starts that).
  */
 async function requeueSubmitted(store: EventStore, goalId: string): Promise<string | null> {
-  if (!(store instanceof PostgresEventStore)) return null;
-  const queue = store.queue();
+  const shared = asPostgresStore(store);
+  if (!shared) return null;
+  const queue = shared.queue();
   const last = (await queue.list()).filter((j) => goalOfJob(j) === goalId).at(-1);
   if (!last) return null;
   const { not_before: _, ...options } = last.options;
