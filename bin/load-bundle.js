@@ -3,16 +3,19 @@
 // with the SHA-256 of the bundle it was made from: V8 itself checks a cache against the source's length
 // only, so a cache left from another build is never handed to it. A cache V8 rejects (another Node,
 // other flags) costs only speed: it compiles from source.
-import { createHash } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import Module, { createRequire } from "node:module";
-import { dirname } from "node:path";
-import vm from "node:vm";
+"use strict";
+const { createHash } = require("node:crypto");
+const { readFileSync, renameSync, writeFileSync } = require("node:fs");
+const Module = require("node:module");
+const { dirname } = require("node:path");
+const vm = require("node:vm");
+
+const { createRequire } = Module;
 
 const HASH_BYTES = 32;
 
 /** The V8 data of `file`'s cache when the cache was made from exactly `source`, else undefined. */
-export function cacheFor(file, source) {
+function cacheFor(file, source) {
   let cache;
   try {
     cache = readFileSync(`${file}.cache`);
@@ -25,7 +28,7 @@ export function cacheFor(file, source) {
 }
 
 /** Runs the bundle's top level and returns its exports (and the compiled script, for its cache). */
-export function loadBundle(file) {
+function loadBundle(file) {
   const source = readFileSync(file);
   const script = new vm.Script(Module.wrap(source.toString("utf8")), {
     filename: file,
@@ -37,7 +40,9 @@ export function loadBundle(file) {
   return { exports: module.exports, script, source };
 }
 
-if (process.argv[2] === "--write-cache") {
+module.exports = { cacheFor, loadBundle };
+
+if (require.main === module && process.argv[2] === "--write-cache") {
   const file = process.argv[3];
   const { script, source } = loadBundle(file);
   const tmp = `${file}.cache.${process.pid}`;
