@@ -3,7 +3,7 @@
 // its V8 code cache (what bin/loopgate.js starts), plus the bundle without the cache to show what each
 // part buys. Medians over RUNS starts (default 9), interleaved so machine load hits every variant alike.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
@@ -43,7 +43,9 @@ function start(mode: string, argv: readonly string[], cwd: string): number {
 
 const work = mkdtempSync(join(tmpdir(), "loopgate-bench-startup-"));
 const store = join(work, "store");
-const task = resolve("examples/js-slugify/task.yaml");
+// A copy: `task check` records the task's lock beside the task file, which must not touch the repository's.
+cpSync(resolve("examples/js-slugify"), join(work, "js-slugify"), { recursive: true });
+const task = join(work, "js-slugify", "task.yaml");
 const commands: { name: string; argv: () => string[] }[] = [
   { name: "--version", argv: () => ["--version"] },
   { name: "--help", argv: () => ["--help"] },

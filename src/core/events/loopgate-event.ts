@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CorruptEventError } from "../kernel/errors.js";
 import type { EventArea } from "../kernel/event-area.js";
-import { Actor, Origin } from "../kernel/event-parts.js";
+import { Actor, Origin, Timestamp } from "../kernel/event-parts.js";
 import { agentEvents } from "./agent-events.js";
 import { agentRuntimeEvents } from "./agent-runtime-events.js";
 import { goalEvents } from "./goal/goal-events.js";
@@ -99,7 +99,7 @@ export function stampOrigin(type: EventType, requested: Origin): Origin {
  */
 export const EventMeta = z
   .object({
-    at: z.string().datetime({ offset: true }),
+    at: Timestamp,
     origin: Origin,
     by: Actor.optional(),
   })

@@ -11,6 +11,7 @@ import {
   LeaseOwner,
   PathList,
   RunStatus,
+  Timestamp,
 } from "../kernel/event-parts.js";
 import { GateTamper } from "../task/gate-tamper.js";
 import { PinnedIdentity } from "../task/task-lock.js";
@@ -170,9 +171,9 @@ export const runEvents = {
     origin: ["runtime"],
     schema: z.object({
       owner: LeaseOwner,
-      expires_at: z.string().datetime({ offset: true }),
+      expires_at: Timestamp,
       previous: LeaseOwner.extend({
-        expires_at: z.string().datetime({ offset: true }),
+        expires_at: Timestamp,
         reason: z.enum(["expired", "owner_gone"]),
       }).nullable(),
     }),
@@ -182,7 +183,7 @@ export const runEvents = {
     origin: ["runtime"],
     schema: z.object({
       token: z.string().min(1).max(128),
-      expires_at: z.string().datetime({ offset: true }),
+      expires_at: Timestamp,
     }),
   },
   /**

@@ -2,6 +2,7 @@ import { LineCounter } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "../kernel/duration.js";
 import { formatPath, InputError } from "../kernel/errors.js";
+import { Timestamp } from "../kernel/event-parts.js";
 import { lineOf, parseYamlSource } from "../kernel/yaml-source.js";
 
 // The goal file (docs/reference/goal-file.md): what a goal is for, how its acceptance is proved, the folder its
@@ -34,7 +35,7 @@ const Poll = z
     run: z.array(z.string().min(1)).min(1, "run needs at least the program to start"),
     every: duration,
     timeout: duration.default("60s"),
-    expires_at: z.string().datetime({ offset: true }).optional(),
+    expires_at: Timestamp.optional(),
     max_no_change_before_replan: z.number().int().positive().optional(),
     /** A stop condition, written as for `todo defer --until`: when it holds the monitor completes. */
     resume_when: z.string().min(1).optional(),

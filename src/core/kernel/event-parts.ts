@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { LIMITS } from "./bounded.js";
 
+/**
+ * An ISO 8601 time with its offset, as every fact records one. One schema shared by every event that has a
+ * time: zod builds a datetime schema's pattern anew for each one it makes.
+ */
+export const Timestamp = z.string().datetime({ offset: true });
+
 // The value schemas events are built from; the events themselves are declared once, by area, in events/.
 
 /** An attempt's number, from 1. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EventArea } from "../../kernel/event-area.js";
+import { Timestamp } from "../../kernel/event-parts.js";
 import { monitorEvents } from "./monitor-events.js";
 import { NotifyTarget, notifyEvents } from "./notify-events.js";
 import { replanEvents } from "./replan-events.js";
@@ -51,7 +52,8 @@ export type TodoStatus = z.infer<typeof TodoStatus>;
 export const GateDecision = z.enum(["approved", "rejected", "cancelled"]);
 export type GateDecision = z.infer<typeof GateDecision>;
 
-export const Timestamp = z.string().datetime({ offset: true });
+export { Timestamp };
+
 const Name = z.string().min(1).max(GOAL_LIMITS.name);
 const Reason = z.string().max(GOAL_LIMITS.reason);
 const Revision = z.string().min(1).max(GOAL_LIMITS.name);

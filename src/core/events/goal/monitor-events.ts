@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EventArea } from "../../kernel/event-area.js";
+import { Timestamp } from "../../kernel/event-parts.js";
 
 /**
  * The continuous monitor's facts in the goal stream, declared once: schema and origin, types inferred.
@@ -13,7 +14,7 @@ import type { EventArea } from "../../kernel/event-area.js";
 const TodoRef = z
   .string()
   .regex(/^todo_[a-z0-9_-]{3,64}$/, "a todo id is todo_ followed by 3 to 64 characters");
-const Time = z.string().datetime({ offset: true });
+const Time = Timestamp;
 const Id = z.string().min(1).max(200);
 const Hash = z.string().min(1).max(200);
 

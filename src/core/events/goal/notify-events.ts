@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EventArea } from "../../kernel/event-area.js";
+import { Timestamp } from "../../kernel/event-parts.js";
 
 /**
  * A goal's notifications, declared once: the targets a goal file names (recorded with `goal_created`) and
@@ -12,7 +13,7 @@ import type { EventArea } from "../../kernel/event-area.js";
 
 // Plain zod here (not goal-events.ts's types): goal-events.ts imports this file, so it cannot import back.
 const Id = z.string().min(1).max(200);
-const Time = z.string().datetime({ offset: true });
+const Time = Timestamp;
 const TodoRef = z
   .string()
   .regex(/^todo_[a-z0-9_-]{3,64}$/, "a todo id is todo_ followed by 3 to 64 characters");

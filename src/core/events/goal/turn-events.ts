@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventArea } from "../../kernel/event-area.js";
-import { LeaseOwner } from "../../kernel/event-parts.js";
+import { LeaseOwner, Timestamp } from "../../kernel/event-parts.js";
 import { ValidationReceipt } from "./validation-receipt.js";
 
 /**
@@ -12,7 +12,7 @@ import { ValidationReceipt } from "./validation-receipt.js";
  */
 const Name = z.string().min(1).max(200);
 const Text = z.string().max(2000);
-const At = z.string().datetime({ offset: true });
+const At = Timestamp;
 
 export const TurnIdentity = z.object({ goal_id: Name, agent_id: Name, turn_instance_id: Name });
 export type TurnIdentity = z.infer<typeof TurnIdentity>;
