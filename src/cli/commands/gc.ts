@@ -66,6 +66,15 @@ export async function gcCommand(
     for (const u of r.unknown_folders) io.out(`left alone (no run of this log names it): ${u}\n`);
     for (const d of r.dependencies_removed)
       io.out(`${verb} shared dependency copy ${d} (no kept run uses it)\n`);
+    for (const x of r.snapshots_removed)
+      io.out(
+        x.snapshot.endsWith(".tmp")
+          ? `${verb} crashed workspace snapshot copy ${x.snapshot} (${formatBytes(x.bytes)})\n`
+          : x.snapshot.includes("/current.")
+            ? `${verb} stray workspace snapshot pointer ${x.snapshot}\n`
+            : `${verb} workspace snapshot ${x.snapshot} (no run uses it; ${formatBytes(x.bytes)})\n`,
+      );
+    for (const x of r.snapshots_left) io.out(`left workspace snapshot(s) alone: ${x.path}: ${x.why}\n`);
     io.out(
       database
         ? `${r.dry_run ? "dry run: would free" : "freed"} ${formatBytes(r.freed_bytes)} (${r.freed_bytes} bytes) from ${r.removed.length} run folder(s) on this machine in ${dir}\n`

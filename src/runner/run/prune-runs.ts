@@ -1,4 +1,4 @@
-import { chmod, lstat, readdir } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../../core/events/loopgate-event.js";
 import { type GcPolicy, type GcRun, planGc } from "../../core/run/gc-plan.js";
@@ -6,6 +6,7 @@ import { runPhase } from "../../core/run/run-phase.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import { removeTree } from "../../workspace/remove-tree.js";
 import { pruneDependencies } from "./context/dependencies.js";
+import { measure, pruneSnapshots } from "./context/prune-snapshots.js";
 
 /** One run folder `gc` removed (or, with dry-run, would remove). */
 export interface PrunedRun {
@@ -27,6 +28,10 @@ export interface PruneResult {
   unknown_folders: string[];
   /** Shared dependency copies (their digests) that no kept run references, removed (see dependencies.ts). */
   dependencies_removed: string[];
+  /** Workspace snapshots (`<key>/<id>`, see prune-snapshots.ts) no run folder left uses, removed. */
+  snapshots_removed: { snapshot: string; bytes: number }[];
+  /** Snapshot paths left alone for a reason a person should know (an unreadable overlay.json, a symlink). */
+  snapshots_left: { path: string; why: string }[];
   freed_bytes: number;
 }
 
@@ -84,6 +89,8 @@ export async function pruneRuns(o: {
     kept: [],
     unknown_folders: [],
     dependencies_removed: [],
+    snapshots_removed: [],
+    snapshots_left: [],
     freed_bytes: 0,
   };
   const runsDir = join(o.localDir, "runs");
@@ -125,38 +132,11 @@ export async function pruneRuns(o: {
   const kept = new Set(result.kept.map((k) => k.run_id));
   const referenced = new Set(runs.filter((r) => kept.has(r.runId)).flatMap((r) => r.dependencies));
   result.dependencies_removed = await pruneDependencies(o.localDir, referenced, o.now, o.dryRun);
+  // After the run folders: one removed here (or, dry, to be) no longer keeps its snapshot.
+  const gone = new Set(result.removed.map((r) => r.run_id));
+  const snapshots = await pruneSnapshots(o.localDir, o.now, o.dryRun, gone);
+  result.snapshots_removed = snapshots.removed;
+  result.snapshots_left = snapshots.left;
+  for (const s of snapshots.removed) result.freed_bytes += s.bytes;
   return result;
-}
-
-/**
- * Disk space and files under `dir` as `du` counts them: allocated blocks of every entry (folders too),
- * a hard-linked file once, symlinks not followed.
- */
-async function measure(dir: string): Promise<{ bytes: number; files: number }> {
-  const seen = new Set<string>();
-  let bytes = 0;
-  let files = 0;
-  const visit = async (p: string) => {
-    const st = await lstat(p);
-    const key = `${st.dev}:${st.ino}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      bytes += st.blocks * 512;
-    }
-    if (st.isDirectory()) for (const name of await readdir(p)) await visit(join(p, name));
-    else files++;
-  };
-  await visit(dir);
-  return { bytes, files };
-}
-
-/** Removes a tree even where a builder left folders without write permission (never following symlinks). */
-async function _removeTree(dir: string): Promise<void> {
-  const open = async (d: string) => {
-    await chmod(d, 0o700);
-    for (const e of await readdir(d, { withFileTypes: true }))
-      if (e.isDirectory()) await open(join(d, e.name));
-  };
-  await open(dir);
-  await _removeTree(dir);
 }
