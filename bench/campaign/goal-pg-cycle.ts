@@ -6,7 +6,7 @@
 // and run the goal until idle; then the turn's facts each exactly once, its commit found in the goal's
 // history as the store alone holds it, and the turn settled as an uninterrupted worker settles it.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
@@ -15,6 +15,7 @@ import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { goalRepo } from "../../src/runner/goal/repo/goal-repo.js";
 import { turnRunId } from "../../src/runner/goal/turn/tick-context.js";
 import type { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
+import { removeTreeSync } from "../../src/workspace/remove-tree.js";
 import { poller } from "./cycle.js";
 import { type TurnRef, trailerCommits, turnCounts, turnProblems } from "./goal-checks.js";
 import type { GoalOutcome, GoalReference } from "./goal-cycle.js";
@@ -246,7 +247,8 @@ export async function runPgGoalCycle(
   await poll.done;
   out.killed = end.signal === "SIGKILL";
   if (!out.killed) return out;
-  rmSync(hostA, { recursive: true, force: true });
+  // A SIGKILLed worker leaves its turn's overlay mounted (nothing ran its unmount): removeTreeSync unmounts first.
+  removeTreeSync(hostA);
 
   const afterKill = await ctx.store.readAll();
   out.corrupted.push(...(await ctx.store.integrity()), ...logProblems(afterKill));

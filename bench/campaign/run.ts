@@ -4,11 +4,12 @@
 // goal tick to the end.
 //   npm run bench:campaign -- [--seed N] [--kills N] [--stores sqlite,postgres] [--cells runs,goal]
 //                             [--out FILE] [--keep]
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
+import { removeTreeSync } from "../../src/workspace/remove-tree.js";
 import {
   type CampaignContext,
   type Cell,
@@ -135,7 +136,7 @@ async function main(): Promise<number> {
     await queueStore?.close();
     if (!values.keep) {
       await db?.drop();
-      rmSync(root, { recursive: true, force: true });
+      removeTreeSync(root); // unmounts what killed runs left mounted (overlay workspaces) first
     } else console.log(`kept ${root}${db ? ` and ${db.url}` : ""}`);
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const)

@@ -13,6 +13,7 @@ import type { LoadedTask } from "../../runner/task-source/load-task.js";
 import { materializeTask, TASK_SNAPSHOT_OPTION } from "../../runner/task-source/snapshot-store.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
 import { asPostgresStore } from "../../store/open-store.js";
+import { detachOverlay, overlayOf } from "../../workspace/overlay-workspace.js";
 import { openStore, readRun, storeFrom } from "../output/context.js";
 import { exitCodeOf } from "../output/exit-codes.js";
 import { hintCommand, hintsFor } from "../output/hints.js";
@@ -49,6 +50,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
   let runDir: string | undefined;
   let recordedTask: string | undefined;
   let claudeTask: string | undefined;
+  let recordedRunDir: string | undefined;
   const store = await openStore(where, false, runId);
   // A run with a final verdict has nothing left to do: say so instead of reprinting it silently.
   // (An interrupted run is not final: resuming it continues it.)
@@ -58,6 +60,7 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
       // On another machine (no such folder here) the run is resumed in this one's folder, rebuilt from
       // the observations the store keeps.
       const started = events[0];
+      if (started?.type === "run_started") recordedRunDir = started.data.run_dir;
       if (started?.type === "run_started" && started.data.builder.kind === "claude-code")
         claudeTask = started.data.task_path;
       if (where.kind === "postgres" && started?.type === "run_started") {
@@ -74,6 +77,9 @@ export async function resumeCommand(io: CommandIO, runId: string, flags: RunFlag
   );
   if (finished) {
     await store.close();
+    // A run killed between its verdict and its unmount still holds its overlay workspace: released here.
+    const overlay = recordedRunDir && existsSync(recordedRunDir) ? overlayOf(recordedRunDir) : null;
+    if (overlay) detachOverlay(overlay);
     io.err(
       `loopgate resume: run ${runId} already finished (${finished.status}: ${finished.reason}); nothing to resume. Its envelope:\n`,
     );
