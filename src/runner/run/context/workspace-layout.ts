@@ -1,8 +1,30 @@
-import type { ObservedEntry } from "../../../core/observation/observation.js";
+import type { Observation, ObservedEntry } from "../../../core/observation/observation.js";
 import { WorkspaceObserver, type WorkspaceObserverOptions } from "../../../workspace/observer.js";
 import { OverlayObserver } from "../../../workspace/overlay-observer.js";
 import { attachOverlay, discardUpper, overlayOf } from "../../../workspace/overlay-workspace.js";
 import type { RunContext } from "./run-context.js";
+import { pristineId } from "./run-log.js";
+
+const pristineReads = new WeakMap<RunContext, { id: string; observation: Promise<Observation> }>();
+
+/**
+ * The run's pristine observation, read and parsed once per run: it never changes while the run lives,
+ * and the observer, the observation phase and each attempt's gates all start from it (on an overlay
+ * it is the snapshot's whole tree). A failed read is not kept.
+ */
+export function pristineObservation(
+  ctx: RunContext,
+  id: string = pristineId(ctx.journal.current),
+): Promise<Observation> {
+  const kept = pristineReads.get(ctx);
+  if (kept?.id === id) return kept.observation;
+  const observation = ctx.observations.get(id);
+  observation.catch(() => {
+    if (pristineReads.get(ctx)?.observation === observation) pristineReads.delete(ctx);
+  });
+  pristineReads.set(ctx, { id, observation });
+  return observation;
+}
 
 /**
  * The observer of a run's workspace: over its overlay's upper layer (O(changes)) when the run has
@@ -14,7 +36,7 @@ export async function runObserver(
 ): Promise<WorkspaceObserver> {
   const o = overlayOf(ctx.runDir);
   if (!o) return new WorkspaceObserver(ctx.workspace, options);
-  return new OverlayObserver(o.merged, o.upper, await ctx.observations.get(o.pristineId), options);
+  return new OverlayObserver(o.merged, o.upper, await pristineObservation(ctx, o.pristineId), options);
 }
 
 /**

@@ -3,7 +3,7 @@ import { planGateChanges } from "../../../core/observation/gate-change-plan.js";
 import type { Observation } from "../../../core/observation/observation.js";
 import { gateChangeRules, type Task } from "../../../core/task/task.js";
 import type { RunContext } from "../context/run-context.js";
-import { pristineId } from "../context/run-log.js";
+import { pristineObservation } from "../context/workspace-layout.js";
 import type { GateState } from "./gate-run.js";
 
 /**
@@ -36,7 +36,7 @@ export function gateState(
 }
 
 async function load(ctx: RunContext, afterId: string): Promise<GateState> {
-  const pristine = await ctx.observations.get(pristineId(ctx.journal.current));
+  const pristine = await pristineObservation(ctx);
   const after = await ctx.observations.get(afterId);
   return gateState(ctx.loaded.task, pristine, after);
 }

@@ -11,9 +11,8 @@ import { LimitExceededError } from "../../../core/task/limits.js";
 import { gateChangeRules } from "../../../core/task/task.js";
 import { clearPrivilegedBits } from "../../../workspace/private-modes.js";
 import { failRun, type RunContext } from "../context/run-context.js";
-import { pristineId } from "../context/run-log.js";
 import { keepObservation } from "../context/shared-content.js";
-import { filesToKeep, runObserver } from "../context/workspace-layout.js";
+import { filesToKeep, pristineObservation, runObserver } from "../context/workspace-layout.js";
 import { ofAttempt } from "./judge-phase.js";
 
 /** Observes the workspace after the builder, records the diff against pristine and the findings. */
@@ -37,7 +36,7 @@ export async function observePhase(ctx: RunContext, n: number): Promise<Envelope
     // Recorded as observed (the privileged_mode_bit finding below says so), then cleared on disk.
     clearPrivilegedBits(ctx.workspace, after);
     const duration = Math.round(performance.now() - t0);
-    const pristine = await ctx.observations.get(pristineId(journal.current));
+    const pristine = await pristineObservation(ctx);
     const diff = diffObservations(pristine, after);
     const plan = planGateChanges(pristine, after, gateChangeRules(task));
     findings = plan.findings.map((f) =>
