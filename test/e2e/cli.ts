@@ -39,7 +39,7 @@ export function loopgate(
   if (options.env?.LOOPGATE_STORE) env.LOOPGATE_STORE = options.env.LOOPGATE_STORE;
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? ROOT,
+      cwd: options.cwd ?? defaultCwd(args, options.env?.LOOPGATE_STORE),
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -63,6 +63,28 @@ export function loopgate(
   });
 }
 
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+let postgresCwd: string | null = null;
+
+/**
+ * Where a command starts when its test names no folder: the repository root, except with a postgres://
+ * store. Such a store keeps its run folders in ./.loopgate under the folder a command starts in; those
+ * commands share one temporary folder per test process (so a run and its resume still find the same run
+ * folders), never the repository, whose own .loopgate/ would fill with test runs.
+ */
+function defaultCwd(args: readonly string[], envStore: string | undefined): string {
+  const at = args.indexOf("--store");
+  const flag = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith("--store="))?.slice("--store=".length);
+  const store = flag ?? envStore;
+  if (!store || !POSTGRES_URL.test(store)) return ROOT;
+  if (postgresCwd === null) {
+    const dir = mkdtempSync(join(tmpdir(), "loopgate-e2e-pg-cwd-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    postgresCwd = dir;
+  }
+  return postgresCwd;
+}
+
 /** Parses the whole of stdout as one JSON value; on failure the error shows what was printed. */
 export function parseStdout<T = unknown>(r: CliResult): T {
   try {
@@ -79,7 +101,6 @@ export const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n
 
 const temps: string[] = [];
 
-/** A fresh temporary folder, removed by `removeTemps()`. */
 /**
  * Makes `dir` a folder where `npx loopgate` resolves to this package, as after `npm install loopgate`.
  * (In the repository itself npx would first install the package into its own cache, building it: tens of
@@ -91,6 +112,7 @@ export function withLocalInstall(dir: string): void {
   symlinkSync(join("..", "loopgate", "bin", "loopgate.js"), join(dir, "node_modules", ".bin", "loopgate"));
 }
 
+/** A fresh temporary folder, removed by `removeTemps()`. */
 export function tempDir(prefix = "loopgate-e2e-"): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
   temps.push(d);

@@ -79,6 +79,7 @@ describe("queue state in runs and status", () => {
     expect(text.stdout).toContain(`queued since`);
 
     const w = spawn(process.execPath, [BIN, "worker", "--store", db.url, "--lease", "2s", "--id", "w-q"], {
+      cwd: tempDir(), // its run folders (./.loopgate beside a postgres:// store), never the repository's
       stdio: ["ignore", "ignore", "ignore"],
     });
     const exited = new Promise((r) => w.on("close", r));

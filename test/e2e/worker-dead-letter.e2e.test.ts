@@ -30,6 +30,7 @@ afterAll(async () => {
  */
 async function killedOnceClaimed(id: string): Promise<string> {
   const child = spawn(process.execPath, [BIN, "worker", "--store", db.url, "--lease", "1s", "--id", id], {
+    cwd: tempDir(), // its run folders (./.loopgate beside a postgres:// store), never the repository's
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
