@@ -76,7 +76,15 @@ function defaultCwd(args: readonly string[], envStore: string | undefined): stri
   const at = args.indexOf("--store");
   const flag = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith("--store="))?.slice("--store=".length);
   const store = flag ?? envStore;
-  if (!store || !POSTGRES_URL.test(store)) return ROOT;
+  return store && POSTGRES_URL.test(store) ? postgresHome() : ROOT;
+}
+
+/**
+ * The folder commands on a postgres:// store start in when their test names none: one per test process,
+ * removed when it exits. A test that spawns the CLI itself (a worker) starts it here too, as on the
+ * machine the helper's commands run on.
+ */
+export function postgresHome(): string {
   if (postgresCwd === null) {
     const dir = mkdtempSync(join(tmpdir(), "loopgate-e2e-pg-cwd-"));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));

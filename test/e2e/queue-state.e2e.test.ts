@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
-import { BIN, exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { BIN, exampleDir, loopgate, parseStdout, postgresHome, removeTemps, show, tempDir } from "./cli.js";
 
 interface Queue {
   job_id: string;
@@ -79,7 +79,7 @@ describe("queue state in runs and status", () => {
     expect(text.stdout).toContain(`queued since`);
 
     const w = spawn(process.execPath, [BIN, "worker", "--store", db.url, "--lease", "2s", "--id", "w-q"], {
-      cwd: tempDir(), // its run folders (./.loopgate beside a postgres:// store), never the repository's
+      cwd: postgresHome(), // where the helper's commands on this store run: one machine, not the repository
       stdio: ["ignore", "ignore", "ignore"],
     });
     const exited = new Promise((r) => w.on("close", r));

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
-import { BIN, exampleDir, loopgate, parseStdout, removeTemps, show, tempDir } from "./cli.js";
+import { BIN, exampleDir, loopgate, parseStdout, postgresHome, removeTemps, show, tempDir } from "./cli.js";
 
 /** The cap loopgate ships with, as documented (docs/guides/postgres-and-workers.md). */
 const CAP = 3;
@@ -30,7 +30,7 @@ afterAll(async () => {
  */
 async function killedOnceClaimed(id: string): Promise<string> {
   const child = spawn(process.execPath, [BIN, "worker", "--store", db.url, "--lease", "1s", "--id", id], {
-    cwd: tempDir(), // its run folders (./.loopgate beside a postgres:// store), never the repository's
+    cwd: postgresHome(), // where the helper's commands on this store run: one machine, not the repository
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

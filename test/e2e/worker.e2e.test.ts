@@ -12,6 +12,7 @@ import {
   exampleDir,
   loopgate,
   parseStdout,
+  postgresHome,
   removeTemps,
   show,
   tempDir,
@@ -151,6 +152,7 @@ describe("a worker that loses its database", () => {
         process.execPath,
         [BIN, "worker", "--store", own.url, "--lease", "2s", "--id", "w-lost"],
         {
+          cwd: postgresHome(), // where the helper's commands on this store run: one machine, not the repository
           stdio: ["ignore", "pipe", "pipe"],
         },
       );
@@ -180,6 +182,7 @@ describe("a worker that loses its database", () => {
 /** Starts a worker on `url`; resolves `claimed` once it says it claimed a job. */
 function startWorker(url: string, id: string) {
   const child = spawn(process.execPath, [BIN, "worker", "--store", url, "--lease", "5s", "--id", id], {
+    cwd: postgresHome(), // where the helper's commands on this store run: one machine, not the repository
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
