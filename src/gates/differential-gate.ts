@@ -136,10 +136,10 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
           await removeCaseFiles(files);
         }
       });
-      const notRun = (after: number) =>
-        runs.filter((r, j) => j > after && r !== null && "skipped" in r).length;
-      const notRunNote = (after: number) =>
-        notRun(after) > 0 ? `; ${notRun(after)} later cases were not run (the gate was decided)` : "";
+      const notRunNote = (after: number) => {
+        const n = runs.filter((r, j) => j > after && r !== null && "skipped" in r).length;
+        return n > 0 ? `; ${n} later cases were not run (the gate was decided)` : "";
+      };
       for (const [i, c] of cases.entries()) {
         const run = runs[i];
         if (!run) return { ...undecided("crashed", "interrupted", elapsed()), ...withSeed };

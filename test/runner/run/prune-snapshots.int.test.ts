@@ -64,6 +64,13 @@ const du = (dir: string) =>
 /** Files cannot be made to look old (ctime is never set back): time moves forward instead. */
 const later = (ms = 2 * SNAPSHOT_GRACE_MS) => new Date(Date.now() + ms);
 
+/** Sets `path`'s times to a minute before `now` (its ctime stays the real one, long before `now`); returns that time. */
+function touchMinuteBefore(path: string, now: Date): Date {
+  const justNow = new Date(now.getTime() - 60_000);
+  utimesSync(path, justNow, justNow);
+  return justNow;
+}
+
 describe("pruneSnapshots", () => {
   it("removes an old snapshot no run uses, reporting its bytes; keeps the current one and the ones runs use", async () => {
     const store = await tempDir();
@@ -116,8 +123,7 @@ describe("pruneSnapshots", () => {
     snapshot(store, "m2-bbbb");
     const file = setCurrent(store, "m2-bbbb");
     const now = later();
-    const justNow = new Date(now.getTime() - 60_000);
-    utimesSync(file, justNow, justNow);
+    const justNow = touchMinuteBefore(file, now);
     expect((await pruneSnapshots(store, now, false)).removed).toEqual([]);
     expect(existsSync(old)).toBe(true);
     // Once the grace has passed since then, it goes.
@@ -133,8 +139,7 @@ describe("pruneSnapshots", () => {
     setCurrent(store, "m1-aaaa");
     const fresh = snapshot(store, "m2-bbbb");
     const now = later();
-    const justNow = new Date(now.getTime() - 60_000);
-    utimesSync(fresh, justNow, justNow);
+    touchMinuteBefore(fresh, now);
     expect((await pruneSnapshots(store, now, false)).removed).toEqual([]);
     expect(existsSync(fresh)).toBe(true);
   });
@@ -154,7 +159,10 @@ describe("pruneSnapshots", () => {
     expect(why[join(store, "snapshots", KEY)]).toContain(join(store, "runs", "broken", "overlay.json"));
     expect(why[join(store, "snapshots", OTHER_KEY)]).toContain("current is missing");
     // With the record mended (naming no snapshot here), the key with a current loses its old snapshot.
-    writeFileSync(join(store, "runs", "broken", "overlay.json"), '{"lower": "/elsewhere/tree"}');
+    writeFileSync(
+      join(store, "runs", "broken", "overlay.json"),
+      JSON.stringify({ lower: "/elsewhere/tree", pristine_id: "cd".repeat(32) }),
+    );
     expect((await pruneSnapshots(store, later(), false)).removed.map((x) => x.snapshot)).toEqual([
       `${KEY}/m2-bbbb`,
     ]);

@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { isAbsolute, join, resolve, sep } from "node:path";
+import { overlayOf } from "../../../workspace/overlay-workspace.js";
 import { removeTree } from "../../../workspace/remove-tree.js";
 
 /**
@@ -187,7 +188,7 @@ async function lowersInUse(
     const file = join(dir, "overlay.json");
     const m = await lstat(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? null : e));
     if (m === null) continue; // a copy-workspace run
-    const lower = m instanceof Error || !m.isFile() ? null : await readLower(file);
+    const lower = m instanceof Error || !m.isFile() ? null : lowerOf(dir);
     if (lower === null) return { why: `the run's overlay record ${file} cannot be read` };
     paths.add(resolve(lower));
     const real = await realpath(lower).catch(() => null);
@@ -196,10 +197,11 @@ async function lowersInUse(
   return { paths };
 }
 
-async function readLower(file: string): Promise<string | null> {
+/** The absolute lower layer a run folder's overlay record names (read by overlayOf), or null when unreadable. */
+function lowerOf(runDir: string): string | null {
   try {
-    const v = JSON.parse(await readFile(file, "utf8")) as { lower?: unknown };
-    return typeof v.lower === "string" && isAbsolute(v.lower) ? v.lower : null;
+    const lower = overlayOf(runDir)?.lower;
+    return lower !== undefined && isAbsolute(lower) ? lower : null;
   } catch {
     return null;
   }
