@@ -9,6 +9,12 @@ import { LongestFirst } from "./test/support/longest-first.js";
 const workers =
   Number(process.env.LOOPGATE_TEST_WORKERS) || Math.max(2, Math.min(4, availableParallelism() + 1));
 
+// NODE_EXTRA_CA_CERTS (machines often point it at the whole system bundle) makes every Node process parse
+// each certificate at start: about 40 ms of CPU before any code runs, and the suite starts over 3,000 Node
+// processes (the CLI, gates, workers). No test talks TLS: the model servers and PostgreSQL are plain
+// connections on 127.0.0.1. The workers, and everything they start, go without it.
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 export default defineConfig({
   test: {
     maxWorkers: workers,

@@ -79,8 +79,9 @@ afterAll(removeTemps);
 
 describe("run --oracle on a folder store", () => {
   let t: Traced;
+  let cwd: string;
   beforeAll(async () => {
-    const cwd = tempDir();
+    cwd = tempDir();
     t = await traced(["run", exampleCopy("sh-csvcol"), "--oracle", "--json", "--store", join(cwd, "s")], cwd);
   });
 
@@ -105,6 +106,24 @@ describe("run --oracle on a folder store", () => {
   it("loads neither pg nor the AI SDK", () => {
     expect(t.packages.has("pg")).toBe(false);
     expect(aiPackages(t)).toEqual([]);
+  });
+
+  it("reading the run back (status, events) loads no task-file code: its events are built per type as read", async () => {
+    const runId = parseStdout<Envelope>({
+      code: t.code,
+      signal: null,
+      stdout: t.stdout,
+      stderr: t.stderr,
+    }).run_id;
+    for (const command of ["status", "events"]) {
+      const r = await traced([command, runId, "--store", join(cwd, "s")], cwd);
+      expect(r.code, `${command}: ${r.stdout}\n${r.stderr}`).toBe(0);
+      // status names the run; events lists its facts, the first of which starts it.
+      expect(r.stdout, command).toContain(command === "status" ? runId : "run_started");
+      expect(r.dist, command).toContain("core/events/loopgate-event.js");
+      expect(r.dist, command).not.toContain("core/task/task.js");
+      expect(r.dist, command).not.toContain("runner/task-source/load-task.js");
+    }
   });
 });
 

@@ -1,24 +1,22 @@
 import { z } from "zod";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import { attempt, ModelFailureKind, turn } from "../kernel/event-parts.js";
-import { GoalPredicate } from "../task/task.js";
+import { GoalPredicate } from "../task/goal-predicate.js";
 
 /** The built-in agent's loop. Everything it does is one of these, appended before it is acted on. */
 export const agentEvents = {
   /** The task author's goal, set before the first turn: operator evidence. */
-  goal_set: {
-    origin: ["operator"],
-    schema: z.object({
+  goal_set: declareEvent(["operator"], () =>
+    z.object({
       attempt,
       condition: z.string().nullable(),
       predicates: z.array(GoalPredicate).min(1),
       max_turns: z.number().int().positive(),
     }),
-  },
+  ),
   /** What the model answered: its text and tool calls are claims and requests, never evidence. */
-  model_responded: {
-    origin: ["model"],
-    schema: z.object({
+  model_responded: declareEvent(["model"], () =>
+    z.object({
       attempt,
       turn,
       step: z.number().int().positive(),
@@ -29,10 +27,9 @@ export const agentEvents = {
       cost_usd: z.number().nonnegative().nullable(),
       finish_reason: z.string(),
     }),
-  },
-  model_failed: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  model_failed: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       turn,
       step: z.number().int().positive(),
@@ -42,10 +39,9 @@ export const agentEvents = {
       retry: z.number().int().nonnegative(),
       backoff_ms: z.number().int().nonnegative().nullable(),
     }),
-  },
-  tool_call_started: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  tool_call_started: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       turn,
       call_id: z.string(),
@@ -53,10 +49,9 @@ export const agentEvents = {
       args: z.unknown(),
       mutating: z.boolean(),
     }),
-  },
-  tool_call_finished: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  tool_call_finished: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       name: z.string(),
@@ -67,48 +62,42 @@ export const agentEvents = {
       content: z.string().max(40_000),
       duration_ms: z.number().nonnegative(),
     }),
-  },
-  tool_call_abandoned: {
-    origin: ["runtime"],
-    schema: z.object({ attempt, call_id: z.string(), reason: z.string().max(2000) }),
-  },
-  workspace_touched: {
-    origin: ["runtime"],
-    schema: z.object({ attempt, call_id: z.string(), observation_id: z.string() }),
-  },
+  ),
+  tool_call_abandoned: declareEvent(["runtime"], () =>
+    z.object({ attempt, call_id: z.string(), reason: z.string().max(2000) }),
+  ),
+  workspace_touched: declareEvent(["runtime"], () =>
+    z.object({ attempt, call_id: z.string(), observation_id: z.string() }),
+  ),
   /** loopgate's own probe of a gate or file predicate at a turn's end (a gate probe may say so). */
-  goal_probed: {
-    origin: ["runtime", "gate"],
-    schema: z.object({
+  goal_probed: declareEvent(["runtime", "gate"], () =>
+    z.object({
       attempt,
       turn,
       predicate: GoalPredicate,
       holds: z.boolean(),
       detail: z.string().max(2000),
     }),
-  },
-  goal_evaluated: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  goal_evaluated: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       turn,
       outcome: z.enum(["completed", "continuing", "blocked"]),
       unmet: z.array(z.string()),
       reason: z.string().max(2000),
     }),
-  },
+  ),
   /** A prompt loopgate queued to keep the model going: never evidence of anything. */
-  continuation_queued: {
-    origin: ["continuation"],
-    schema: z.object({ attempt, turn, text: z.string().max(4000) }),
-  },
-  budget_exhausted: {
-    origin: ["runtime"],
-    schema: z.object({
+  continuation_queued: declareEvent(["continuation"], () =>
+    z.object({ attempt, turn, text: z.string().max(4000) }),
+  ),
+  budget_exhausted: declareEvent(["runtime"], () =>
+    z.object({
       attempt: z.number().int().nonnegative(),
       cap: z.enum(["steps_per_turn", "turns", "tokens", "cost_usd", "wall_time", "model_retries"]),
       limit: z.number(),
       used: z.number(),
     }),
-  },
+  ),
 } as const satisfies EventArea;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../kernel/bounded.js";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import { attempt, excerpt } from "../kernel/event-parts.js";
 
 /** The external agents whose runtime reports facts through hooks or event streams loopgate owns. */
@@ -23,9 +23,8 @@ export const agentRuntimeEvents = {
    * A tool call the agent's runtime reported (Claude Code's PostToolUse or PostToolUseFailure, Codex's
    * command_execution): the command, its exit code, the head and tail of its output, as reported.
    */
-  agent_tool_observed: {
-    origin: ["agent_runtime"],
-    schema: z.object({
+  agent_tool_observed: declareEvent(["agent_runtime"], () =>
+    z.object({
       attempt,
       agent: ExternalAgent,
       hook_event: z.enum(["PostToolUse", "PostToolUseFailure", "TaskCompleted", "item.completed"]),
@@ -47,15 +46,14 @@ export const agentRuntimeEvents = {
        */
       confirmed: z.boolean().optional(),
     }),
-  },
+  ),
   /**
    * loopgate appraised a step of an external agent's task list when the agent marked it completed
    * (Claude Code's TaskCompleted): the span of reported calls since it went in progress, and the frozen
    * check loopgate ran in its own sandbox. `blocked`: the completion was refused with `rendered`.
    */
-  agent_step_appraised: {
-    origin: ["runtime"],
-    schema: z.object({
+  agent_step_appraised: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       agent: ExternalAgent,
       session_id: z.string().max(200),
@@ -76,15 +74,14 @@ export const agentRuntimeEvents = {
       blocked: z.boolean(),
       rendered: z.string().max(4000),
     }),
-  },
+  ),
   /**
    * The task's goal judged at an external agent's Stop over its runtime facts (see core/agent/stop-condition.ts):
    * `continuing` blocks the Stop with the unmet predicates; `completed` and `blocked` (no block left) let
    * the Stop go on to the held-out gates, which alone decide the verdict.
    */
-  agent_goal_evaluated: {
-    origin: ["runtime"],
-    schema: z.object({
+  agent_goal_evaluated: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       agent: ExternalAgent,
       session_id: z.string().max(200),
@@ -93,11 +90,10 @@ export const agentRuntimeEvents = {
       unmet: z.array(z.string().max(600)).max(100),
       reason: z.string().max(2000),
     }),
-  },
+  ),
   /** An external agent session ended: its own result line (turns, cost, usage). */
-  agent_session_finished: {
-    origin: ["agent_runtime"],
-    schema: z.object({
+  agent_session_finished: declareEvent(["agent_runtime"], () =>
+    z.object({
       attempt: z.number().int().nonnegative(),
       agent: ExternalAgent,
       session_id: z.string().max(200),
@@ -110,14 +106,13 @@ export const agentRuntimeEvents = {
       output_tokens: z.number().int().nonnegative().nullable(),
       result_excerpt: z.string().max(4000),
     }),
-  },
+  ),
   /**
    * loopgate's answer to an external agent's Stop hook (its own decision, origin runtime): `block` (exit 2,
    * the required fix or the failure as the reason), `allow` (exit 0, the run's verdict as the message).
    */
-  stop_hook_answered: {
-    origin: ["runtime"],
-    schema: z.object({
+  stop_hook_answered: declareEvent(["runtime"], () =>
+    z.object({
       attempt: z.number().int().nonnegative(),
       agent: ExternalAgent,
       session_id: z.string().max(200),
@@ -126,14 +121,13 @@ export const agentRuntimeEvents = {
       stop_hook_active: z.boolean(),
       reason: z.string().max(LIMITS.reason),
     }),
-  },
+  ),
   /** A hook loopgate owns could not do its work (it then blocked, never let the agent stop unchecked). */
-  hook_failed: {
-    origin: ["runtime"],
-    schema: z.object({
+  hook_failed: declareEvent(["runtime"], () =>
+    z.object({
       attempt: z.number().int().nonnegative(),
       hook_event: z.string().max(100),
       reason: z.string().max(LIMITS.reason),
     }),
-  },
+  ),
 } as const satisfies EventArea;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../kernel/bounded.js";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import { RunStatus } from "../kernel/event-parts.js";
 import { ExternalAgent } from "./agent-runtime-events.js";
 
@@ -16,9 +16,8 @@ export const hookSessionEvents = {
    * Appended once per session (again when the task or the folder changes), so that a session whose end
    * was never verified can name the `loopgate verify` that checks it.
    */
-  hook_session_bound: {
-    origin: ["runtime"],
-    schema: z.object({
+  hook_session_bound: declareEvent(["runtime"], () =>
+    z.object({
       agent: ExternalAgent,
       session_id: z.string().max(200),
       task_id: z.string().max(200),
@@ -27,15 +26,14 @@ export const hookSessionEvents = {
       /** The session's working folder (the hook input's `cwd`). */
       cwd: z.string().max(4096),
     }),
-  },
+  ),
   /**
    * A Stop of a user's own session was verified: loopgate ran the held-out gates on its folder (the run
    * `run_id`, its verdict `status`) and answered `block` (exit 2, the required fix) or `allow` (exit 0).
    * A session whose last tool call comes after its last such fact ended unverified (core/agent/hook-session-state.ts).
    */
-  hook_stop_verified: {
-    origin: ["runtime"],
-    schema: z.object({
+  hook_stop_verified: declareEvent(["runtime"], () =>
+    z.object({
       agent: ExternalAgent,
       session_id: z.string().max(200),
       run_id: z.string().max(200),
@@ -43,5 +41,5 @@ export const hookSessionEvents = {
       reason: z.string().max(LIMITS.reason),
       decision: z.enum(["block", "allow"]),
     }),
-  },
+  ),
 } as const satisfies EventArea;

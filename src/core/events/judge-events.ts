@@ -1,12 +1,11 @@
 import { z } from "zod";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import { attempt } from "../kernel/event-parts.js";
 
 /** The independent judge's verdict on an attempt (see src/judge/). */
 export const judgeEvents = {
-  judge_finished: {
-    origin: ["judge"],
-    schema: z.object({
+  judge_finished: declareEvent(["judge"], () =>
+    z.object({
       attempt,
       verdict: z.enum(["approve", "reject", "inconclusive"]),
       rules_applied: z.array(z.string()),
@@ -14,5 +13,5 @@ export const judgeEvents = {
       reason: z.string().max(2000),
       duration_ms: z.number().nonnegative(),
     }),
-  },
+  ),
 } as const satisfies EventArea;

@@ -117,21 +117,57 @@ type Variant<T extends EventType> = z.ZodObject<{
 }>;
 type AnyVariant = { [T in EventType]: Variant<T> }[EventType];
 
+const variants = new Map<EventType, AnyVariant>();
+
+/** The schema of a whole event of one type, built the first time that type is met. */
 function variant<T extends EventType>(type: T): Variant<T> {
-  return z.object({
-    id: z.string().min(1).max(128),
-    type: z.literal(type),
-    data: declarations[type].schema,
-    meta: EventMeta,
-  }) as Variant<T>;
+  let v = variants.get(type);
+  if (v === undefined) {
+    v = z.object({
+      id: z.string().min(1).max(128),
+      type: z.literal(type),
+      data: declarations[type].schema,
+      meta: EventMeta,
+    }) as AnyVariant;
+    variants.set(type, v);
+  }
+  return v as Variant<T>;
 }
 
-/** One event as written to the log: `{ id, type, data, meta }`, validated on write and on read. */
-export const LoopgateEvent = z.discriminatedUnion(
-  "type",
-  eventTypes.map(variant) as unknown as [AnyVariant, ...AnyVariant[]],
-);
-export type LoopgateEvent = z.infer<typeof LoopgateEvent>;
+let union: z.ZodDiscriminatedUnion<AnyVariant[], "type"> | undefined;
+/** Every type's variant in one discriminated union: built only for an input of no known type. */
+function allVariants(): z.ZodDiscriminatedUnion<AnyVariant[], "type"> {
+  union ??= z.discriminatedUnion("type", eventTypes.map(variant) as unknown as [AnyVariant, ...AnyVariant[]]);
+  return union;
+}
+
+/** The schema to validate `input` with: its type's variant, or the whole union (whose error says why none fits). */
+function schemaFor(input: unknown): z.ZodType {
+  const type = typeof input === "object" && input !== null ? (input as { type?: unknown }).type : undefined;
+  return typeof type === "string" && Object.hasOwn(declarations, type)
+    ? variant(type as EventType)
+    : allVariants();
+}
+
+/** What validates a whole event: `LoopgateEvent`, or a store's own schema (any zod schema fits). */
+export interface EventSchema<T = LoopgateEvent> {
+  parse(input: unknown): T;
+  safeParse(input: unknown): z.ZodSafeParseResult<T>;
+}
+
+/**
+ * One event as written to the log: `{ id, type, data, meta }`, validated on write and on read. It answers
+ * as the discriminated union of every type's variant does, issue for issue: an input of a known type is
+ * validated by that type's variant alone (the union hands it to that variant), anything else by the union.
+ */
+export const LoopgateEvent: EventSchema & { readonly options: readonly AnyVariant[] } = {
+  parse: (input) => schemaFor(input).parse(input) as LoopgateEvent,
+  safeParse: (input) => schemaFor(input).safeParse(input) as z.ZodSafeParseResult<LoopgateEvent>,
+  get options() {
+    return allVariants().options;
+  },
+};
+export type LoopgateEvent = { [T in EventType]: z.infer<Variant<T>> }[EventType];
 export type EventOf<T extends EventType> = Extract<LoopgateEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOf<T>["data"];
 

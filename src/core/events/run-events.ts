@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../kernel/bounded.js";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import {
   attempt,
   BuilderDescriptor,
@@ -18,9 +18,8 @@ import { PinnedIdentity } from "../task/task-lock.js";
 
 /** The run: attempts, the builder, observations, gates, the verdict, resumes and the lease. */
 export const runEvents = {
-  run_started: {
-    origin: ["runtime"],
-    schema: z.object({
+  run_started: declareEvent(["runtime"], () =>
+    z.object({
       task_id: z.string(),
       task_path: z.string(),
       task_digest: z.string(),
@@ -62,24 +61,21 @@ export const runEvents = {
         .object({ id: z.string().min(1).max(128), revision: z.string().regex(/^[0-9a-f]{40,64}$/) })
         .optional(),
     }),
-  },
-  workspace_observed: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  workspace_observed: declareEvent(["runtime"], () =>
+    z.object({
       attempt: z.number().int().nonnegative(),
       phase: z.enum(["pristine", "after_builder"]),
       observation_id: z.string(),
       entries: z.number().int().nonnegative(),
       duration_ms: z.number().nonnegative(),
     }),
-  },
-  attempt_started: {
-    origin: ["runtime"],
-    schema: z.object({ attempt, required_fix: z.string().max(LIMITS.requiredFix).nullable() }),
-  },
-  builder_finished: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  attempt_started: declareEvent(["runtime"], () =>
+    z.object({ attempt, required_fix: z.string().max(LIMITS.requiredFix).nullable() }),
+  ),
+  builder_finished: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       exit_code: z.number().int().nullable(),
       signal: z.string().nullable(),
@@ -87,31 +83,28 @@ export const runEvents = {
       duration_ms: z.number().nonnegative(),
       output_excerpt: excerpt,
     }),
-  },
-  workspace_changed: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  workspace_changed: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       added: PathList,
       modified: PathList,
       removed: PathList,
       type_changed: PathList,
     }),
-  },
-  finding_recorded: { origin: ["runtime"], schema: Finding },
+  ),
+  finding_recorded: declareEvent(["runtime"], () => Finding),
   /** What the builder said it did: a claim, never evidence. */
-  claim_recorded: {
-    origin: ["model"],
-    schema: z.object({
+  claim_recorded: declareEvent(["model"], () =>
+    z.object({
       attempt,
       origin: z.literal("model"),
       text: z.string().max(LIMITS.claim),
       hedged: z.boolean(),
     }),
-  },
-  gate_run_finished: {
-    origin: ["gate"],
-    schema: z.object({
+  ),
+  gate_run_finished: declareEvent(["gate"], () =>
+    z.object({
       attempt,
       gate_id: z.string(),
       passed: z.boolean(),
@@ -133,43 +126,38 @@ export const runEvents = {
         .regex(/^[0-9a-f]{64}$/)
         .optional(),
     }),
-  },
-  attempt_finished: { origin: ["runtime"], schema: z.object({ attempt, passed: z.boolean() }) },
-  required_fix_issued: {
-    origin: ["runtime"],
-    schema: z.object({ attempt, text: z.string().max(LIMITS.requiredFix) }),
-  },
-  infrastructure_failed: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  attempt_finished: declareEvent(["runtime"], () => z.object({ attempt, passed: z.boolean() })),
+  required_fix_issued: declareEvent(["runtime"], () =>
+    z.object({ attempt, text: z.string().max(LIMITS.requiredFix) }),
+  ),
+  infrastructure_failed: declareEvent(["runtime"], () =>
+    z.object({
       attempt: z.number().int().nonnegative(),
       reason: z.string().max(LIMITS.reason),
       /** The user interrupted the run (Ctrl-C, SIGTERM): `loopgate resume` may reopen it. */
       interrupted: z.boolean().optional(),
     }),
-  },
-  run_finished: {
-    origin: ["runtime"],
-    schema: z.object({ status: RunStatus, reason: z.string().max(LIMITS.reason) }),
-  },
-  run_resumed: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  run_finished: declareEvent(["runtime"], () =>
+    z.object({ status: RunStatus, reason: z.string().max(LIMITS.reason) }),
+  ),
+  run_resumed: declareEvent(["runtime"], () =>
+    z.object({
       from_revision: z.number().int().nonnegative(),
       in_doubt: z.array(z.string()),
       action: z.string().max(2000),
       /** The run had finished as interrupted; this resume reopened it (its interruption no longer counts). */
       reopened: z.boolean().optional(),
     }),
-  },
+  ),
   /**
    * The process now driving the run (see core/run/run-lease.ts). `previous` is the lease it took over, and why:
    * it had expired, or its owner's process was gone on this host. Appended with the expected revision, so
    * two processes can never both take it.
    */
-  run_lease_taken: {
-    origin: ["runtime"],
-    schema: z.object({
+  run_lease_taken: declareEvent(["runtime"], () =>
+    z.object({
       owner: LeaseOwner,
       expires_at: Timestamp,
       previous: LeaseOwner.extend({
@@ -177,22 +165,20 @@ export const runEvents = {
         reason: z.enum(["expired", "owner_gone"]),
       }).nullable(),
     }),
-  },
+  ),
   /** The owner's heartbeat: its lease now runs until `expires_at`. Rare (every 10 s by default). */
-  run_lease_renewed: {
-    origin: ["runtime"],
-    schema: z.object({
+  run_lease_renewed: declareEvent(["runtime"], () =>
+    z.object({
       token: z.string().min(1).max(128),
       expires_at: Timestamp,
     }),
-  },
+  ),
   /**
    * `loopgate task check` proved the gates with the oracle: how many real tests each gate saw pass.
    * Later runs of the same task file (same digest) take these as their test floors. Own stream per task.
    */
-  task_checked: {
-    origin: ["runtime"],
-    schema: z.object({
+  task_checked: declareEvent(["runtime"], () =>
+    z.object({
       task_id: z.string(),
       task_digest: z.string(),
       oracle_run_id: z.string(),
@@ -200,5 +186,5 @@ export const runEvents = {
         z.object({ gate_id: z.string(), tests_passed: z.number().int().nonnegative().nullable() }),
       ),
     }),
-  },
+  ),
 } as const satisfies EventArea;

@@ -1,22 +1,20 @@
 import { z } from "zod";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import { attempt, turn } from "../kernel/event-parts.js";
 import { SelfCheckPlan, SelfCheckSubmission } from "../self-check/schemas.js";
 
 /** The built-in agent's self-check (advisory): accepted submissions and the repair gate. */
 export const selfCheckEvents = {
-  self_check_plan_recorded: {
-    origin: ["runtime"],
-    schema: z.object({
+  self_check_plan_recorded: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       plan: SelfCheckPlan,
       guard_version: z.number().int().positive(),
     }),
-  },
-  self_check_recorded: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  self_check_recorded: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       check: SelfCheckSubmission,
@@ -26,10 +24,9 @@ export const selfCheckEvents = {
       verified_artifacts: z.array(z.string()).max(100),
       cited_commands: z.array(z.string().max(4000)).max(50),
     }),
-  },
-  repair_decided: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  repair_decided: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       turn,
       decision: z.enum(["allow", "repair", "cap_reached"]),
@@ -39,5 +36,5 @@ export const selfCheckEvents = {
       cap: z.number().int().nonnegative(),
       warnings: z.array(z.string().max(500)).max(50),
     }),
-  },
+  ),
 } as const satisfies EventArea;

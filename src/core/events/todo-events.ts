@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventArea } from "../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../kernel/event-area.js";
 import { attempt } from "../kernel/event-parts.js";
 
 const step = z.string().max(2000);
@@ -7,9 +7,8 @@ const command = z.string().max(4000);
 
 /** Plan steps of the built-in agent's `todo` tool (see src/agent/todo/) and their appraisal. */
 export const todoEvents = {
-  todo_written: {
-    origin: ["runtime"],
-    schema: z.object({
+  todo_written: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       items: z
@@ -35,10 +34,9 @@ export const todoEvents = {
       completed: z.array(step),
       reopened: z.array(step),
     }),
-  },
-  step_check_ran: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  step_check_ran: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       step,
@@ -48,10 +46,9 @@ export const todoEvents = {
       detail: z.string().max(2000),
       duration_ms: z.number().nonnegative(),
     }),
-  },
-  step_appraised: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  step_appraised: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       step,
@@ -69,10 +66,9 @@ export const todoEvents = {
         .nullable(),
       rendered: z.string().max(4000),
     }),
-  },
-  step_escalated: {
-    origin: ["runtime"],
-    schema: z.object({
+  ),
+  step_escalated: declareEvent(["runtime"], () =>
+    z.object({
       attempt,
       call_id: z.string(),
       step,
@@ -80,5 +76,5 @@ export const todoEvents = {
       decision: z.enum(["carry_on", "revise_plan", "inconclusive"]),
       escalations_used: z.number().int().nonnegative(),
     }),
-  },
+  ),
 } as const satisfies EventArea;

@@ -7,6 +7,7 @@ import { globProblem } from "../kernel/glob-syntax.js";
 import { gateTemplateParams, templateNames } from "../kernel/template.js";
 import { lineOf, parseYamlSource } from "../kernel/yaml-source.js";
 import { DifferentialSpec } from "./differential-spec.js";
+import { GoalPredicate, gateId, relPath } from "./goal-predicate.js";
 import { JudgeSchema } from "./judge-spec.js";
 import { LimitsSchema } from "./limits.js";
 
@@ -28,7 +29,6 @@ const glob = z
     if (problem !== null)
       ctx.addIssue({ code: "custom", message: `not a valid glob ${JSON.stringify(g)}: ${problem}` });
   });
-const relPath = z.string().min(1);
 /** A dependency folder: a plain relative path inside the workspace, no globs, no `.`/`..` segments. */
 const dependencyPath = z
   .string()
@@ -97,7 +97,6 @@ export const DEFAULT_BUDGET = { attempts: 3, turns: 20, steps_per_turn: 50 } as 
 /** `builder.timeout` when the task gives none. */
 export const DEFAULT_BUILDER_TIMEOUT = "10m";
 
-const gateId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _ only");
 const feedback = z.enum(["none", "summary", "log"]);
 
 const knownParams = new Set<string>(gateTemplateParams);
@@ -178,13 +177,7 @@ const staticCheck = z
     }
   });
 
-/** One trusted-evidence predicate of a goal. */
-export const GoalPredicate = z.union([
-  z.object({ command_succeeded: z.string().min(1).max(500) }).strict(),
-  z.object({ gate_passed: gateId }).strict(),
-  z.object({ file_exists: relPath }).strict(),
-]);
-export type GoalPredicate = z.infer<typeof GoalPredicate>;
+export { GoalPredicate };
 
 /**
  * The goal the built-in agent's turns are gated on: every predicate must hold on trusted evidence.

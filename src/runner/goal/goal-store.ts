@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { LoopgateEvent, RecordedEvent } from "../../core/events/loopgate-event.js";
 import { ConcurrencyError, LoopgateError } from "../../core/kernel/errors.js";
 import type { EventStore } from "../../store/kernel/event-store.js";
-import { snapshotGoalTasks } from "./goal-tasks.js";
 
 // The goal stream: one per goal, written only through guarded commands with an expected revision.
 
@@ -102,6 +101,8 @@ export async function writeGoalEvents(
   expected: number | "no_stream",
 ): Promise<number> {
   // The task files the events name go into a shared store first, so no host meets a task it cannot get.
+  // Loaded here, not with this module: reading a goal (every status or events command) loads no task code.
+  const { snapshotGoalTasks } = await import("./goal-tasks.js");
   await snapshotGoalTasks(store, goalId, events);
   try {
     return (await store.append(goalStream(goalId), events, expected)).lastRevision;

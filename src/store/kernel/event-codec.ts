@@ -1,5 +1,5 @@
-import type { ZodError, ZodType } from "zod";
-import type { LoopgateEvent, RecordedEvent } from "../../core/events/loopgate-event.js";
+import type { ZodError } from "zod";
+import type { EventSchema, RecordedEvent } from "../../core/events/loopgate-event.js";
 import { CorruptEventError, formatPath } from "../../core/kernel/errors.js";
 import { DuplicateEventIdError } from "./store-errors.js";
 
@@ -39,7 +39,7 @@ export function describeIssues(issues: ZodError["issues"]): string {
 export function encodeEvents(
   stream: string,
   events: readonly unknown[],
-  schema: ZodType<LoopgateEvent>,
+  schema: EventSchema,
 ): EncodedEvent[] {
   const seen = new Map<string, number>();
   return events.map((candidate, index) => {
@@ -76,7 +76,7 @@ export function encodeEvents(
 }
 
 /** Parses and validates a stored row; a row that fails throws CorruptEventError naming stream, revision and field. */
-export function decodeRow(row: StoredRow, schema: ZodType<LoopgateEvent>): RecordedEvent {
+export function decodeRow(row: StoredRow, schema: EventSchema): RecordedEvent {
   const where = `stream ${row.stream} revision ${row.revision} (position ${row.position}, event id ${row.id})`;
   const column = (name: "data" | "meta", text: string): unknown => {
     try {

@@ -1,6 +1,6 @@
 import pg from "pg";
-import type { ZodType } from "zod";
-import { LoopgateEvent, type RecordedEvent } from "../../core/events/loopgate-event.js";
+
+import { type EventSchema, LoopgateEvent, type RecordedEvent } from "../../core/events/loopgate-event.js";
 import { LoopgateError } from "../../core/kernel/errors.js";
 import { decodeRow, encodeEvents, type StoredRow } from "../kernel/event-codec.js";
 import type {
@@ -28,7 +28,7 @@ import { PostgresRunQueue } from "./run-queue.js";
 /** Options for `PostgresEventStore.open`. */
 export interface PostgresEventStoreOptions {
   /** Schema every event is validated against on write and on read (default: `LoopgateEvent`). */
-  schema?: ZodType<LoopgateEvent>;
+  schema?: EventSchema;
   /** The Postgres schema (namespace) holding loopgate's tables (default `loopgate`). */
   pgSchema?: string;
   /** Open an existing log without migrating or writing it. */
@@ -73,7 +73,7 @@ export class PostgresEventStore implements EventStore {
   readonly target: PostgresUrl;
   readonly pgSchema: string;
   private readonly pool: pg.Pool;
-  private readonly schema: ZodType<LoopgateEvent>;
+  private readonly schema: EventSchema;
   private readonly readonly: boolean;
   /** The last error an idle pooled connection reported (the pool would otherwise crash the process). */
   lastIdleError: Error | undefined;

@@ -2,8 +2,8 @@ import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import type { ZodType } from "zod";
-import { LoopgateEvent, type RecordedEvent } from "../../core/events/loopgate-event.js";
+
+import { type EventSchema, LoopgateEvent, type RecordedEvent } from "../../core/events/loopgate-event.js";
 import { ConcurrencyError } from "../../core/kernel/errors.js";
 import { decodeRow, type EncodedEvent, encodeEvents, type StoredRow } from "../kernel/event-codec.js";
 import type {
@@ -28,7 +28,7 @@ import { applyPragmas, checkVersion, migrate } from "./sqlite-schema.js";
 /** Options for `SqliteEventStore.open`. */
 export interface SqliteEventStoreOptions {
   /** Schema every event is validated against on write and on read (default: `LoopgateEvent`). */
-  schema?: ZodType<LoopgateEvent>;
+  schema?: EventSchema;
   /** Open an existing log without writing to it (no schema creation, no journal-mode change). */
   readonly?: boolean;
   /** How long a writer waits for another process's write lock before `StoreBusyError` (default 5000). */
@@ -60,19 +60,14 @@ export class SqliteEventStore implements EventStore {
   /** The file this store was opened on. */
   readonly path: string;
   private readonly db: Database.Database;
-  private readonly schema: ZodType<LoopgateEvent>;
+  private readonly schema: EventSchema;
   private readonly busyTimeoutMs: number;
   private readonly stmt;
   private readonly appendTx;
   /** The private copy a read-only store was read from, removed on close. */
   private cleanup: string | undefined;
 
-  private constructor(
-    db: Database.Database,
-    path: string,
-    schema: ZodType<LoopgateEvent>,
-    busyTimeoutMs: number,
-  ) {
+  private constructor(db: Database.Database, path: string, schema: EventSchema, busyTimeoutMs: number) {
     this.db = db;
     this.path = path;
     this.schema = schema;
@@ -137,7 +132,7 @@ export class SqliteEventStore implements EventStore {
     return new SqliteEventStore(db, path, schema, busyTimeoutMs);
   }
 
-  private static openReadonly(path: string, schema: ZodType<LoopgateEvent>, busyTimeoutMs: number) {
+  private static openReadonly(path: string, schema: EventSchema, busyTimeoutMs: number) {
     const attempt = (file: string): Database.Database => {
       const db = new Database(file, { readonly: true, fileMustExist: true });
       try {

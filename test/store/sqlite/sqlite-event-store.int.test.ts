@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 import { CorruptEventError, InputError } from "../../../src/core/kernel/errors.js";
 import { StoreBusyError } from "../../../src/store/kernel/store-errors.js";
@@ -114,13 +115,18 @@ describe("SqliteEventStore on disk", () => {
     const loose = SqliteEventStore.open(path);
     await loose.append(stream, batch(1), "no_stream");
     await loose.close();
-    const onlyFirstAttempts = LoopgateEvent.refine(
-      (e) => e.type !== "attempt_started" || e.data.attempt === 1,
-      {
-        message: "only first attempts here",
-        path: ["data", "attempt"],
-      },
-    );
+    // Any zod schema serves; this one is LoopgateEvent's own rule plus one more.
+    const onlyFirstAttempts = z.unknown().transform((input, ctx) => {
+      const parsed = LoopgateEvent.safeParse(input);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: "custom" });
+        return z.NEVER;
+      }
+      const e = parsed.data;
+      if (e.type === "attempt_started" && e.data.attempt !== 1)
+        ctx.addIssue({ code: "custom", message: "only first attempts here", path: ["data", "attempt"] });
+      return e;
+    });
     const strict = SqliteEventStore.open(path, { schema: onlyFirstAttempts });
     expect(await strict.readStream(stream)).toHaveLength(1);
     const second = { ...batch(1)[0], data: { attempt: 2, required_fix: null } } as LoopgateEvent;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventArea } from "../../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../../kernel/event-area.js";
 import { Timestamp } from "../../kernel/event-parts.js";
 import { monitorEvents } from "./monitor-events.js";
 import { NotifyTarget, notifyEvents } from "./notify-events.js";
@@ -194,9 +194,8 @@ export type AttestedEvidence = z.infer<typeof AttestedEvidence>;
 
 /** The goal area: each event type once, with the origins allowed to write it. */
 export const goalEvents = {
-  goal_created: {
-    origin: ["operator"],
-    schema: z.object({
+  goal_created: declareEvent(["operator"], () =>
+    z.object({
       goal_id: Name,
       objective: z.string().min(1).max(GOAL_LIMITS.objective),
       acceptance: z.array(AcceptanceItem).min(1).max(GOAL_LIMITS.list),
@@ -208,20 +207,17 @@ export const goalEvents = {
       /** The goal file's `notify:` targets (absent: none). */
       notify: z.array(NotifyTarget).max(16).optional(),
     }),
-  },
-  goal_activation_changed: {
-    origin: ["operator"],
-    schema: z.object({ activation: z.enum(["active", "stopped"]), note: Reason }),
-  },
+  ),
+  goal_activation_changed: declareEvent(["operator"], () =>
+    z.object({ activation: z.enum(["active", "stopped"]), note: Reason }),
+  ),
   /** The goal workspace moved to a new git revision (an accepted change was committed). */
-  goal_revision_recorded: {
-    origin: ["runtime"],
-    schema: z.object({ revision: Revision, previous: Revision, reason: Reason, turn_id: Name.optional() }),
-  },
+  goal_revision_recorded: declareEvent(["runtime"], () =>
+    z.object({ revision: Revision, previous: Revision, reason: Reason, turn_id: Name.optional() }),
+  ),
   /** The whole new acceptance list; `delta` (absent in older logs) says which item was added or retired. */
-  goal_acceptance_changed: {
-    origin: ["operator", "runtime"],
-    schema: z.object({
+  goal_acceptance_changed: declareEvent(["operator", "runtime"], () =>
+    z.object({
       acceptance: z.array(AcceptanceItem).min(1).max(GOAL_LIMITS.list),
       reason: Reason,
       delta: z
@@ -229,112 +225,97 @@ export const goalEvents = {
         .max(GOAL_LIMITS.list)
         .optional(),
     }),
-  },
-  goal_budget_changed: { origin: ["operator"], schema: z.object({ budget: Budget, reason: Reason }) },
+  ),
+  goal_budget_changed: declareEvent(["operator"], () => z.object({ budget: Budget, reason: Reason })),
   /** The structured no_followup intent terminal closure needs. Any todo added later voids it. */
-  goal_no_followup_declared: {
-    origin: Who,
-    schema: z.object({
+  goal_no_followup_declared: declareEvent(Who, () =>
+    z.object({
       rationale: z.string().min(1).max(GOAL_LIMITS.reason),
       /** Absent in older logs: achieved. */
       outcome: ClosureOutcome.optional(),
       /** blocked: the todo accepted as blocked; rolled_back: the reverted revision. */
       cites: Name.optional(),
     }),
-  },
-  todo_added: {
-    origin: Who,
-    schema: z.object({ todo: TodoSpec, successor_of: TodoId.nullable() }),
-  },
+  ),
+  todo_added: declareEvent(Who, () => z.object({ todo: TodoSpec, successor_of: TodoId.nullable() })),
   /** A routing signal, never a lock and never "running". */
-  todo_claimed: { origin: Who, schema: z.object({ todo_id: TodoId, agent_id: Name }) },
-  todo_claim_released: { origin: Who, schema: z.object({ todo_id: TodoId, agent_id: Name }) },
-  todo_blocked: {
-    origin: Who,
-    schema: z.object({ todo_id: TodoId, reason: z.string().min(1).max(GOAL_LIMITS.reason) }),
-  },
-  todo_deferred: {
-    origin: Who,
-    schema: z.object({ todo_id: TodoId, resume_when: ResumeCondition, note: Reason }),
-  },
+  todo_claimed: declareEvent(Who, () => z.object({ todo_id: TodoId, agent_id: Name })),
+  todo_claim_released: declareEvent(Who, () => z.object({ todo_id: TodoId, agent_id: Name })),
+  todo_blocked: declareEvent(Who, () =>
+    z.object({ todo_id: TodoId, reason: z.string().min(1).max(GOAL_LIMITS.reason) }),
+  ),
+  todo_deferred: declareEvent(Who, () =>
+    z.object({ todo_id: TodoId, resume_when: ResumeCondition, note: Reason }),
+  ),
   /** The explicit reopen of a blocked or deferred todo; clears its resume_when. */
-  todo_reopened: { origin: ["operator"], schema: z.object({ todo_id: TodoId, note: Reason }) },
+  todo_reopened: declareEvent(["operator"], () => z.object({ todo_id: TodoId, note: Reason })),
   /** The predecessor is done with note `superseded`; its successor is added in the same append. */
-  todo_superseded: {
-    origin: Who,
-    schema: z.object({
+  todo_superseded: declareEvent(Who, () =>
+    z.object({
       todo_id: TodoId,
       successor_id: TodoId,
       note: z.literal("superseded"),
       reason: Reason,
     }),
-  },
-  todo_closed_no_followup: {
-    origin: Who,
-    schema: z.object({ todo_id: TodoId, rationale: z.string().min(1).max(GOAL_LIMITS.reason) }),
-  },
+  ),
+  todo_closed_no_followup: declareEvent(Who, () =>
+    z.object({ todo_id: TodoId, rationale: z.string().min(1).max(GOAL_LIMITS.reason) }),
+  ),
   /** Done on external evidence: the validation receipt of a SUCCESS of the todo's task on the current revision. */
-  todo_completed: { origin: ["runtime"], schema: z.object({ todo_id: TodoId, receipt: ValidationReceipt }) },
+  todo_completed: declareEvent(["runtime"], () => z.object({ todo_id: TodoId, receipt: ValidationReceipt })),
   /**
    * A person's step, recorded on the person's word with evidence (never a run's verdict): `done` closes a
    * user_action or a task-less blocker; `blocker_accepted` accepts a blocked todo's blocker as its terminal
    * outcome (a verified blocker).
    */
-  todo_attested: {
-    origin: ["operator"],
-    schema: z.object({
+  todo_attested: declareEvent(["operator"], () =>
+    z.object({
       todo_id: TodoId,
       outcome: z.enum(["done", "blocker_accepted"]),
       note: z.string().min(1).max(GOAL_LIMITS.reason),
       by: Name.optional(),
       evidence: z.array(AttestedEvidence).min(1).max(8),
     }),
-  },
-  acceptance_receipt_recorded: {
-    origin: ["runtime"],
-    schema: z.object({ acceptance_id: Name, receipt: ValidationReceipt }),
-  },
-  gate_decided: {
-    origin: ["operator"],
-    schema: z.object({ todo_id: TodoId, decision: GateDecision, note: Reason }),
-  },
-  vision_recorded: {
-    origin: Who,
-    schema: z.object({
+  ),
+  acceptance_receipt_recorded: declareEvent(["runtime"], () =>
+    z.object({ acceptance_id: Name, receipt: ValidationReceipt }),
+  ),
+  gate_decided: declareEvent(["operator"], () =>
+    z.object({ todo_id: TodoId, decision: GateDecision, note: Reason }),
+  ),
+  vision_recorded: declareEvent(Who, () =>
+    z.object({
       agent_id: Name,
       route: z.string().min(1).max(GOAL_LIMITS.route),
       checkpoint: VisionCheckpoint,
     }),
-  },
-  vision_patched: {
-    origin: Who,
-    schema: z.object({
+  ),
+  vision_patched: declareEvent(Who, () =>
+    z.object({
       agent_id: Name,
       patch: z.string().min(1).max(GOAL_LIMITS.patch),
       route: z.string().min(1).max(GOAL_LIMITS.route),
       reason: Reason,
       checkpoint: VisionCheckpoint,
     }),
-  },
-  vision_unchanged_recorded: {
-    origin: Who,
-    schema: z.object({
+  ),
+  vision_unchanged_recorded: declareEvent(Who, () =>
+    z.object({
       agent_id: Name,
       reason: z.string().min(1).max(GOAL_LIMITS.reason),
       checkpoint: VisionCheckpoint,
     }),
-  },
+  ),
   /** One turn's spend, charged once per turn identity. */
-  quota_spent: {
-    origin: ["runtime"],
-    schema: z.object({
+  quota_spent: declareEvent(["runtime"], () =>
+    z.object({
       turn_id: Name,
       at: Timestamp,
       turns: z.number().int().nonnegative(),
       tokens: z.number().int().nonnegative(),
       cost_usd: z.number().nonnegative(),
     }),
-  },
+  ),
   ...monitorEvents,
   ...notifyEvents,
   ...replanEvents,
@@ -344,12 +325,6 @@ export const goalEvents = {
 
 export type GoalEventType = keyof typeof goalEvents;
 export const goalEventTypes = Object.keys(goalEvents) as GoalEventType[];
-
-type Schemas = { [K in GoalEventType]: (typeof goalEvents)[K]["schema"] };
-/** The schemas alone, by type: a goal event's `data`, to parse without the envelope. */
-export const goalEventSchemas = Object.fromEntries(
-  goalEventTypes.map((t) => [t, goalEvents[t].schema]),
-) as Schemas;
 
 /** A goal event as a decider emits it (the caller adds `id` and `meta`). */
 export type GoalEventBody = {

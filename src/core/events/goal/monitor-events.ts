@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventArea } from "../../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../../kernel/event-area.js";
 import { Timestamp } from "../../kernel/event-parts.js";
 
 /**
@@ -32,45 +32,40 @@ export type PollFailureKind = z.infer<typeof PollFailureKind>;
 
 export const monitorEvents = {
   /** The first poll: the result hash every later poll is compared with. */
-  monitor_baseline_recorded: {
-    origin: ["runtime"],
-    schema: z.object({ ...Op, result_hash: Hash, next_due_at: Time }),
-  },
+  monitor_baseline_recorded: declareEvent(["runtime"], () =>
+    z.object({ ...Op, result_hash: Hash, next_due_at: Time }),
+  ),
   /** Due and the same hash: a no-change receipt; at the bound it asks for a replan. */
-  monitor_no_change_recorded: {
-    origin: ["runtime"],
-    schema: z.object({
+  monitor_no_change_recorded: declareEvent(["runtime"], () =>
+    z.object({
       ...Op,
       result_hash: Hash,
       consecutive_no_change: z.number().int().positive(),
       next_due_at: Time,
       replan_requested: z.boolean(),
     }),
-  },
+  ),
   /** A material change: opens generation `generation` (the last + 1). Its successor follows in the same append. */
-  monitor_observation_recorded: {
-    origin: ["runtime"],
-    schema: z.object({
+  monitor_observation_recorded: declareEvent(["runtime"], () =>
+    z.object({
       ...Op,
       result_hash: Hash,
       generation: z.number().int().positive(),
       next_due_at: Time,
     }),
-  },
+  ),
   /** The successor a generation asked for (added by the `todo_added` before it in the same append). */
-  monitor_successor_created: {
-    origin: ["runtime"],
-    schema: z.object({ ...Op, generation: z.number().int().positive(), successor: MonitorSuccessor }),
-  },
+  monitor_successor_created: declareEvent(["runtime"], () =>
+    z.object({ ...Op, generation: z.number().int().positive(), successor: MonitorSuccessor }),
+  ),
   /**
    * The poll ran but gave no observation (timeout, non-zero exit, could not start): no hash, no change; the
    * next poll after the backoff. `consecutive_failures` (absent in logs written before it): this failure's
    * place in the run of failures; at the monitor's max_failures a `todo_blocked` of the monitor follows in
    * the same append and it polls no more until a person reopens it.
    */
-  monitor_poll_failed: {
-    origin: ["runtime"],
-    schema: z.object({
+  monitor_poll_failed: declareEvent(["runtime"], () =>
+    z.object({
       ...Op,
       failure: PollFailureKind,
       exit_code: z.number().int().nullable(),
@@ -78,12 +73,11 @@ export const monitorEvents = {
       next_due_at: Time,
       consecutive_failures: z.number().int().positive().optional(),
     }),
-  },
+  ),
   /** Expiry, resume_when or a person's stop: the monitor todo is done, linked to a successor or no_followup. */
-  monitor_completed: {
-    origin: ["runtime", "operator"],
-    schema: z.object({ ...Op, reason: z.string().max(2000), followup: MonitorFollowup }),
-  },
+  monitor_completed: declareEvent(["runtime", "operator"], () =>
+    z.object({ ...Op, reason: z.string().max(2000), followup: MonitorFollowup }),
+  ),
 } as const satisfies EventArea;
 
 export type MonitorGoalEventType = keyof typeof monitorEvents;

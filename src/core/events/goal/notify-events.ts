@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventArea } from "../../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../../kernel/event-area.js";
 import { Timestamp } from "../../kernel/event-parts.js";
 
 /**
@@ -69,9 +69,8 @@ const Result = {
 
 export const notifyEvents = {
   /** An occurrence to tell one target about: the obligation, recorded before any attempt. */
-  notification_due: {
-    origin: ["runtime"],
-    schema: z.object({
+  notification_due: declareEvent(["runtime"], () =>
+    z.object({
       /** Stable across hosts and retries: the occurrence key and the target (the idempotency key sent). */
       notification_id: Id,
       occurrence: Id,
@@ -86,24 +85,17 @@ export const notifyEvents = {
       /** What a person should run now (a gate's approve, `goal status` for health), or null. */
       command: z.string().max(2000).nullable(),
     }),
-  },
+  ),
   /** An attempt claimed by one host; a claim with no result by `until` is in doubt and may be tried again. */
-  notification_attempted: {
-    origin: ["runtime"],
-    schema: z.object({ ...Result, by: Id, until: Time }),
-  },
-  notification_sent: {
-    origin: ["runtime"],
-    schema: z.object({ ...Result, detail: z.string().max(500) }),
-  },
+  notification_attempted: declareEvent(["runtime"], () => z.object({ ...Result, by: Id, until: Time })),
+  notification_sent: declareEvent(["runtime"], () => z.object({ ...Result, detail: z.string().max(500) })),
   /** A failed attempt: `next_retry_at` null means the cap (`max_attempts`) is reached and it is given up. */
-  notification_failed: {
-    origin: ["runtime"],
-    schema: z.object({
+  notification_failed: declareEvent(["runtime"], () =>
+    z.object({
       ...Result,
       error: z.string().min(1).max(500),
       max_attempts: z.number().int().min(1).max(20),
       next_retry_at: Time.nullable(),
     }),
-  },
+  ),
 } as const satisfies EventArea;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventArea } from "../../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../../kernel/event-area.js";
 
 /**
  * Replan facts in the goal stream (Vision / replan), declared once: schema and origin.
@@ -24,41 +24,36 @@ const Checkpoint = z.object({
 });
 
 export const replanEvents = {
-  replan_noop_recorded: {
-    origin: ["runtime", "operator"],
-    schema: z.object({ agent_id: Name, obligation: z.string().max(400), reason: Reason }),
-  },
-  vision_closed: {
-    origin: ["runtime", "operator"],
-    schema: z.object({ agent_id: Name, reason: Reason, successor_id: TodoRef, checkpoint: Checkpoint }),
-  },
+  replan_noop_recorded: declareEvent(["runtime", "operator"], () =>
+    z.object({ agent_id: Name, obligation: z.string().max(400), reason: Reason }),
+  ),
+  vision_closed: declareEvent(["runtime", "operator"], () =>
+    z.object({ agent_id: Name, reason: Reason, successor_id: TodoRef, checkpoint: Checkpoint }),
+  ),
   /** The receipt of one answer (delta or noop) under the turn's operation id: readback finds it, a retry replays. */
-  replan_answered: {
-    origin: ["runtime", "operator"],
-    schema: z.object({
+  replan_answered: declareEvent(["runtime", "operator"], () =>
+    z.object({
       agent_id: Name,
       obligation: z.string().max(400),
       operation_id: Name,
       outcome: z.enum(["delta", "replan_noop"]),
     }),
-  },
-  vision_retired: {
-    origin: ["runtime", "operator"],
-    schema: z.object({
+  ),
+  vision_retired: declareEvent(["runtime", "operator"], () =>
+    z.object({
       agent_id: Name,
       reason: z.string().min(1).max(2000),
       superseded_by: Name.nullable(),
       checkpoint: Checkpoint,
     }),
-  },
-  change_compensated: {
-    origin: ["runtime", "operator"],
-    schema: z.object({
+  ),
+  change_compensated: declareEvent(["runtime", "operator"], () =>
+    z.object({
       reverted_revision: Name,
       revert_revision: Name,
       reason: z.string().min(1).max(2000),
       successor_id: TodoRef,
       turn_id: Name.optional(),
     }),
-  },
+  ),
 } as const satisfies EventArea;

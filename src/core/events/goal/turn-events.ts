@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventArea } from "../../kernel/event-area.js";
+import { declareEvent, type EventArea } from "../../kernel/event-area.js";
 import { LeaseOwner, Timestamp } from "../../kernel/event-parts.js";
 import { ValidationReceipt } from "./validation-receipt.js";
 
@@ -110,32 +110,28 @@ const runtime = ["runtime"] as const;
 
 /** The facts of one turn, in phase order. */
 export const turnEvents = {
-  turn_bound: { origin: runtime, schema: withId({ work: TurnWork, base_revision: Name }) },
-  turn_effect_prepared: { origin: runtime, schema: withId({ phase: EffectPhase, effect_ref: Name }) },
-  turn_effect_readback: {
-    origin: runtime,
-    schema: withId({ phase: EffectPhase, effect_ref: Name, found: z.enum(["committed", "absent"]) }),
-  },
-  turn_host_executed: { origin: runtime, schema: withId({ effect_ref: Name, run_ref: Name }) },
-  turn_typed_result: { origin: runtime, schema: withId({ result: TypedResult }) },
-  turn_validated: { origin: runtime, schema: withId({ receipt: TurnReceipt }) },
-  turn_writeback_accepted: {
-    origin: runtime,
-    schema: withId({ effect_ref: Name, commit: Name, new_revision: Name }),
-  },
-  turn_quota_spent: { origin: runtime, schema: withId({ spend_key: Name, usage: Usage }) },
-  turn_scheduler_applied: { origin: runtime, schema: withId({ effect_ref: Name, hint: SchedulerHintFact }) },
-  turn_scheduler_acked: {
-    origin: runtime,
-    schema: withId({ effect_ref: Name, mode: z.enum(["host_match", "host_updated"]) }),
-  },
-  turn_scheduler_apply_failed: { origin: runtime, schema: withId({ effect_ref: Name, reason: Text }) },
-  turn_rebased: {
-    origin: runtime,
-    schema: withId({ from_revision: z.string().max(200), to_revision: Name }),
-  },
-  turn_released: { origin: runtime, schema: withId({ reason: Text }) },
-  turn_failed: { origin: runtime, schema: withId({ failure: TurnFailure }) },
+  turn_bound: declareEvent(runtime, () => withId({ work: TurnWork, base_revision: Name })),
+  turn_effect_prepared: declareEvent(runtime, () => withId({ phase: EffectPhase, effect_ref: Name })),
+  turn_effect_readback: declareEvent(runtime, () =>
+    withId({ phase: EffectPhase, effect_ref: Name, found: z.enum(["committed", "absent"]) }),
+  ),
+  turn_host_executed: declareEvent(runtime, () => withId({ effect_ref: Name, run_ref: Name })),
+  turn_typed_result: declareEvent(runtime, () => withId({ result: TypedResult })),
+  turn_validated: declareEvent(runtime, () => withId({ receipt: TurnReceipt })),
+  turn_writeback_accepted: declareEvent(runtime, () =>
+    withId({ effect_ref: Name, commit: Name, new_revision: Name }),
+  ),
+  turn_quota_spent: declareEvent(runtime, () => withId({ spend_key: Name, usage: Usage })),
+  turn_scheduler_applied: declareEvent(runtime, () => withId({ effect_ref: Name, hint: SchedulerHintFact })),
+  turn_scheduler_acked: declareEvent(runtime, () =>
+    withId({ effect_ref: Name, mode: z.enum(["host_match", "host_updated"]) }),
+  ),
+  turn_scheduler_apply_failed: declareEvent(runtime, () => withId({ effect_ref: Name, reason: Text })),
+  turn_rebased: declareEvent(runtime, () =>
+    withId({ from_revision: z.string().max(200), to_revision: Name }),
+  ),
+  turn_released: declareEvent(runtime, () => withId({ reason: Text })),
+  turn_failed: declareEvent(runtime, () => withId({ failure: TurnFailure })),
 } as const satisfies EventArea;
 
 export type TurnEventType = keyof typeof turnEvents;
@@ -150,9 +146,8 @@ export type TurnEvent = {
  * turn, not what a turn did: apart from the turn's facts, which carry an identity.
  */
 export const turnLeaseEvents = {
-  turn_lease_acquired: {
-    origin: runtime,
-    schema: z.object({
+  turn_lease_acquired: declareEvent(runtime, () =>
+    z.object({
       holder: Name,
       owner: LeaseOwner,
       expires_at: At,
@@ -165,10 +160,10 @@ export const turnLeaseEvents = {
         })
         .nullable(),
     }),
-  },
+  ),
   /** The holder's heartbeat: its lease now runs until `expires_at`. */
-  turn_lease_heartbeat: { origin: runtime, schema: z.object({ token: Name, expires_at: At }) },
-  turn_lease_released: { origin: runtime, schema: z.object({ token: Name, reason: Text }) },
+  turn_lease_heartbeat: declareEvent(runtime, () => z.object({ token: Name, expires_at: At })),
+  turn_lease_released: declareEvent(runtime, () => z.object({ token: Name, reason: Text })),
 } as const satisfies EventArea;
 
 export type TurnLeaseEventType = keyof typeof turnLeaseEvents;

@@ -12,8 +12,8 @@
  * - str: up to 3 distinct permutations of its characters; when there are none (length < 2, or all one
  *   character), up to 3 copies with one character changed to another of its class (a-z, A-Z, 0-9).
  * - bool: the other bool.
- * (String.raw, so a backslash written in the Python text stays one.)
  */
+// biome-ignore lint/complexity/noUselessStringRaw: a backslash later written in the Python text must stay one
 export const PYTHON_SITES_SCRIPT = String.raw`
 import ast
 import copy
