@@ -103,9 +103,10 @@ describe("run --oracle on a folder store", () => {
     expect(under(t, "store/postgres/")).toEqual([]);
   });
 
-  it("loads neither pg nor the AI SDK", () => {
+  it("loads neither pg nor the AI SDK, nor the JavaScript parser (the example has no JavaScript test to twin)", () => {
     expect(t.packages.has("pg")).toBe(false);
     expect(aiPackages(t)).toEqual([]);
+    expect(t.packages.has("@babel/parser")).toBe(false);
   });
 
   it("reading the run back (status, events) loads no task-file code: its events are built per type as read", async () => {

@@ -2,8 +2,8 @@
  * JavaScript literals as mutation sites: which expressions count as a literal expected value, and how a
  * replacement is written so that it looks like the original (same quotes, escapes, radix, exponent).
  */
-import { parseExpression } from "@babel/parser";
 import type { Expression, Node } from "@babel/types";
+import { babelParser } from "./babel-parser.js";
 import {
   booleanReplacement,
   decimalReplacements,
@@ -149,7 +149,7 @@ export function replacementsFor(node: Node, source: string): string[] {
 export function replacementKind(text: string): LiteralKind | null {
   let expr: Expression;
   try {
-    expr = parseExpression(text, { errorRecovery: false });
+    expr = babelParser().parseExpression(text, { errorRecovery: false });
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
 /** Parsing JavaScript and TypeScript test files with @babel/parser (read only, never run). */
-import { type ParserPlugin, parse } from "@babel/parser";
+import type { ParserPlugin } from "@babel/parser";
 import type { File, Node } from "@babel/types";
+import { babelParser } from "./babel-parser.js";
 
 /** The file names this reader handles: JavaScript and TypeScript, with or without JSX. */
 export const JS_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
@@ -17,7 +18,7 @@ function pluginsFor(path: string): ParserPlugin[] {
 }
 
 function tryParse(source: string, plugins: ParserPlugin[]): File {
-  return parse(source, {
+  return babelParser().parse(source, {
     sourceType: "unambiguous",
     errorRecovery: false,
     plugins,
