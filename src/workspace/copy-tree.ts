@@ -1,8 +1,10 @@
 import {
   chmodSync,
+  chownSync,
   constants,
   copyFileSync,
   existsSync,
+  lchownSync,
   lstatSync,
   lutimesSync,
   mkdirSync,
@@ -44,11 +46,15 @@ export interface CopyTreeResult {
  * `dest` must not exist. `filter(rel)` false
  * leaves a path (and, for a directory, its subtree) out. Synchronous calls: far faster than
  * promise-per-file for trees of small files.
+ *
+ * `owner`: every entry of the copy is made theirs as it is made (symlinks themselves, never followed), for a
+ * copy a sandbox user is about to be handed (sandbox-owner.ts then finds nothing left to chown). The copy is
+ * new and no sandbox can reach it yet, so nothing can be swapped under it on the way.
  */
 export async function copyTree(
   src: string,
   dest: string,
-  options?: { filter?: (rel: string) => boolean },
+  options?: { filter?: (rel: string) => boolean; owner?: { uid: number; gid: number } | null },
 ): Promise<CopyTreeResult> {
   const from = path.resolve(src);
   const to = path.resolve(dest);
@@ -65,13 +71,15 @@ export async function copyTree(
   // Directory modes and times are applied after their contents: a read-only directory could not be filled otherwise.
   const dirs: DirTimes[] = [];
   mkdirSync(to, { mode: 0o700 });
+  const owner = options?.owner ?? null;
+  if (owner) chownSync(to, owner.uid, owner.gid);
   dirs.push({
     dest: to,
     mode: keptMode(rootStat.mode),
     atime: rootStat.atimeMs / 1000,
     mtime: rootStat.mtimeMs / 1000,
   });
-  copyDir(from, to, "", options?.filter, result, dirs);
+  copyDir(from, to, "", options?.filter, result, dirs, owner);
   for (let i = dirs.length - 1; i >= 0; i--) {
     const d = dirs[i];
     if (!d) continue;
@@ -88,6 +96,7 @@ function copyDir(
   filter: ((rel: string) => boolean) | undefined,
   result: CopyTreeResult,
   dirs: DirTimes[],
+  owner: { uid: number; gid: number } | null,
 ) {
   // Raw bytes: a name that is not UTF-8 is copied byte for byte; `filter` sees its encoded path (path-bytes.ts).
   for (const raw of readdirSync(from, { encoding: "buffer" })) {
@@ -102,16 +111,19 @@ function copyDir(
       // COPYFILE_EXCL: never write through something already at the destination. Mode is copied by copyfile,
       // privileged bits included (as root), so they are cleared right after.
       copyFileSync(s, d, constants.COPYFILE_EXCL);
+      if (owner) chownSync(d, owner.uid, owner.gid);
       if (st.mode & PRIVILEGED_BITS) chmodSync(d, keptMode(st.mode));
       utimesSync(d, st.atimeMs / 1000, st.mtimeMs / 1000);
       result.files++;
     } else if (st.isDirectory()) {
       mkdirSync(d, { mode: 0o700 });
+      if (owner) chownSync(d, owner.uid, owner.gid);
       dirs.push({ dest: d, mode: keptMode(st.mode), atime: st.atimeMs / 1000, mtime: st.mtimeMs / 1000 });
       result.dirs++;
-      copyDir(s, d, childRel, filter, result, dirs);
+      copyDir(s, d, childRel, filter, result, dirs, owner);
     } else if (st.isSymbolicLink()) {
       symlinkSync(readlinkSync(s, { encoding: "buffer" }), d);
+      if (owner) lchownSync(d, owner.uid, owner.gid);
       lutimesSync(d, st.atimeMs / 1000, st.mtimeMs / 1000);
       result.symlinks++;
     } else {

@@ -92,3 +92,36 @@ describe("copyTree keeps no privileged bit", () => {
     expect(lstatSync(path.join(dest, "shared")).mode & 0o7777).toBe(0o777);
   });
 });
+
+const asRoot = process.getuid?.() === 0;
+describe.skipIf(!asRoot)("copyTree with an owner (as root)", () => {
+  const tmp = useTempDirs();
+  if (!asRoot) console.log("copyTree with an owner: skipped, chown needs root");
+
+  it("makes every entry of the copy the owner's, symlinks themselves, and leaves the source and link targets alone", async () => {
+    const src = tmp();
+    writeTree(src, { "a/b/c.txt": "1", "top.txt": "2" });
+    const outside = path.join(tmp(), "target.txt");
+    writeTree(path.dirname(outside), { "target.txt": "t" });
+    symlinkSync(outside, path.join(src, "a/out"));
+    chmodSync(path.join(src, "a"), 0o555);
+    chmodSync(path.join(src, "top.txt"), 0o4755);
+    const dest = path.join(tmp(), "copy");
+
+    await copyTree(src, dest, { owner: { uid: 65534, gid: 65533 } });
+
+    const entries = ["", "a", "a/b", "a/b/c.txt", "top.txt", "a/out"];
+    for (const rel of entries) {
+      const st = lstatSync(path.join(dest, rel));
+      expect([rel, st.uid, st.gid]).toEqual([rel, 65534, 65533]);
+      expect(lstatSync(path.join(src, rel)).uid, rel).toBe(0);
+    }
+    expect(lstatSync(path.join(dest, "a/out")).isSymbolicLink()).toBe(true);
+    expect(lstatSync(outside).uid).toBe(0);
+    // The mode stays as without an owner: privileged bits cleared, the rest kept.
+    expect(lstatSync(path.join(dest, "a")).mode & 0o7777).toBe(0o555);
+    expect(lstatSync(path.join(dest, "top.txt")).mode & 0o7777).toBe(0o755);
+    chmodSync(path.join(dest, "a"), 0o755);
+    chmodSync(path.join(src, "a"), 0o755);
+  });
+});

@@ -3,6 +3,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runBuilderArgv } from "../../../builders/command-builder.js";
 import type { OracleTree } from "../../../gates/gate.js";
+import { sandboxUser } from "../../../sandbox/sandbox-user.js";
 import { copyTree } from "../../../workspace/copy-tree.js";
 import { removeTree } from "../../../workspace/remove-tree.js";
 import type { RunContext } from "./run-context.js";
@@ -35,7 +36,8 @@ async function buildOracleTree(ctx: RunContext): Promise<OracleTree> {
   const partial = join(ctx.runDir, "oracle-tree.partial");
   const promptDir = join(ctx.runDir, "oracle-tree.prompt");
   await removeTree(partial);
-  await copyTree(ctx.pristineDir, partial);
+  // The oracle runs in it as the sandbox user: the copy is made theirs as it is written.
+  await copyTree(ctx.pristineDir, partial, { owner: ctx.sandbox === "bubblewrap" ? sandboxUser() : null });
   await mkdir(promptDir, { recursive: true });
   const promptFile = join(promptDir, "prompt.md");
   await writeFile(promptFile, ctx.loaded.task.prompt);

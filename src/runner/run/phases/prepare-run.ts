@@ -63,7 +63,9 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
       ctx.reporter.note?.(`workspace: ${choice.mode} (${choice.why})`);
     } else {
       await copyTree(loaded.workspace, ctx.pristineDir, { filter });
-      await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter });
+      // The workspace is the builder's: its copy is made the sandbox user's as it is written.
+      const owner = ctx.sandbox === "bubblewrap" ? sandboxUser() : null;
+      await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter, owner });
       // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
       for (const d of ctx.dependencies) mkdirSync(join(ctx.workspace, d.path), { recursive: true });
       pristine = await new WorkspaceObserver(ctx.pristineDir).observe();
