@@ -33,6 +33,8 @@ interface PristineIndex {
   bytes: number;
   /** What observationId hashes for the pristine entries, so a merge's id reuses it; null for a list it cannot split. */
   idBytes: ObservationIdBytes | null;
+  /** The pristine files over limits.fileBytes (the limits do not change for an observer). */
+  oversized: readonly ObservedEntry[];
 }
 
 /** What of the pristine a merge left out: its counts against the limits, and its files. */
@@ -111,6 +113,8 @@ export class OverlayObserver extends WorkspaceObserver {
     const children = new Map<string, string[]>();
     let counted = 0;
     let bytes = 0;
+    const oversized: ObservedEntry[] = [];
+    const fileBytes = this.options.limits?.fileBytes ?? Number.POSITIVE_INFINITY;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as ObservedEntry;
       position.set(e.path, i);
@@ -120,9 +124,13 @@ export class OverlayObserver extends WorkspaceObserver {
       if (list) list.push(e.path.slice(cut + 1));
       else children.set(parent, [e.path.slice(cut + 1)]);
       if (pathByteLength(e.path) <= MAX_PATH_BYTES) counted++;
-      if (e.type === "file") bytes += e.size;
+      if (e.type === "file") {
+        bytes += e.size;
+        if (e.size > fileBytes) oversized.push(e);
+      }
     }
-    this.index = { entries, position, children, counted, bytes, idBytes: observationIdBytes(entries) };
+    const idBytes = observationIdBytes(entries);
+    this.index = { entries, position, children, counted, bytes, idBytes, oversized };
     return this.index;
   }
 
@@ -153,9 +161,16 @@ export class OverlayObserver extends WorkspaceObserver {
     }
     const inPristine = rel === "" || index.entries[index.position.get(rel) ?? -1]?.type === "dir";
     const seen = inPristine ? new Set<string>() : null;
+    // The names this folder holds in the upper layer, by their bytes: only those are looked at there (one
+    // listing instead of an lstat per name the mount shows). Null when the listing fails: lstat each name.
+    const inUpper = upperNames(upperAbs);
+    const upperBase = (typeof upperAbs === "string" ? Buffer.byteLength(upperAbs) : upperAbs.length) + 1;
     for (const raw of names) {
       const name = encodePathBytes(raw);
       seen?.add(name);
+      // Not in the upper layer: the lower's entry (and all under it) shows through, as observed. A path
+      // too long for lstat still goes to lstat, which says so, as every other name did.
+      if (inUpper && !inUpper.has(raw.toString("latin1")) && upperBase + raw.length < PATH_MAX) continue;
       const childRel = rel === "" ? name : `${rel}/${name}`;
       const childUpper = childPath(upperAbs, raw, name);
       const childBytes = relBytes + (rel === "" ? 0 : 1) + raw.length;
@@ -210,13 +225,26 @@ export class OverlayObserver extends WorkspaceObserver {
     const limits = this.options.limits;
     if (!limits) return;
     // A pristine file over the size limit still shows through, unless the builder replaced it.
-    for (const e of index.entries)
-      if (e.type === "file" && e.size > limits.fileBytes && !dropped.paths.has(e.path))
+    for (const e of index.oversized)
+      if (!dropped.paths.has(e.path))
         throw new LimitExceededError("file_bytes", limits.fileBytes, e.size, e.path);
     const paths = index.counted - dropped.counted + this.pass.paths;
     if (paths > limits.files) throw new LimitExceededError("files", limits.files, limits.files + 1);
     const bytes = index.bytes - dropped.bytes + this.pass.bytes;
     if (bytes > limits.totalBytes) throw new LimitExceededError("total_bytes", limits.totalBytes, bytes);
+  }
+}
+
+/** PATH_MAX: lstat refuses a longer path (ENAMETOOLONG) whether or not it exists. */
+const PATH_MAX = 4096;
+
+/** The names of an upper-layer folder as latin1 keys of their bytes; empty when it is gone, null when unreadable. */
+function upperNames(upperAbs: string | Buffer): Set<string> | null {
+  try {
+    return new Set(readdirSync(upperAbs, { encoding: "buffer" }).map((b) => b.toString("latin1")));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    return code === "ENOENT" || code === "ENOTDIR" ? new Set() : null;
   }
 }
 
@@ -288,21 +316,22 @@ function mergeWithPristine(
     if (b) parts.push(b);
     else parts = null;
   };
+  // Each changed entry goes before the first pristine entry that sorts at or after it (one binary search
+  // per change, not a comparison per pristine entry); a pristine entry of the same path was dropped above.
+  const at = changed.map((c) => lowerBound(entries, c.path));
   let j = 0;
   for (let i = 0; i < entries.length; i++) {
+    if (j < changed.length && (at[j] as number) <= i) {
+      endRun(i);
+      runFrom = i;
+      while (j < changed.length && (at[j] as number) <= i) insert(changed[j++] as ObservedEntry);
+    }
     if (drop[i]) {
       endRun(i);
       runFrom = i + 1;
       continue;
     }
-    const e = entries[i] as ObservedEntry;
-    if (j < changed.length && comparePaths((changed[j] as ObservedEntry).path, e.path) < 0) {
-      endRun(i);
-      runFrom = i;
-      while (j < changed.length && comparePaths((changed[j] as ObservedEntry).path, e.path) < 0)
-        insert(changed[j++] as ObservedEntry);
-    }
-    out.push(e);
+    out.push(entries[i] as ObservedEntry);
   }
   endRun(entries.length);
   while (j < changed.length) insert(changed[j++] as ObservedEntry);
