@@ -209,7 +209,7 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
   // RLIMIT_NPROC is set inside the sandbox's user namespace, so it counts this sandbox alone (nprocInsideArgv).
   const inner = { ...spec, argv: [...nprocInsideArgv(limits), ...spec.argv] };
   // The filter rides on descriptor 3 through prlimit (and the privilege drop's unshare, stage script,
-  // setpriv and env, which all exec with it open); bwrap fails to start if it cannot load it.
+  // and setpriv, which all exec with it open); bwrap fails to start if it cannot load it.
   const filter = seccompProgram();
   const fd = filter ? SECCOMP_FD : null;
   const withFilter = filter ? { ...options, fd3Input: filter } : options;

@@ -40,6 +40,11 @@ export function stagedBubblewrap(
   env: Readonly<Record<string, string>>,
   inner: (stage: (s: StagedSource) => string) => string[],
 ): string[] {
+  const taken = STAGE_VARIABLES.filter((name) => Object.hasOwn(env, name));
+  if (taken.length)
+    throw new InfrastructureError(
+      `the sandbox's environment holds ${taken.join(", ")}, a name loopgate's privilege drop uses for itself: rename it`,
+    );
   const dir = stageDir();
   const staged: StagedSource[] = [];
   const innerArgv = inner((s) => {
@@ -80,34 +85,41 @@ export function stagedBubblewrap(
     "stage",
   ];
   const tools = [tool("mount"), tool("mkdir"), tool("ln")];
-  // The sandbox's PID 1 must hold exactly the spec's environment: a shell on the way may have set PWD.
-  const pwd = env.PWD === undefined ? ["-u", "PWD"] : [`PWD=${env.PWD}`];
-  return [...stage, ...tools, dir, ...ops, "--", ...dropArgv(user), tool("env"), ...pwd, "--", ...innerArgv];
+  // The sandbox's PID 1 must hold exactly the spec's environment: the stage shell sets PWD, so it puts PWD
+  // back as the spec has it (unset, or its value) before it execs the rest.
+  const pwd = env.PWD === undefined ? ["unset", ""] : ["set", env.PWD];
+  return [...stage, ...tools, dir, ...pwd, ...ops, "--", ...dropArgv(user), ...innerArgv];
 }
 
 /**
  * Run as root in the new mount namespace: `$1 $2 $3` are mount, mkdir and ln by absolute path (the
- * spec's PATH is never searched as root), `$4` the stage folder, then operations up to `--`
- * (`bind SRC REL`, `dir REL`, `link TARGET REL`, REL inside the stage), then the command to exec.
- * Every expansion is quoted; nothing here is a shell string built from a path.
+ * spec's PATH is never searched as root), `$4` the stage folder, `$5 $6` what PWD must be in the
+ * environment the command gets (`unset` and an empty word, or `set` and its value), then operations up
+ * to `--` (`bind SRC REL`, `dir REL`, `link TARGET REL`, REL inside the stage), then the command to exec.
+ * Every expansion is quoted; nothing here is a shell string built from a path. Its own variables
+ * (STAGE_VARIABLES) are never exported; a spec's environment may not hold one (stagedBubblewrap refuses
+ * it), so the command gets that environment exactly, PWD as the spec has it.
  */
+const STAGE_VARIABLES = ["lg_mount", "lg_mkdir", "lg_ln", "lg_stage", "lg_pwd_is", "lg_pwd"];
+
 const STAGE_SCRIPT = `set -eu
 umask 022
-MOUNT=$1 MKDIR=$2 LN=$3 S=$4
-shift 4
-"$MOUNT" -t tmpfs -o mode=0755 loopgate-stage "$S"
+lg_mount=$1 lg_mkdir=$2 lg_ln=$3 lg_stage=$4 lg_pwd_is=$5 lg_pwd=$6
+shift 6
+"$lg_mount" -t tmpfs -o mode=0755 loopgate-stage "$lg_stage"
 while [ "$1" != "--" ]; do
   case "$1" in
     bind)
-      if [ -d "$2" ]; then "$MKDIR" -- "$S/$3"; else : > "$S/$3"; fi
-      "$MOUNT" --rbind -- "$2" "$S/$3"
+      if [ -d "$2" ]; then "$lg_mkdir" -- "$lg_stage/$3"; else : > "$lg_stage/$3"; fi
+      "$lg_mount" --rbind -- "$2" "$lg_stage/$3"
       shift 3 ;;
-    dir) "$MKDIR" -- "$S/$2"; shift 2 ;;
-    link) "$LN" -s -- "$2" "$S/$3"; shift 3 ;;
+    dir) "$lg_mkdir" -- "$lg_stage/$2"; shift 2 ;;
+    link) "$lg_ln" -s -- "$2" "$lg_stage/$3"; shift 3 ;;
     *) echo "loopgate stage: unknown operation $1" >&2; exit 125 ;;
   esac
 done
 shift
+if [ "$lg_pwd_is" = set ]; then PWD=$lg_pwd; export PWD; else unset PWD; fi
 exec "$@"`;
 
 /** setpriv's prefix that becomes `user` for good before exec'ing the rest. */

@@ -77,6 +77,21 @@ describe.skipIf(!isRoot)("privilege drop (loopgate as root)", () => {
     expect(r.output.trim()).toBe(String(process.geteuid?.()));
   });
 
+  it("PID 1 holds PWD exactly as the spec has it: absent when absent, its value when given", async () => {
+    const pid1 = "tr '\\0' '\\n' < /proc/1/environ | grep '^PWD=' || echo no-PWD";
+    const without = await box(pid1);
+    expect(without.output.trim()).toBe("no-PWD");
+    const given = await box(pid1, { env: { ...scrubbedEnv({ home: "/tmp" }), PWD: "/spec/pwd value" } });
+    expect(given.output.trim()).toBe("PWD=/spec/pwd value");
+  });
+
+  it("refuses an environment holding a name the stage script uses for itself", () => {
+    // Refused before anything starts, as runSandboxed refuses what it cannot run (no bwrap, say).
+    expect(() => box("true", { env: { ...scrubbedEnv({ home: "/tmp" }), lg_stage: "x" } })).toThrow(
+      /lg_stage, a name loopgate's privilege drop uses/,
+    );
+  });
+
   it("doctor's account name comes from passwd", () => {
     const passwd = join(dir("passwd"), "passwd");
     writeFileSync(passwd, "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/usr/sbin/nologin\n");
