@@ -17,7 +17,7 @@ import {
   symlinkSync,
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "../../..");
@@ -72,11 +72,12 @@ function linkTree(from, to) {
   }
 }
 
-const force = process.argv.includes("--force");
-for (const [task, runner] of Object.entries(TASKS)) {
-  const dest = join(here, task, "repo", "node_modules");
-  if (existsSync(dest) && !force) continue;
-  rmSync(dest, { recursive: true, force: true });
+/**
+ * Makes `dest` a node_modules holding `runner` and every package it needs, linked from this repository's
+ * own node_modules (less type declarations, source maps and docs), with the runner's bin links in .bin.
+ * Also used by the tamper-check tests (test/gates/tamper/runner-fixtures.ts). Returns how many packages.
+ */
+export function linkRunnerModules(runner, dest) {
   const packages = closure(runner);
   for (const dir of packages) linkTree(dir, join(dest, relative(join(root, "node_modules"), dir)));
   const pkg = JSON.parse(readFileSync(join(root, "node_modules", runner, "package.json"), "utf8"));
@@ -84,5 +85,16 @@ for (const [task, runner] of Object.entries(TASKS)) {
   mkdirSync(join(dest, ".bin"), { recursive: true });
   for (const [name, file] of Object.entries(bins))
     symlinkSync(join("..", runner, file), join(dest, ".bin", name));
-  process.stdout.write(`${relative(root, dest)}: ${runner} and ${packages.length - 1} packages it needs\n`);
+  return packages.length;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const force = process.argv.includes("--force");
+  for (const [task, runner] of Object.entries(TASKS)) {
+    const dest = join(here, task, "repo", "node_modules");
+    if (existsSync(dest) && !force) continue;
+    rmSync(dest, { recursive: true, force: true });
+    const n = linkRunnerModules(runner, dest);
+    process.stdout.write(`${relative(root, dest)}: ${runner} and ${n - 1} packages it needs\n`);
+  }
 }

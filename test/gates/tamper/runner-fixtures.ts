@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { linkRunnerModules } from "../../../bench/forgery/tasks/link-runner-deps.mjs";
 
 /**
  * Small projects for every test runner loopgate instruments: an honest version whose tests pass, and
@@ -152,8 +152,25 @@ const patchedAssert = [
 ].join("\n");
 
 /** This repository's own vitest, hard-linked into the project (cheap, and nothing is fetched). */
-function linkNodeModules(dir: string): void {
-  execFileSync("cp", ["-al", join(repoRoot, "node_modules"), join(dir, "node_modules")]);
+const templates = new Map<string, string>();
+
+/**
+ * A fixture's node_modules: the runner and the packages it needs (not the repository's whole node_modules,
+ * 20,000 entries), linked once per test process from this repository's own and hard-linked into each
+ * fixture folder.
+ */
+function linkRunner(runner: string): (dir: string) => void {
+  return (dir) => {
+    let template = templates.get(runner);
+    if (!template) {
+      const base = mkdtempSync(join(tmpdir(), `lg-runner-${runner}-`));
+      process.once("exit", () => rmSync(base, { recursive: true, force: true }));
+      template = join(base, "node_modules");
+      linkRunnerModules(runner, template);
+      templates.set(runner, template);
+    }
+    execFileSync("cp", ["-al", template, join(dir, "node_modules")]);
+  };
 }
 
 export const RUNNER_FIXTURES: RunnerFixture[] = [
@@ -273,7 +290,7 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     argv: ["node", "node_modules/vitest/vitest.mjs", "run"],
     tests: 2,
     identities: ["test/add.test.js::add::adds small numbers", "test/add.test.js::adds negatives"],
-    setup: linkNodeModules,
+    setup: linkRunner("vitest"),
     honest: {
       "package.json": '{ "type": "module" }\n',
       "src/add.js": "export const add = (a, b) => a + b;\n",
@@ -294,7 +311,7 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
       "test/add.test.js::add::integers::adds small numbers",
       "test/add.test.js::add::adds negatives",
     ],
-    setup: linkNodeModules,
+    setup: linkRunner("jest"),
     honest: {
       "package.json": '{ "name": "calc" }\n',
       "src/add.js": "exports.add = (a, b) => a + b;\n",
@@ -311,7 +328,7 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "node",
     argv: ["node", "node_modules/mocha/bin/mocha.js", "test/"],
     tests: 2,
-    setup: linkNodeModules,
+    setup: linkRunner("mocha"),
     identities: ["test/add.spec.js::add::adds small numbers", "test/add.spec.js::add::signs::adds negatives"],
     honest: {
       "package.json": '{ "name": "calc" }\n',
@@ -334,7 +351,7 @@ export const RUNNER_FIXTURES: RunnerFixture[] = [
     program: "node",
     argv: ["node", "node_modules/tape/bin/tape", "test/*.test.js"],
     tests: 2,
-    setup: linkNodeModules,
+    setup: linkRunner("tape"),
     // tape does not say which file a test came from: the identity is the name alone.
     identities: ["::adds small numbers", "::adds negatives"],
     honest: {
