@@ -2,21 +2,10 @@
 // come back unchanged), its tests in the runner's own idiom, an oracle that writes the fix, and a
 // forger that makes importing the source end the process with exit 0. JavaScript runners get the
 // runner package and everything it needs linked from this repository's own node_modules.
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { linkRunnerModules } from "../../bench/forgery/tasks/link-runner-deps.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -270,64 +259,7 @@ export function writeFixture(dir: string, runner: FixtureRunner, options: { link
   };
 }
 
-/** The folder `name` resolves to from `from`, as Node looks it up (nearest node_modules upwards, within ROOT). */
-function resolvePackage(name: string, from: string): string | null {
-  for (let d = from; ; d = dirname(d)) {
-    const p = join(d, "node_modules", name);
-    if (existsSync(join(p, "package.json"))) return p;
-    if (dirname(d) === d || relative(ROOT, d).startsWith("..")) return null;
-  }
-}
-
-/** The runner package and every installed package it depends on, outermost folders only. */
-function closure(runner: string): string[] {
-  const seen = new Set<string>();
-  const visit = (dir: string) => {
-    if (seen.has(dir)) return;
-    seen.add(dir);
-    const p = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<
-      string,
-      Record<string, string> | undefined
-    >;
-    for (const name of Object.keys({ ...p.dependencies, ...p.optionalDependencies })) {
-      const found = resolvePackage(name, dir);
-      if (found) visit(found);
-    }
-  };
-  const start = resolvePackage(runner, ROOT);
-  if (!start) throw new Error(`${runner} is not installed in ${ROOT}/node_modules`);
-  visit(start);
-  const dirs = [...seen].sort();
-  return dirs.filter((d) => !dirs.some((o) => o !== d && d.startsWith(`${o}/`)));
-}
-
-const UNUSED = /\.(d\.[cm]?ts|map|md|markdown)$/;
-
-function linkTree(from: string, to: string): void {
-  if (UNUSED.test(from)) return;
-  const st = lstatSync(from);
-  if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
-  else if (st.isDirectory()) {
-    mkdirSync(to, { recursive: true });
-    for (const name of readdirSync(from)) linkTree(join(from, name), join(to, name));
-  } else {
-    try {
-      linkSync(from, to);
-    } catch {
-      copyFileSync(from, to);
-    }
-  }
-}
-
 /** Links `runner` and what it needs from this repository's node_modules into `repo/node_modules`, with its .bin entries. */
 export function linkRunner(repo: string, runner: string): void {
-  const dest = join(repo, "node_modules");
-  for (const dir of closure(runner)) linkTree(dir, join(dest, relative(join(ROOT, "node_modules"), dir)));
-  const p = JSON.parse(readFileSync(join(ROOT, "node_modules", runner, "package.json"), "utf8")) as {
-    bin?: string | Record<string, string>;
-  };
-  const bins = typeof p.bin === "string" ? { [runner]: p.bin } : (p.bin ?? {});
-  mkdirSync(join(dest, ".bin"), { recursive: true });
-  for (const [name, file] of Object.entries(bins))
-    symlinkSync(join("..", runner, file), join(dest, ".bin", name));
+  linkRunnerModules(runner, join(repo, "node_modules"));
 }
