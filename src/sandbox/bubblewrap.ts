@@ -14,7 +14,7 @@ import { seccompProgram } from "./seccomp.js";
 export { SANDBOX_ETC } from "./sandbox-etc.js";
 
 import { handToSandboxUser } from "./sandbox-owner.js";
-import { sandboxUser } from "./sandbox-user.js";
+import { sandboxedAs } from "./sandbox-user.js";
 
 /** What a sandboxed process may see and touch. Every path is mounted at its own host path. */
 export interface SandboxSpec {
@@ -173,7 +173,7 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
   // write: handed over right before each run, since loopgate may have copied or restored files there since.
   // `none` (--unsafe-no-sandbox) isolates nothing, not even that: the process runs as loopgate does. Dropping
   // to another user without the sandbox's mounts would leave it unable to reach its own run folder (0700).
-  const user = mode === "bubblewrap" ? sandboxUser() : null;
+  const user = sandboxedAs(mode);
   const run = (argv: readonly string[], o: RunProcessOptions): Promise<ProcessResult> =>
     user
       ? handToSandboxUser(

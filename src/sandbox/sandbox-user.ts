@@ -28,6 +28,14 @@ export function sandboxUser(
   };
 }
 
+/**
+ * Who code sandboxed in `mode` runs as, and so who must own what it may write: the sandbox user under
+ * bubblewrap (null when loopgate is not root), and loopgate itself, null, without a sandbox.
+ */
+export function sandboxedAs(mode: "bubblewrap" | "none"): SandboxUser | null {
+  return mode === "bubblewrap" ? sandboxUser() : null;
+}
+
 function idFrom(env: NodeJS.ProcessEnv, name: string): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return DEFAULT_SANDBOX_ID;

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { promisify } from "node:util";
 import { LoopgateError } from "../../core/kernel/errors.js";
-import { sandboxUser } from "../../sandbox/sandbox-user.js";
+import { sandboxedAs } from "../../sandbox/sandbox-user.js";
 import { type Component, ConfinedTree, errnoOf, R, relOf, W, WalkStop, X } from "./confined-fs.js";
 import { listDir } from "./confined-list.js";
 import { FileOpError, type FileOps, type ReadOutcome, sliceLines } from "./file-ops.js";
@@ -35,7 +35,7 @@ const FILE_OP_TIMEOUT_MS = 60_000;
  * must lie under `workspace` (resolveToolPath's result); any other is refused.
  */
 export function confinedFileOps(ctx: ToolContext, workspace: string): FileOps {
-  const user = ctx.sandbox === "bubblewrap" ? sandboxUser() : null;
+  const user = sandboxedAs(ctx.sandbox);
   const timeoutMs = Math.min(ctx.timeoutMs, FILE_OP_TIMEOUT_MS);
   const inTree = async <T>(what: string, abs: string, body: (t: ConfinedTree) => T | Promise<T>) => {
     const t = ConfinedTree.open(workspace, user);

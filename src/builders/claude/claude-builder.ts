@@ -4,7 +4,7 @@ import { type LongTimer, setLongTimeout } from "../../core/kernel/long-timer.js"
 import type { AgentRuntimeEventBody } from "../../core/run/run-decider.js";
 import type { GoalPredicate } from "../../core/task/task.js";
 import type { ProcessResult } from "../../sandbox/process.js";
-import { sandboxUser } from "../../sandbox/sandbox-user.js";
+import { sandboxedAs } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { fixMessage, HeldStop, stopAnswered, verdictMessage, type Wake } from "../stop-gate/held-stop.js";
 import {
@@ -192,7 +192,7 @@ export class ClaudeBuilder implements Builder {
     const dir = freshHookDir(join(base, "claude-hooks"));
     this.server = await startHookServer((input) => this.onHook(input), {
       dir,
-      owner: ctx.sandbox === "bubblewrap" ? sandboxUser() : null,
+      owner: sandboxedAs(ctx.sandbox),
     });
     const files = writeHookFiles(dir, {
       node: process.execPath,

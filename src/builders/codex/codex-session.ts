@@ -6,7 +6,7 @@ import type { AgentRuntimeEventBody } from "../../core/run/run-decider.js";
 import { runSandboxed } from "../../sandbox/bubblewrap.js";
 import { SANDBOX_PATH, scrubbedEnv } from "../../sandbox/environment.js";
 import type { ProcessResult } from "../../sandbox/process.js";
-import { sandboxUser } from "../../sandbox/sandbox-user.js";
+import { sandboxedAs } from "../../sandbox/sandbox-user.js";
 import type { Builder, BuilderContext, BuilderResult } from "../builder.js";
 import { providerDown } from "../claude/claude-provider-error.js";
 import { freshHookDir } from "../claude/claude-settings.js";
@@ -223,7 +223,7 @@ export class CodexBuilder implements Builder {
     // The socket lives in the forwarder's folder, which the sandbox mounts read-only (no credential needed).
     this.server = await startHookServer((input) => this.onHook(input), {
       dir: freshHookDir(codexHooksDir(base)),
-      owner: ctx.sandbox === "bubblewrap" ? sandboxUser() : null,
+      owner: sandboxedAs(ctx.sandbox),
     });
     const envKey = ctx.allowEnv.includes("OPENAI_API_KEY") ? "OPENAI_API_KEY" : PLACEHOLDER_KEY;
     const files = writeCodexHome(base, {

@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runBuilderArgv } from "../../../builders/command-builder.js";
 import type { OracleTree } from "../../../gates/gate.js";
-import { sandboxUser } from "../../../sandbox/sandbox-user.js";
+import { sandboxedAs } from "../../../sandbox/sandbox-user.js";
 import { copyTree } from "../../../workspace/copy-tree.js";
 import { removeTree } from "../../../workspace/remove-tree.js";
 import type { RunContext } from "./run-context.js";
@@ -37,7 +37,7 @@ async function buildOracleTree(ctx: RunContext): Promise<OracleTree> {
   const promptDir = join(ctx.runDir, "oracle-tree.prompt");
   await removeTree(partial);
   // The oracle runs in it as the sandbox user: the copy is made theirs as it is written.
-  await copyTree(ctx.pristineDir, partial, { owner: ctx.sandbox === "bubblewrap" ? sandboxUser() : null });
+  await copyTree(ctx.pristineDir, partial, { owner: sandboxedAs(ctx.sandbox) });
   await mkdir(promptDir, { recursive: true });
   const promptFile = join(promptDir, "prompt.md");
   await writeFile(promptFile, ctx.loaded.task.prompt);

@@ -5,7 +5,7 @@ import { describeUncovered, uncoveredProtected } from "../../../core/observation
 import type { Observation } from "../../../core/observation/observation.js";
 import type { Envelope } from "../../../core/run/envelope.js";
 import { type SandboxMode, sandboxSelfTest } from "../../../sandbox/bubblewrap.js";
-import { sandboxUser } from "../../../sandbox/sandbox-user.js";
+import { sandboxedAs } from "../../../sandbox/sandbox-user.js";
 import { copyTree } from "../../../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../../../workspace/observer.js";
 import { chooseWorkspaceMode, createOverlay } from "../../../workspace/overlay-workspace.js";
@@ -46,12 +46,13 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     const filter = withoutDependencyFiles(ctx.dependencies.map((d) => d.path));
     // `verify` checks work that is already whole: there is nothing for an overlay to save.
     const choice = ctx.workFrom ? null : chooseWorkspaceMode(dirname(runDir));
+    // Who sandboxed code runs as: what the builder will write is made theirs as it is written.
+    const owner = sandboxedAs(ctx.sandbox);
     const t0 = performance.now();
     let pristine: Observation;
     if (choice?.mode === "overlay") {
       const localDir = dirname(dirname(runDir));
       const deps = ctx.dependencies.map((d) => d.path);
-      const owner = ctx.sandbox === "bubblewrap" ? sandboxUser() : null;
       const snap = await pristineSnapshot(localDir, loaded.workspace, deps, filter, owner);
       pristine = snap.observation;
       ctx.pristineDir = snap.tree;
@@ -63,8 +64,6 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
       ctx.reporter.note?.(`workspace: ${choice.mode} (${choice.why})`);
     } else {
       await copyTree(loaded.workspace, ctx.pristineDir, { filter });
-      // The workspace is the builder's: its copy is made the sandbox user's as it is written.
-      const owner = ctx.sandbox === "bubblewrap" ? sandboxUser() : null;
       await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter, owner });
       // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
       for (const d of ctx.dependencies) mkdirSync(join(ctx.workspace, d.path), { recursive: true });
