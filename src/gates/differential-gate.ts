@@ -8,13 +8,12 @@ import { sameOutput, showOutput } from "./differential-compare.js";
 import {
   CAPTURE_BYTES,
   type CaseRun,
+  caseFolders,
   generateCases,
   type ResolvedCase,
   type RunLimits,
-  removeCaseFiles,
   resolveCase,
   runCase,
-  writeCaseFiles,
 } from "./differential-run.js";
 import { type Gate, type GateContext, type GateResult, undecided } from "./gate.js";
 
@@ -109,6 +108,7 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
       // program hangs costs one round of timeouts, not one timeout per case.
       let decidedAt = Number.POSITIVE_INFINITY;
       const inFlight = new Map<number, AbortController>();
+      const folders = await caseFolders();
       const runs = await mapBounded(cases, CASE_CONCURRENCY, async (c, i): Promise<CaseOutcome | null> => {
         if (ctx.signal?.aborted) return null;
         if (i > decidedAt) return { skipped: true };
@@ -118,8 +118,8 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
           ...limits,
           signal: ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal,
         };
-        const files = await writeCaseFiles(c);
         try {
+          const files = await folders.of(c, i);
           const want = await runCase(oracle.dir, files, c, caseLimits);
           const broken = oracleFailure(want, timeoutMs);
           const outcome: CaseOutcome = broken
@@ -133,9 +133,8 @@ export function differentialGate(spec: DifferentialGateSpec, taskDir: string): G
           return outcome;
         } finally {
           inFlight.delete(i);
-          await removeCaseFiles(files);
         }
-      });
+      }).finally(() => folders.remove());
       const notRunNote = (after: number) => {
         const n = runs.filter((r, j) => j > after && r !== null && "skipped" in r).length;
         return n > 0 ? `; ${n} later cases were not run (the gate was decided)` : "";

@@ -47,24 +47,44 @@ export interface RunLimits {
 const env = () => scrubbedEnv({ home: "/tmp", extra: { PYTHONDONTWRITEBYTECODE: "1" } });
 
 /**
- * Writes a case's input files into a fresh host folder (read-only once written). Both trees' runs of the
- * case mount this one folder, so the paths they are given are identical.
+ * The host folders differential cases read their input files from, all under one temporary folder made
+ * once per gate run: a case with files gets its own (read-only once written), every case without files
+ * shares one empty folder. Both trees' runs of a case mount the same folder, so the paths they are given
+ * are identical. `remove` deletes them all.
  */
-export async function writeCaseFiles(c: ResolvedCase): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "loopgate-case-"));
-  for (const [name, content] of Object.entries(c.files)) {
-    const p = join(dir, name);
-    await mkdir(dirname(p), { recursive: true });
-    await writeFile(p, content, { mode: 0o444 });
-  }
-  await chmod(dir, 0o555);
-  return dir;
+export interface CaseFolders {
+  of(c: ResolvedCase, index: number): Promise<string>;
+  remove(): Promise<void>;
 }
 
-/** Removes a case folder written by writeCaseFiles. */
-export async function removeCaseFiles(dir: string): Promise<void> {
-  await chmod(dir, 0o755).catch(() => {});
-  await removeTree(dir);
+export async function caseFolders(): Promise<CaseFolders> {
+  const root = await mkdtemp(join(tmpdir(), "loopgate-case-"));
+  const made: string[] = [];
+  let empty: Promise<string> | null = null;
+  const folder = async (dir: string, files: Readonly<Record<string, string>>): Promise<string> => {
+    await mkdir(dir);
+    made.push(dir);
+    for (const [name, content] of Object.entries(files)) {
+      const p = join(dir, name);
+      await mkdir(dirname(p), { recursive: true });
+      await writeFile(p, content, { mode: 0o444 });
+    }
+    await chmod(dir, 0o555);
+    return dir;
+  };
+  return {
+    of(c, index) {
+      if (Object.keys(c.files).length === 0) {
+        empty ??= folder(join(root, "none"), {});
+        return empty;
+      }
+      return folder(join(root, String(index)), c.files);
+    },
+    async remove() {
+      await Promise.all(made.map((d) => chmod(d, 0o755).catch(() => {})));
+      await removeTree(root);
+    },
+  };
 }
 
 /**

@@ -223,8 +223,15 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
  * "not installed", as `loopgate doctor` reports it); the system directories when PATH is unset.
  */
 export function findBwrap(path: string | undefined = process.env.PATH): string | null {
-  return resolveProgram("bwrap", "/", path ?? `${SANDBOX_PATH}:/usr/sbin`);
+  const search = path ?? `${SANDBOX_PATH}:/usr/sbin`;
+  if (foundBwrap?.search === search) return foundBwrap.at;
+  const at = resolveProgram("bwrap", "/", search);
+  foundBwrap = at ? { search, at } : null;
+  return at;
 }
+
+/** Where bwrap was last found, and on which PATH (a miss is looked up again). */
+let foundBwrap: { search: string; at: string } | null = null;
 
 /** What to do when bwrap is missing. */
 export const BWRAP_REMEDY =

@@ -48,3 +48,20 @@ export function resolveProgram(program: string, cwd: string, path = SANDBOX_PATH
   }
   return null;
 }
+
+/** Where loopgate looks for the system tools it runs itself (prlimit, unshare, mount, setpriv), as root too. */
+export const SYSTEM_TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin";
+
+const systemTools = new Map<string, string>();
+
+/**
+ * resolveProgram of a system tool in SYSTEM_TOOL_PATH, remembered once found: every sandbox starts
+ * several of them, and a lookup is a few stat calls. A tool not found is looked up again next time.
+ */
+export function systemTool(name: string): string | null {
+  const known = systemTools.get(name);
+  if (known) return known;
+  const found = resolveProgram(name, "/", SYSTEM_TOOL_PATH);
+  if (found) systemTools.set(name, found);
+  return found;
+}

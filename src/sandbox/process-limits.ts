@@ -1,6 +1,6 @@
 import { InfrastructureError } from "../core/kernel/errors.js";
 import { DEFAULT_LIMITS, type ProcessLimits } from "../core/task/limits.js";
-import { resolveProgram } from "./environment.js";
+import { systemTool } from "./environment.js";
 
 /** The rlimits every builder and gate process gets unless its task says otherwise. */
 export const DEFAULT_PROCESS_LIMITS: ProcessLimits = {
@@ -21,7 +21,7 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = {
  *   the large PROT_NONE reservations of V8, Go and wasm.
  */
 export function prlimitArgv(limits: ProcessLimits): string[] {
-  const prlimit = resolveProgram("prlimit", "/", "/usr/bin:/bin:/usr/sbin:/sbin");
+  const prlimit = systemTool("prlimit");
   if (!prlimit)
     throw new InfrastructureError(
       "prlimit (util-linux) is not installed, so builders and gates cannot be given process, memory and file-size limits; install util-linux",
@@ -40,7 +40,7 @@ export function prlimitArgv(limits: ProcessLimits): string[] {
  * (privilege-drop.ts), so it binds there too. The sandboxed code cannot raise it: no capabilities.
  */
 export function nprocInsideArgv(limits: ProcessLimits): string[] {
-  const prlimit = resolveProgram("prlimit", "/", "/usr/bin:/bin:/usr/sbin:/sbin");
+  const prlimit = systemTool("prlimit");
   if (!prlimit) throw new InfrastructureError("prlimit (util-linux) is not installed; install util-linux");
   return [prlimit, `--nproc=${limits.processes}:${limits.processes}`, "--"];
 }

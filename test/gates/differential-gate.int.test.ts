@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -204,6 +204,34 @@ describe("differentialGate", () => {
 `;
     const r = await differentialGate(spec(g), root).run(ctx());
     expect(r.passed, r.log_excerpt).toBe(true);
+  });
+
+  it("each case sees only its own files (a case without files, none); no case folder is left after the gate", async () => {
+    // The builder's tool says LEAK when the folder at ${files} holds anything but the listing it is given;
+    // the oracle's says nothing, so a leak is a difference.
+    await tool(oracleDir, "exit 0");
+    await tool(builderDir, '[ "$(ls -A "$1" | tr "\\n" " ")" = "$2" ] || echo "LEAK: $(ls -A "$1")"');
+    const g = `  - id: cli
+    differential:
+      run: ["sh", "bin/tool"]
+      cases:
+        - { name: a, args: ["\${files}", "a.txt "], files: { "a.txt": "A" } }
+        - { name: none, args: ["\${files}", ""] }
+        - { name: b, args: ["\${files}", "b.txt c.txt "], files: { "b.txt": "B", "c.txt": "C" } }
+        - { name: none-again, args: ["\${files}", ""] }
+`;
+    const temp = join(root, "tmp");
+    await mkdir(temp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      const r = await differentialGate(spec(g), root).run(ctx());
+      expect(r.passed, r.log_excerpt).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(await readdir(temp)).toEqual([]);
   });
 
   it("draws a generator seed at gate time, records it, and passes it to the generator", async () => {

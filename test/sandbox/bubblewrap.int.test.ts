@@ -97,6 +97,15 @@ describe("runSandboxed (bubblewrap): filesystem", () => {
     for (const want of ["HAS-passwd", "HAS-hosts", "HAS-certs"]) expect(r.output).toContain(want);
   });
 
+  it("/etc is one read-only mount (a copy of the curated entries), not one mount per entry", async () => {
+    // mountinfo's fifth field is the mount point: count those at /etc or under it.
+    const r = await sh('awk \'$5 == "/etc" || index($5, "/etc/") == 1\' /proc/self/mountinfo');
+    expect(r.exitCode).toBe(0);
+    const mounts = r.output.trim().split("\n");
+    expect(mounts).toHaveLength(1);
+    expect(mounts[0]?.split(" ")[5]).toMatch(/^ro\b/);
+  });
+
   it("cannot see a sibling held-out dir nor the parent's files", async () => {
     const r = await sh(
       `test -e ${heldout}/expected.txt && echo SEES-HELDOUT; cat ${heldout}/expected.txt 2>/dev/null; ` +

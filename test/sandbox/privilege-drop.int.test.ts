@@ -1,6 +1,15 @@
 // As root, nothing sandboxed runs as root: builders, gates and agent tools run as the sandbox user, with no
 // groups and no capabilities, and still reach folders only root may enter (a 0700 run folder, /root).
-import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,6 +171,37 @@ describe.skipIf(!isRoot)("privilege drop (loopgate as root)", () => {
     expect(r.output).not.toContain("WROTE");
     expect(statSync(closed).mode & 0o777).toBe(0o700);
     expect(statSync(closed).uid).toBe(0);
+  });
+
+  it("folders alone are bound onto the stage's own mount points, a file through a fresh tmpfs; the host's stage stays empty", async () => {
+    const open = dir("open-ro");
+    chmodSync(open, 0o755);
+    writeFileSync(join(open, "data.txt"), "open folder\n", { mode: 0o644 });
+    const file = join(dir("file-parent"), "single.txt");
+    writeFileSync(file, "single file\n", { mode: 0o644 });
+    // Folders only: the workspace (writable) and an open read-only folder.
+    const folders = await box(`cat ${open}/data.txt; echo w > out.txt && echo WROTE-WS`, {
+      readonly: [open],
+    });
+    expect(folders.exitCode, folders.output).toBe(0);
+    expect(folders.output).toContain("open folder");
+    expect(folders.output).toContain("WROTE-WS");
+    // A file among the sources: the stage is a fresh tmpfs with a file to bind onto.
+    const withFile = await box(`cat ${file}; cat ${open}/data.txt`, { readonly: [file, open] });
+    expect(withFile.exitCode, withFile.output).toBe(0);
+    expect(withFile.output).toContain("single file");
+    expect(withFile.output).toContain("open folder");
+    // Nothing of either is mounted on the host; the shared stage holds empty folders only, 0711.
+    expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain("loopgate-stage");
+    const stage = "/run/loopgate-stage";
+    if (statSync(stage, { throwIfNoEntry: false })) {
+      expect(statSync(stage).mode & 0o777).toBe(0o711);
+      expect(statSync(stage).uid).toBe(0);
+      for (const name of readdirSync(stage)) {
+        expect(statSync(join(stage, name)).isDirectory()).toBe(true);
+        expect(readdirSync(join(stage, name))).toEqual([]);
+      }
+    }
   });
 
   it("limits.processes binds each sandbox alone, though all run as the same host user", async () => {
