@@ -154,6 +154,31 @@ describe("goal commands on a folder store", () => {
   });
 });
 
+describe("goal tick with a scripted planner", () => {
+  it("loads no AI SDK package: the SDK is loaded when a provider model is made", async () => {
+    const cwd = tempDir();
+    cpSync(join(ROOT, "examples", "goal-csvcol"), join(cwd, "goal-csvcol"), { recursive: true });
+    cpSync(exampleDir("sh-csvcol"), join(cwd, "sh-csvcol"), { recursive: true });
+    const store = join(cwd, "s");
+    const created = await loopgate(["goal", "new", join(cwd, "goal-csvcol", "goal.yaml"), "--store", store], {
+      cwd,
+    });
+    expect(created.code, show(created)).toBe(0);
+    // The planner's script is missing: the tick reads its flags, opens the goal, and refuses the model file.
+    const missing = join(cwd, "no-such-planner.json");
+    const t = await traced(
+      ["goal", "tick", "csvcol-rfc4180", "--planner-model", `scripted:${missing}`, "--store", store],
+      cwd,
+    );
+    expect(t.code, `${t.stdout}\n${t.stderr}`).toBe(2);
+    expect(t.stderr).toContain(missing);
+    // The trace saw the tick's own modules, the planner's among them.
+    expect(t.dist).toContain("runner/goal/turn/tick.js");
+    expect(t.dist).toContain("agent/models/provider.js");
+    expect(aiPackages(t)).toEqual([]);
+  });
+});
+
 describe("a run that chooses the built-in agent", () => {
   it("loads the agent when --model chooses it (compiled modules), and the run succeeds", async () => {
     const cwd = tempDir();

@@ -1,13 +1,5 @@
-import {
-  generateText,
-  jsonSchema,
-  type LanguageModel,
-  type ModelMessage as SdkMessage,
-  stepCountIs,
-  type ToolSet,
-  tool,
-  zodSchema,
-} from "ai";
+import type { LanguageModel, ModelMessage as SdkMessage, ToolSet } from "ai";
+import { aiSdk } from "./ai-sdk.js";
 import type { ModelAdapter, ModelMessage, ModelResponse, ToolCall, ToolSpec } from "./model.js";
 import { describe, toModelFailure } from "./model-failure.js";
 import { approximatePrice, costOf, type Pricing } from "./pricing.js";
@@ -27,6 +19,7 @@ export function aiSdkModel(id: string, model: LanguageModel, pricing?: Pricing |
     async generate(request): Promise<ModelResponse> {
       try {
         const tools = toSdkTools(request.tools);
+        const { generateText, stepCountIs } = aiSdk();
         const result = await generateText({
           model,
           system: request.system,
@@ -134,6 +127,7 @@ export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
  */
 export function toSdkTools(specs: readonly ToolSpec[]): ToolSet | undefined {
   if (specs.length === 0) return undefined;
+  const { jsonSchema, tool, zodSchema } = aiSdk();
   const tools: ToolSet = {};
   for (const spec of specs) {
     const schema = zodSchema(spec.inputSchema);

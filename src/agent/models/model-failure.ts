@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from "ai";
+import { aiSdk } from "./ai-sdk.js";
 import type { ModelFailure } from "./model.js";
 
 const NETWORK_CODES = new Set([
@@ -55,7 +55,7 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelFailure
   }
   if (name === "AbortError" || name === "TimeoutError")
     return { kind: "timeout", retryable: true, message: `model request timed out: ${message}` };
-  if (APICallError.isInstance(error)) {
+  if (aiSdk().APICallError.isInstance(error)) {
     const status = error.statusCode;
     const where = status === undefined ? "" : ` (HTTP ${status})`;
     if (status === 429) {
@@ -103,7 +103,7 @@ function classify(error: unknown, signal: AbortSignal | undefined): ModelFailure
 }
 
 function unwrapRetry(error: unknown): unknown {
-  return RetryError.isInstance(error) ? error.lastError : error;
+  return aiSdk().RetryError.isInstance(error) ? error.lastError : error;
 }
 
 /** Milliseconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date), if present and sane. */

@@ -1,7 +1,5 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { InputError } from "../../core/kernel/errors.js";
+import { providers } from "./ai-sdk.js";
 import { aiSdkModel } from "./ai-sdk-model.js";
 import type { ModelAdapter } from "./model.js";
 import { recordingModel } from "./recording-model.js";
@@ -51,13 +49,22 @@ function createBaseModel(spec: string, options: CreateModelOptions): ModelAdapte
   switch (prefix) {
     case "anthropic": {
       const apiKey = requireKey(env, "ANTHROPIC_API_KEY", spec);
-      return aiSdkModel(spec, createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(name));
+      return aiSdkModel(
+        spec,
+        providers.anthropic().createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(name),
+      );
     }
     case "openai": {
       const apiKey = requireKey(env, "OPENAI_API_KEY", spec);
       // Chat Completions, not Responses: stateless, so nothing is stored at the provider and the
       // conversation loopgate sends is the whole conversation.
-      return aiSdkModel(spec, createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) }).chat(name));
+      return aiSdkModel(
+        spec,
+        providers
+          .openai()
+          .createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) })
+          .chat(name),
+      );
     }
     case "openai-compatible": {
       const fromEnv = env.LOOPGATE_OPENAI_COMPATIBLE_BASE_URL;
@@ -68,7 +75,7 @@ function createBaseModel(spec: string, options: CreateModelOptions): ModelAdapte
           "--model",
         );
       const apiKey = env.OPENAI_COMPATIBLE_API_KEY || undefined;
-      const provider = createOpenAICompatible({
+      const provider = providers.openaiCompatible().createOpenAICompatible({
         name: "openai-compatible",
         baseURL: url,
         includeUsage: true,
