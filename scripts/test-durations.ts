@@ -28,11 +28,15 @@ function cacheFile(): string {
 }
 
 const file = process.argv[2] ?? cacheFile();
-const { results } = JSON.parse(readFileSync(file, "utf8")) as {
-  results: [string, { duration?: number }][];
-};
+const { results } = JSON.parse(readFileSync(file, "utf8")) as { results?: unknown };
+if (!Array.isArray(results)) {
+  console.error(
+    `${file} is not vitest's results cache (a "results" list of [file, { duration }]): a reporter's --outputFile is not one; name node_modules/.vite/vitest/<hash>/results.json`,
+  );
+  process.exit(2);
+}
 const seconds: Record<string, number> = {};
-for (const [key, { duration }] of results) {
+for (const [key, { duration }] of results as [string, { duration?: number }][]) {
   if (typeof duration !== "number") continue;
   const path = key.slice(key.indexOf(":") + 1); // "<project>:<path>"
   seconds[path] = Math.round(duration / 100) / 10;
