@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { InfrastructureError } from "../core/kernel/errors.js";
 import type { ProcessLimits } from "../core/task/limits.js";
 import { resolveProgram, SANDBOX_PATH, scrubbedEnv } from "./environment.js";
+import { deathSignalArgv, parentCheckArgv } from "./parent-death.js";
 import { type StagedSource, stagedBubblewrap } from "./privilege-drop.js";
 import { type ProcessResult, type RunProcessOptions, runProcess } from "./process.js";
 import { DEFAULT_PROCESS_LIMITS, nprocInsideArgv, prlimitArgv } from "./process-limits.js";
@@ -213,9 +214,19 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
   const filter = seccompProgram();
   const fd = filter ? SECCOMP_FD : null;
   const withFilter = filter ? { ...options, fd3Input: filter } : options;
-  if (!user) return run([...prlimitArgv(limits), ...bubblewrapArgv(inner, bwrap, undefined, fd)], withFilter);
+  // Tied to loopgate's life from the fork on (parent-death.ts); as root the stage shell checks the parent.
+  if (!user)
+    return run(
+      [
+        ...deathSignalArgv(),
+        ...parentCheckArgv(),
+        ...prlimitArgv(limits),
+        ...bubblewrapArgv(inner, bwrap, undefined, fd),
+      ],
+      withFilter,
+    );
   const argv = stagedBubblewrap(user, spec.env, (stage) => bubblewrapArgv(inner, bwrap, stage, fd));
-  return run([...prlimitArgv(limits), ...argv], { ...withFilter, cwd: "/" });
+  return run([...deathSignalArgv(), ...prlimitArgv(limits), ...argv], { ...withFilter, cwd: "/" });
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import { join } from "node:path";
 import { InfrastructureError } from "../core/kernel/errors.js";
 import { systemTool } from "./environment.js";
+import { parentCheck } from "./parent-death.js";
 import type { SandboxUser } from "./sandbox-user.js";
 
 /** A host path the sandbox mounts, reached through the stage (see stagedBubblewrap). */
@@ -104,6 +105,7 @@ export function stagedBubblewrap(
     ...tools,
     dir,
     fresh ? "fresh" : "made",
+    String(process.pid),
     ...pwd,
     ...ops,
     "--",
@@ -115,20 +117,31 @@ export function stagedBubblewrap(
 /**
  * Run as root in the new mount namespace: `$1 $2 $3` are mount, mkdir and ln by absolute path (the
  * spec's PATH is never searched as root), `$4` the stage folder, `$5` `fresh` (mount a tmpfs over the
- * stage and make each mount point) or `made` (bind onto the stage's own numbered folders), `$6 $7` what
- * PWD must be in the environment the command gets (`unset` and an empty word, or `set` and its value),
+ * stage and make each mount point) or `made` (bind onto the stage's own numbered folders), `$6` loopgate's
+ * pid (the script exits at once when its parent is another: parent-death.ts), `$7 $8` what PWD must be
+ * in the environment the command gets (`unset` and an empty word, or `set` and its value),
  * then operations up to `--` (`bind SRC REL`, `dir REL`, `link TARGET REL`, REL inside the stage), then
  * the command to exec.
  * Every expansion is quoted; nothing here is a shell string built from a path. Its own variables
  * (STAGE_VARIABLES) are never exported; a spec's environment may not hold one (stagedBubblewrap refuses
  * it), so the command gets that environment exactly, PWD as the spec has it.
  */
-const STAGE_VARIABLES = ["lg_mount", "lg_mkdir", "lg_ln", "lg_stage", "lg_fresh", "lg_pwd_is", "lg_pwd"];
+const STAGE_VARIABLES = [
+  "lg_mount",
+  "lg_mkdir",
+  "lg_ln",
+  "lg_stage",
+  "lg_fresh",
+  "lg_parent",
+  "lg_pwd_is",
+  "lg_pwd",
+];
 
 const STAGE_SCRIPT = `set -eu
 umask 022
-lg_mount=$1 lg_mkdir=$2 lg_ln=$3 lg_stage=$4 lg_fresh=$5 lg_pwd_is=$6 lg_pwd=$7
-shift 7
+lg_mount=$1 lg_mkdir=$2 lg_ln=$3 lg_stage=$4 lg_fresh=$5 lg_parent=$6 lg_pwd_is=$7 lg_pwd=$8
+shift 8
+${parentCheck("lg_parent")}
 if [ "$lg_fresh" = fresh ]; then "$lg_mount" -t tmpfs -o mode=0755 loopgate-stage "$lg_stage"; fi
 while [ "$1" != "--" ]; do
   case "$1" in
