@@ -15,6 +15,12 @@ const workers =
 // connections on 127.0.0.1. The workers, and everything they start, go without it.
 delete process.env.NODE_EXTRA_CA_CERTS;
 
+LongestFirst.workers = workers;
+LongestFirst.waitingSlots = Math.max(1, workers - availableParallelism());
+
+// Each file's CPU, logged only with LOOPGATE_TEST_CPU_LOG (test/support/file-cpu.ts).
+const CPU_PER_FILE = "./test/support/file-cpu.ts";
+
 export default defineConfig({
   test: {
     maxWorkers: workers,
@@ -27,7 +33,15 @@ export default defineConfig({
       // instead of importing them again. That was three quarters of the unit project's CPU, and 5% of the
       // whole suite's (the suite is bound by the CPU of two cores). Every file therefore leaves the process as
       // it found it: environment variables it sets are restored, and it mocks no module.
-      { test: { name: "unit", include: ["test/**/*.unit.test.ts"], testTimeout: 30_000, isolate: false } },
+      {
+        test: {
+          name: "unit",
+          include: ["test/**/*.unit.test.ts"],
+          testTimeout: 30_000,
+          isolate: false,
+          setupFiles: [CPU_PER_FILE],
+        },
+      },
       {
         test: {
           name: "int",
@@ -35,6 +49,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           isolate: false,
+          setupFiles: [CPU_PER_FILE],
         },
       },
       {
@@ -44,6 +59,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           isolate: false,
+          setupFiles: [CPU_PER_FILE],
         },
       },
     ],
