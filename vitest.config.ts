@@ -16,7 +16,6 @@ const workers =
 delete process.env.NODE_EXTRA_CA_CERTS;
 
 LongestFirst.workers = workers;
-LongestFirst.waitingSlots = Math.max(1, workers - availableParallelism());
 
 // Each file's CPU, logged only with LOOPGATE_TEST_CPU_LOG (test/support/file-cpu.ts).
 const CPU_PER_FILE = "./test/support/file-cpu.ts";

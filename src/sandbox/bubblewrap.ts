@@ -209,8 +209,9 @@ export function runSandboxed(spec: SandboxSpec, mode: SandboxMode): Promise<Proc
   if (!bwrap) throw new InfrastructureError(BWRAP_REMEDY);
   // RLIMIT_NPROC is set inside the sandbox's user namespace, so it counts this sandbox alone (nprocInsideArgv).
   const inner = { ...spec, argv: [...nprocInsideArgv(limits), ...spec.argv] };
-  // The filter rides on descriptor 3 through prlimit (and the privilege drop's unshare, stage script,
-  // and setpriv, which all exec with it open); bwrap fails to start if it cannot load it.
+  // The filter rides on descriptor 3 through every program before bwrap (setpriv, the parent check, prlimit,
+  // and the privilege drop's unshare, stage script and setpriv, which all exec with it open); bwrap fails to
+  // start if it cannot load it.
   const filter = seccompProgram();
   const fd = filter ? SECCOMP_FD : null;
   const withFilter = filter ? { ...options, fd3Input: filter } : options;

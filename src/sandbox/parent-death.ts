@@ -7,7 +7,7 @@ import { systemTool } from "./environment.js";
  * a loopgate killed in between (kill -9, the OOM killer, a test that kills it on purpose) left a sandbox
  * running that no one would ever stop, one that waits on a pipe forever among them. So every sandbox
  * starts with deathSignalArgv (the kernel's parent-death signal, SIGKILL, set right after the fork's
- * exec), and then checks that loopgate is still its parent (PARENT_CHECK): if loopgate died before the
+ * exec), and then checks that loopgate is still its parent (parentCheck): if loopgate died before the
  * signal was set, the check finds another parent and the sandbox never starts.
  */
 export function deathSignalArgv(): string[] {

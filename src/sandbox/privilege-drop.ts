@@ -12,6 +12,7 @@ import {
 import { join } from "node:path";
 import { InfrastructureError } from "../core/kernel/errors.js";
 import { systemTool } from "./environment.js";
+import { ownedAndClosed } from "./owned-folder.js";
 import { parentCheck } from "./parent-death.js";
 import type { SandboxUser } from "./sandbox-user.js";
 
@@ -260,10 +261,7 @@ function isFolder(path: string): boolean {
 }
 
 function sharedStageUsable(): boolean {
-  const closed = (p: string) => {
-    const st = lstatSync(p, { throwIfNoEntry: false });
-    return st?.isDirectory() === true && st.uid === 0 && (st.mode & 0o022) === 0;
-  };
+  const closed = (p: string) => ownedAndClosed(p, 0, 0o022);
   if (!closed("/run")) return false;
   try {
     mkdirSync(SHARED_STAGE, { mode: 0o711 });

@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ownedAndClosed } from "./owned-folder.js";
 
 /**
  * What the sandbox sees of the host's `/etc`: what name resolution, TLS roots, locale, the dynamic linker
@@ -277,9 +278,4 @@ function copyBase(): string | null {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") return null;
   }
   return ownedAndClosed(base, uid, uid === 0 ? 0o022 : 0o077) ? base : null;
-}
-
-function ownedAndClosed(path: string, uid: number, forbidden: number): boolean {
-  const st = lstatSync(path, { throwIfNoEntry: false });
-  return st?.isDirectory() === true && st.uid === uid && (st.mode & forbidden) === 0;
 }

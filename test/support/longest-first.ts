@@ -31,8 +31,6 @@ export class LongestFirst extends BaseSequencer {
   static readonly WAITING_SHARE = 0.2;
   /** How many files run at once (vitest.config.ts sets it with maxWorkers). */
   static workers = 3;
-  /** How many waiting files may run at once: the workers beyond one per core, at least one. */
-  static waitingSlots = Math.max(1, LongestFirst.workers - availableParallelism());
   private readonly seconds: Record<string, number> = readTable("durations.json");
   private readonly cpu: Record<string, number> = readTable("cpu-seconds.json");
 
@@ -45,7 +43,9 @@ export class LongestFirst extends BaseSequencer {
       return { f, wall, waits: cpu !== undefined && cpu < wall * LongestFirst.WAITING_SHARE };
     });
     timed.sort((a, b) => b.wall - a.wall || a.f.moduleId.localeCompare(b.f.moduleId));
-    return packed(timed, LongestFirst.workers, LongestFirst.waitingSlots).map((t) => t.f);
+    // As many waiting files at once as there are workers beyond one per core, at least one.
+    const waitingSlots = Math.max(1, LongestFirst.workers - availableParallelism());
+    return packed(timed, LongestFirst.workers, waitingSlots).map((t) => t.f);
   }
 }
 
