@@ -20,6 +20,20 @@ LongestFirst.workers = workers;
 // Each file's CPU, logged only with LOOPGATE_TEST_CPU_LOG (test/support/file-cpu.ts).
 const CPU_PER_FILE = "./test/support/file-cpu.ts";
 
+const COPY_PATH_FILES = [
+  "test/runner/run/run-task.int.test.ts",
+  "test/runner/mount-rules.int.test.ts",
+  "test/runner/canary.int.test.ts",
+  "test/runner/feedback-leak.int.test.ts",
+  "test/runner/limits.int.test.ts",
+  "test/runner/hostile-strings.int.test.ts",
+  "test/runner/raw-names.int.test.ts",
+  "test/runner/host-safety.int.test.ts",
+  "test/e2e/inert-output.e2e.test.ts",
+  "test/bench/forgery/forgery-subset.int.test.ts",
+  "test/e2e/kill-campaign.e2e.test.ts",
+];
+
 export default defineConfig({
   test: {
     maxWorkers: workers,
@@ -59,6 +73,19 @@ export default defineConfig({
           hookTimeout: 120_000,
           isolate: false,
           setupFiles: [CPU_PER_FILE],
+        },
+      },
+      // As root, runs work on overlays; these files run a second time on copies (LOOPGATE_WORKSPACE=copy),
+      // the path runs take where overlays cannot be mounted: held-out files, limits, odd names, the
+      // forgery arms and the kill campaign must hold on both.
+      {
+        test: {
+          name: "copy",
+          include: COPY_PATH_FILES,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          isolate: false,
+          setupFiles: [CPU_PER_FILE, "./test/support/copy-workspace.ts"],
         },
       },
     ],

@@ -234,6 +234,25 @@ each time) is finished as TOOL_FAILURE, a dead letter, with the reason, and said
       (await import("./commands/inspect.js")).eventsCommand(io, need("events", args, 0, "RUN"), flags),
   },
   {
+    name: "export",
+    usage: ["loopgate export RUN DIR [--attempt N] [--store DIR] [--json]"],
+    about: `Write a run's workspace, as its log recorded it, into DIR (a new or empty folder): by default the
+last observation (after the last attempt's builder), with --attempt N the one after attempt N's builder.
+Works whatever the run's workspace was (a copy, or an overlay over the task's snapshot), once the run has
+finished and after its folder was unmounted; beside a PostgreSQL store, also for a run driven on another
+machine. Every file is checked against its recorded hash; modes lose set-uid, set-gid and sticky bits.`,
+    flags: ["store", "attempt", "json"],
+    maxArgs: 2,
+    exit: "Exit codes: 0 written, 2 bad input (no such run or attempt, DIR not empty, the run's folder pruned).",
+    run: async (io, args, flags) =>
+      (await import("./commands/export.js")).exportCommand(
+        io,
+        need("export", args, 0, "RUN"),
+        need("export", args, 1, "DIR"),
+        flags,
+      ),
+  },
+  {
     name: "report",
     usage: ["loopgate report RUN [--store DIR] [--junit FILE] [--markdown FILE] [--html FILE]"],
     about: `Write CI reports of a finished run: JUnit XML (one test case per gate of the final attempt, plus

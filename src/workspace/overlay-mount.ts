@@ -40,6 +40,13 @@ export function overlayUnavailable(euid: number = process.geteuid?.() ?? -1): st
   return null;
 }
 
+/** Why an overlay cannot be mounted under `dir` by its path alone, or null. */
+export function unsafeStorePath(dir: string): string | null {
+  return UNSAFE_PATH.test(path.resolve(dir))
+    ? `the store path ${path.resolve(dir)} holds a character mount options cannot carry (, : \\ space or a quote)`
+    : null;
+}
+
 /**
  * Mounts a trial overlay in a fresh folder under `dir` and removes it: null when that worked, else
  * why not (the filesystem under `dir` may refuse to be an upper layer, e.g. an overlay itself).
@@ -47,8 +54,8 @@ export function overlayUnavailable(euid: number = process.geteuid?.() ?? -1): st
 export function probeOverlay(dir: string): string | null {
   const first = overlayUnavailable();
   if (first) return first;
-  if (UNSAFE_PATH.test(path.resolve(dir)))
-    return `the store path ${path.resolve(dir)} holds a character mount options cannot carry (, : \\ space or a quote)`;
+  const unsafe = unsafeStorePath(dir);
+  if (unsafe) return unsafe;
   let root: string;
   // Where `dir` does not exist yet, its nearest existing parent is on the filesystem it will be on.
   let at = path.resolve(dir);

@@ -6,8 +6,10 @@ import {
   isOverlayMounted,
   mountOverlay,
   type OverlayDirs,
+  overlayUnavailable,
   probeOverlay,
   unmountOverlay,
+  unsafeStorePath,
 } from "./overlay-mount.js";
 import { removeTree } from "./remove-tree.js";
 
@@ -18,6 +20,11 @@ export type WorkspaceMode = "copy" | "overlay";
 export interface WorkspaceChoice {
   mode: WorkspaceMode;
   why: string;
+  /**
+   * Chosen, not forced: when the overlay cannot be mounted after all (a store on a filesystem overlayfs
+   * refuses as an upper layer), the run copies instead and says why.
+   */
+  fallback?: true;
 }
 
 /** The variable that forces a mode (`copy` or `overlay`); unset, the mode is chosen automatically. */
@@ -28,13 +35,13 @@ const probed = new Map<string, string | null>();
 /**
  * The workspace mode of runs whose folders live under `runsDir`. `LOOPGATE_WORKSPACE=copy|overlay`
  * forces one (a forced overlay that cannot be mounted is an error, never a silent copy). Unset, runs
- * copy: overlays are used only when forced, until the automatic choice is switched on (see
- * docs/explanation/sandbox.md#overlay-workspaces); the reason says whether they would be available.
+ * use an overlay wherever one can be mounted (root, kernel overlayfs, a store path mount options can
+ * carry) and copy elsewhere. A run does not mount a trial overlay first: it mounts its own, and falls
+ * back to a copy when that fails (`fallback`); `probe` (doctor) mounts a trial one to say for sure.
  */
 export function chooseWorkspaceMode(
   runsDir: string,
   env: NodeJS.ProcessEnv = process.env,
-  /** Probe whether overlays would work when none is forced (doctor asks; a run does not, as it copies anyway). */
   probe = false,
 ): WorkspaceChoice {
   const forced = env[WORKSPACE_MODE_VARIABLE];
@@ -53,14 +60,12 @@ export function chooseWorkspaceMode(
       `${WORKSPACE_MODE_VARIABLE}=${JSON.stringify(forced.slice(0, 40))}: expected copy or overlay (or unset)`,
       WORKSPACE_MODE_VARIABLE,
     );
-  if (!probe)
-    return { mode: "copy", why: `overlays are used only with ${WORKSPACE_MODE_VARIABLE}=overlay for now` };
-  const why = unavailable();
+  const why = probe ? unavailable() : (overlayUnavailable() ?? unsafeStorePath(runsDir));
+  if (why) return { mode: "copy", why: `overlays are not available: ${why}` };
   return {
-    mode: "copy",
-    why: why
-      ? `overlays are not available: ${why}`
-      : `overlays are available but not yet chosen automatically; ${WORKSPACE_MODE_VARIABLE}=overlay uses them`,
+    mode: "overlay",
+    why: probe ? "overlays can be mounted here" : "overlays are available here",
+    fallback: true,
   };
 }
 

@@ -15,6 +15,7 @@ import { RunJournal } from "../../src/runner/stream/run-journal.js";
 import { type LoadedTask, loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../runner/task-fixture.js";
+import { runTree } from "../support/run-tree.js";
 
 // Adversarial scripted agents against the built-in loop: none may complete the goal or reach SUCCESS
 // with words, forged shapes, bad calls, escapes or endless loops; every attempt is on record.
@@ -117,7 +118,7 @@ async function run(
       events
         .filter((e) => e.type === type)
         .map((e) => ({ ...(e.data as object), origin: e.meta.origin }) as never),
-    workspace: join(localDir, "runs", env.run_id, "workspace"),
+    workspace: await runTree(localDir, env.run_id),
   };
 }
 

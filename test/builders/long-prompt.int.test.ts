@@ -12,6 +12,7 @@ import { RunJournal } from "../../src/runner/stream/run-journal.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../runner/task-fixture.js";
+import { runTree } from "../support/run-tree.js";
 
 let localDir: string;
 let store: SqliteEventStore;
@@ -49,7 +50,7 @@ describe("a prompt longer than one argument may be", () => {
       reporter: { note: (s) => notes.push(s) },
     });
     expect(env.status, env.reason).toBe("SUCCESS");
-    const ws = join(localDir, "runs", env.run_id, "workspace");
+    const ws = await runTree(localDir, env.run_id);
     expect(readFileSync(join(ws, "lib/arg.txt"), "utf8")).toMatch(/\/prompt-1\/prompt\.md$/);
     expect(readFileSync(join(ws, "lib/seen.txt"), "utf8")).toBe(prompt);
     expect(notes).toHaveLength(1);

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+import { removeTreeSync } from "../../src/workspace/remove-tree.js";
 
 /** The package root (where package.json and bin/ live). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -128,8 +129,9 @@ export function tempDir(prefix = "loopgate-e2e-"): string {
 }
 
 /** Removes every folder `tempDir()` made in this test file. */
+/** Removes the test's folders; a run killed mid-way keeps its overlay mounted, so they are unmounted first. */
 export function removeTemps(): void {
-  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const d of temps.splice(0)) removeTreeSync(d);
 }
 
 export const exampleDir = (name: ExampleName) => join(ROOT, "examples", name);

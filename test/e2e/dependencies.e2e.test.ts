@@ -4,6 +4,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runPaths } from "../../src/runner/run/context/run-context.js";
 import { type Envelope, loopgate, parseStdout, ROOT, removeTemps, show, tempDir } from "./cli.js";
 
 afterAll(removeTemps);
@@ -80,8 +81,15 @@ describe.concurrent("shared dependencies through the CLI", () => {
     const digests = digestsIn(store);
     expect(digests).toHaveLength(1);
     expect(a.dependencies).toEqual([{ path: "node_modules", digest: digests[0], files: 2 }]);
-    expect(readdirSync(join(store, "runs", a.run_id, "pristine", "node_modules"))).toEqual([]);
-    expect(readdirSync(join(store, "runs", a.run_id, "workspace", "node_modules"))).toEqual([]);
+    expect(readdirSync(join(runPaths(join(store, "runs", a.run_id)).pristineDir, "node_modules"))).toEqual(
+      [],
+    );
+    // The run's final tree, as `loopgate export` writes it whatever the run's layout.
+    const tree = join(store, "exported");
+    const exported = await loopgate(["export", a.run_id, tree, "--store", store]);
+    expect(exported.code, show(exported)).toBe(0);
+    expect(readdirSync(join(tree, "node_modules"))).toEqual([]);
+    expect(readFileSync(join(tree, "lib/app.js"), "utf8")).toContain("require('greet')");
     const second = await loopgate(["run", file, "--oracle", "--json", "--store", store]);
     expect(second.code, show(second)).toBe(0);
     expect(parseStdout<WithDeps>(second).dependencies).toEqual(a.dependencies);

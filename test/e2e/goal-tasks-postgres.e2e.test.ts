@@ -12,6 +12,7 @@ import { goalTaskFile, goalTaskKey } from "../../src/runner/goal/goal-tasks.js";
 import { prunePostgres } from "../../src/store/postgres/pg-prune.js";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
+import { runTree } from "../support/run-tree.js";
 import { exampleDir, loopgate, ROOT, removeTemps, show, tempDir } from "./cli.js";
 
 let db: FreshDatabase;
@@ -248,7 +249,7 @@ describe("a Postgres goal's task files are in the store", () => {
       join(host, "tasks", m, "goal/tasks/quoted-fields/heldout/heldout-quoted/check.sh"),
     );
     expect(copies.some((c) => existsSync(c) && readFileSync(c, "utf8") === checkSh)).toBe(true);
-    const leak = readFileSync(join(host, "runs", runId ?? "", "workspace", "leak.txt"), "utf8");
+    const leak = readFileSync(join(await runTree(host, runId ?? "", db.url), "leak.txt"), "utf8");
     expect(checkSh).toContain("Held-out checks for quoted fields");
     expect(leak).not.toContain("Held-out checks for quoted fields");
   }, 420_000);

@@ -6,13 +6,14 @@
 // A worker SIGKILLed mid-turn (inside the run, before and after its objects reach the store, after the
 // writeback is recorded) is taken over by another worker once its lease expires.
 import { execFileSync } from "node:child_process";
-import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedEvent } from "../../src/core/events/loopgate-event.js";
 import { goalStream } from "../../src/runner/goal/goal-store.js";
 import { goalRepo } from "../../src/runner/goal/repo/goal-repo.js";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
+import { removeTreeSync } from "../../src/workspace/remove-tree.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import {
   type CliResult,
@@ -225,7 +226,8 @@ describe("goals on Postgres, advanced by workers", () => {
     const hostA = tempDir("loopgate-host-a-");
     const killed = await worker(hostA, ["--once"], env);
     expect(killed.signal, `expected a SIGKILL at ${JSON.stringify(env)}\n${show(killed)}`).toBe("SIGKILL");
-    rmSync(hostA, { recursive: true, force: true });
+    // The machine is gone, and its mounts with it.
+    removeTreeSync(hostA);
     const b = await worker(tempDir("loopgate-host-b-"), ["--until-idle"]);
     expect(b.code, show(b)).toBe(0);
     await expectSettledOnce(goalId);

@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTree } from "../../src/workspace/remove-tree.js";
+import { keptFiles } from "../support/run-tree.js";
 import { type Envelope, exampleDir, loopgate, parseStdout, show } from "./cli.js";
 
 const isRoot = process.geteuid?.() === 0;
@@ -53,7 +54,7 @@ describe.skipIf(!isRoot)("loopgate as root, everything under a 0700 folder", () 
     );
     expect(final.every((g) => g.passed)).toBe(true);
     // The run folder stays closed to others; what the builder wrote is the sandbox user's, not root's.
-    const ws = join(base, "store", "runs", env.run_id, "workspace");
+    const ws = keptFiles(join(base, "store", "runs", env.run_id));
     expect(statSync(join(base, "store", "runs", env.run_id)).mode & 0o077).toBe(0);
     expect(statSync(join(ws, "bin", "csvcol")).uid).not.toBe(0);
   }, 320_000);

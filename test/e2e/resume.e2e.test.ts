@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTree } from "../support/run-tree.js";
 import {
   exampleDir,
   exampleTask,
@@ -114,9 +115,8 @@ describe.concurrent("resume after SIGKILL", () => {
       false,
     );
     // The rolled-back file is the pristine one: the interrupted write is not taken as done.
-    const run = events[0]?.data.run_dir as string;
     const pristine = readFileSync(join(exampleDir("js-slugify"), "repo/src/slugify.js"), "utf8");
-    expect(readFileSync(join(run, "workspace/src/slugify.js"), "utf8")).toBe(pristine);
+    expect(readFileSync(join(await runTree(store, runId), "src/slugify.js"), "utf8")).toBe(pristine);
     const status = parseStdout<{ status: string }>(
       await loopgate(["status", runId, "--store", store, "--json"]),
     );

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
+import { runTree } from "../support/run-tree.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir, withoutCanaryNames } from "./cli.js";
 
 let db: FreshDatabase;
@@ -102,8 +103,9 @@ describe.sequential("submitted tasks live in the store", () => {
     // The run was checked by the worker's copy of the task, which is not inside the run's workspace.
     const started = (await store.readStream(`run-${runId}`))[0] as unknown as { data: { task_path: string } };
     expect(started.data.task_path).toBe(join(workDir, "tasks", job.task_snapshot.manifest, "task.yaml"));
-    expect(existsSync(join(workDir, "runs", runId, "workspace", "heldout-test"))).toBe(false);
-    expect(existsSync(join(workDir, "runs", runId, "workspace", "src", "slugify.js"))).toBe(true);
+    const tree = await runTree(workDir, runId, db.url);
+    expect(existsSync(join(tree, "heldout-test"))).toBe(false);
+    expect(existsSync(join(tree, "src", "slugify.js"))).toBe(true);
   });
 
   it("a forged run from a snapshot still fails its held-out gate, and its builder cannot read the held-out files", async () => {
@@ -142,7 +144,7 @@ describe.sequential("submitted tasks live in the store", () => {
     const [manifest] = readdirSync(join(workDir, "tasks"));
     const copy = join(workDir, "tasks", manifest ?? "", "heldout/heldout-test/slugify.heldout.test.js");
     expect(readFileSync(copy, "utf8")).toBe(heldout);
-    const leak = readFileSync(join(workDir, "runs", runId, "workspace", "src", "leak.txt"), "utf8");
+    const leak = readFileSync(join(await runTree(workDir, runId, db.url), "src", "leak.txt"), "utf8");
     expect(leak).not.toContain("transliterates letters");
     expect(heldout).toContain("transliterates letters");
   });
@@ -172,7 +174,7 @@ describe.sequential("submitted tasks live in the store", () => {
     expect(killed.signal, show(killed)).toBe("SIGKILL");
     const runId = (await store.queue().list()).find((j) => j.jobId === job_id)?.runId ?? "";
     expect(runId).not.toBe("");
-    renameSync(hostA, `${hostA}-gone`);
+    renameSync(hostA, join(tempDir(), "gone")); // removed with the test's folders, mounts and all
     // (The killed worker's process is gone on this host, so its run lease is taken over at once.)
     const elsewhere = tempDir();
     const resumed = await loopgate(["resume", runId, "--store", db.url, "--json"], { cwd: elsewhere });
@@ -207,7 +209,7 @@ describe.sequential("submitted tasks live in the store", () => {
       { cwd: hostA, env: { LOOPGATE_FAULT_KILL_AFTER_EVENTS: "8" } },
     );
     expect(killed.signal, show(killed)).toBe("SIGKILL");
-    renameSync(hostA, `${hostA}-gone`);
+    renameSync(hostA, join(tempDir(), "gone")); // removed with the test's folders, mounts and all
     const { stderr } = await workerElsewhere();
     expect(stderr).toContain(`finished ${job_id}: SUCCESS`);
     const row = (await store.queue().list()).find((j) => j.jobId === job_id);

@@ -2,11 +2,12 @@
 // deleted; worker B, in folder B, shares nothing with A but the database. B rebuilds the run folder from
 // the observations and blobs the store holds and resumes the run as `loopgate resume` does.
 import { randomUUID } from "node:crypto";
-import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoopgateEvent } from "../../src/core/events/loopgate-event.js";
 import { PostgresEventStore } from "../../src/store/postgres/postgres-event-store.js";
+import { removeTreeSync } from "../../src/workspace/remove-tree.js";
 import { type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { exampleDir, loopgate, parseStdout, removeTemps, show, tempDir, withoutCanaryNames } from "./cli.js";
 
@@ -81,7 +82,8 @@ async function killedOnHostA(killAfter: number): Promise<{ jobId: string; runId:
   const runDir = (await eventsOf(runId))[0]?.data.run_dir as string;
   expect(runDir.startsWith(hostA)).toBe(true);
   expect(existsSync(runDir)).toBe(true);
-  rmSync(hostA, { recursive: true, force: true });
+  // The machine is gone, and its mounts with it.
+  removeTreeSync(hostA);
   return { jobId, runId, hostB: tempDir() };
 }
 

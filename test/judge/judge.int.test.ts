@@ -11,6 +11,7 @@ import { RunJournal } from "../../src/runner/stream/run-journal.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { makeTask } from "../runner/task-fixture.js";
+import { runTree } from "../support/run-tree.js";
 
 // A scripted judge at the model boundary; everything else is real. The judge can only veto.
 const JUDGE_PROSE = "JUDGE-PRIVATE-REASONING-41d7";
@@ -71,7 +72,7 @@ async function judged(judgeScript: string | ModelAdapter, yaml = taskYaml()) {
     judge,
   });
   const events = await store.readStream(RunJournal.stream(env.run_id));
-  const ws = join(localDir, "runs", env.run_id, "workspace");
+  const ws = await runTree(localDir, env.run_id);
   return { env, events, ws };
 }
 

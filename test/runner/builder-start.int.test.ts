@@ -14,6 +14,7 @@ import { runTask } from "../../src/runner/run/run-task.js";
 import { RunJournal } from "../../src/runner/stream/run-journal.js";
 import { type LoadedTask, loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
+import { runTree } from "../support/run-tree.js";
 import { makeTask } from "./task-fixture.js";
 
 const SECRET = "HELDOUT-MARKER-51b3";
@@ -70,7 +71,7 @@ const run = (loaded: LoadedTask, builder: Builder, mounts: string[] = []) =>
   runTask({ loaded, builder, store, localDir, sandbox: "bubblewrap", mounts });
 
 const events = (env: Envelope) => store.readStream(RunJournal.stream(env.run_id));
-const workspaceFile = (env: Envelope, p: string) => join(localDir, "runs", env.run_id, "workspace", p);
+const workspaceFile = async (env: Envelope, p: string) => join(await runTree(localDir, env.run_id), p);
 
 /** An agent folder apart from the task, as a user keeps their own agent script. */
 function agentFolder(files: Record<string, string>): string {
@@ -95,7 +96,7 @@ describe("a builder command's own files are mounted", () => {
     });
     expect(env.status, env.reason).toBe("SUCCESS");
     expect(env.attempts).toBe(1);
-    expect(readFileSync(workspaceFile(env, "lib/seen.txt"), "utf8")).toBe("ok\n");
+    expect(readFileSync(await workspaceFile(env, "lib/seen.txt"), "utf8")).toBe("ok\n");
     // The script's folder is the task folder, so only the script is mounted, and the user is told.
     expect(notes.join("\n")).toContain("not mounted");
   });
@@ -140,7 +141,7 @@ describe("a builder command's own files are mounted", () => {
     writeFileSync(join(t.dir, "answer.txt"), "echo 42\n");
     const env = await run(t.loaded, oracleBuilder(t.loaded.oracle as string));
     expect(env.status, env.reason).toBe("SUCCESS");
-    expect(readFileSync(workspaceFile(env, "lib/seen.txt"), "utf8")).toBe("TASKFOLDER\nok\n");
+    expect(readFileSync(await workspaceFile(env, "lib/seen.txt"), "utf8")).toBe("TASKFOLDER\nok\n");
   });
 });
 
@@ -163,7 +164,7 @@ describe("a builder that cannot start is TOOL_FAILURE at once", () => {
     expect(env.reason).toContain("no-such-checker-8812");
     expect(env.reason).toContain("install");
     expect((await events(env)).some((e) => e.type === "builder_finished")).toBe(false);
-    expect(existsSync(workspaceFile(env, "lib/ran.txt"))).toBe(false);
+    expect(existsSync(await workspaceFile(env, "lib/ran.txt"))).toBe(false);
   });
 
   it("a builder program that is not found: TOOL_FAILURE before any attempt", async () => {

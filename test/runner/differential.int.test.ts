@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder, oracleBuilder } from "../../src/builders/command-builder.js";
 import { oracleTreeOf } from "../../src/runner/run/context/oracle-tree.js";
 import type { RunContext } from "../../src/runner/run/context/run-context.js";
+import { runPaths } from "../../src/runner/run/context/run-context.js";
 import { runTask } from "../../src/runner/run/run-task.js";
 import { RunJournal } from "../../src/runner/stream/run-journal.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
@@ -207,7 +208,7 @@ describe("differential gates in a run", () => {
       ({
         loaded,
         runDir,
-        pristineDir: join(runDir, "pristine"),
+        pristineDir: runPaths(runDir).pristineDir,
         journal: { runId: env.run_id },
         sandbox: "bubblewrap",
         mounts: [],

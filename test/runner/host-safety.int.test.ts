@@ -7,6 +7,7 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import { runTask } from "../../src/runner/run/run-task.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
+import { keptFiles } from "../support/run-tree.js";
 import { makeTask } from "./task-fixture.js";
 
 // The gate fails if its environment holds anything privileged: so a passing gate proves the gate environment kept no bit.
@@ -65,7 +66,7 @@ describe("what loopgate keeps cannot hurt the host", () => {
     const runDir = join(localDir, "runs", env.run_id);
     // The builder really did set the bit (the finding is from the observation) and nothing of it is left.
     expect(privileged(runDir)).toEqual([]);
-    expect(lstatSync(join(runDir, "workspace", "lib/.helper")).mode & 0o7777).toBe(0o755);
+    expect(lstatSync(join(keptFiles(runDir), "lib/.helper")).mode & 0o7777).toBe(0o755);
     expect(lstatSync(runDir).mode & 0o777).toBe(0o700);
     expect(lstatSync(join(localDir, "runs")).mode & 0o777).toBe(0o700);
     await rm(t.dir, { recursive: true, force: true });
@@ -85,7 +86,7 @@ describe("what loopgate keeps cannot hurt the host", () => {
       "lib/\uDCFF.bin",
     ]);
     expect(env.findings.some((f) => f.code === "unsupported_entry")).toBe(false);
-    const ws = Buffer.from(join(localDir, "runs", env.run_id, "workspace", "lib"));
+    const ws = Buffer.from(join(keptFiles(join(localDir, "runs", env.run_id)), "lib"));
     const names = readdirSync(ws, { encoding: "buffer" });
     const odd = names.find((n) => n.includes(0xff));
     expect(odd).toBeDefined();

@@ -10,6 +10,7 @@ import { runTask } from "../../src/runner/run/run-task.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
+import { withRunWorkspace } from "../support/run-tree.js";
 
 // Bytecode smuggling (a derived artifact): the builder changes no source file and plants a .pyc, compiled
 // from a working parse_duration(), whose header records the pristine parser.py's mtime and size.
@@ -86,8 +87,8 @@ describe("a planted .pyc never stands in for the delivered source", () => {
         maxAttempts: 1,
       });
       // The builder's workspace really holds the forgery: plain CPython runs the working code there.
-      const ws = join(localDir, "runs", env.run_id, "workspace");
-      expect(plainCPython(ws)).toBe("0:00:00.250000");
+      const runDir = join(localDir, "runs", env.run_id);
+      expect(await withRunWorkspace(runDir, plainCPython)).toBe("0:00:00.250000");
       expect(env.status).toBe("ESCALATED");
       const gates = Object.fromEntries(env.gates.map((g) => [g.id, g.passed]));
       expect(gates).toMatchObject({

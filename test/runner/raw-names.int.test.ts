@@ -4,10 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder, noopBuilder } from "../../src/builders/command-builder.js";
+import { runPaths } from "../../src/runner/run/context/run-context.js";
 import { runTask } from "../../src/runner/run/run-task.js";
 import { RunJournal } from "../../src/runner/stream/run-journal.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
+import { runTree } from "../support/run-tree.js";
 import { makeTask } from "./task-fixture.js";
 
 // File names that are not UTF-8 (a Latin-1 "café": 0xE9 alone) travel like any name: from the task's
@@ -90,8 +92,9 @@ describe("a name that is not UTF-8 is a name", () => {
     expect(changed?.type === "workspace_changed" && changed.data.added.paths).toEqual(["lib/r\uDCE9sultat"]);
     expect(JSON.stringify(changed?.data)).toContain("lib/r\\udce9sultat");
     // Pristine and the builder's workspace hold the task's file under its own bytes.
-    for (const tree of ["pristine", "workspace"]) {
-      const names = readdirSync(Buffer.from(join(localDir, "runs", env.run_id, tree)), {
+    const runDir = join(localDir, "runs", env.run_id);
+    for (const tree of [runPaths(runDir).pristineDir, await runTree(localDir, env.run_id)]) {
+      const names = readdirSync(Buffer.from(tree), {
         encoding: "buffer",
       });
       expect(names.some((n) => n.equals(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74])))).toBe(
@@ -126,7 +129,7 @@ describe("a name that is not UTF-8 is a name", () => {
     const look = `sh -c 'python3 -c "import os; open(\\"lib/r\\\\xe9sultat\\".encode(\\"latin-1\\"), \\"w\\").write(\\"42\\\\n\\" if b\\"caf\\\\xe9.txt\\" in os.listdir(b\\".\\") else \\"missing\\\\n\\")"'`;
     const { env } = await run(look);
     expect(env.status, env.gates.map((g) => g.log_excerpt).join("\n")).toBe("SUCCESS");
-    const ws = Buffer.from(join(localDir, "runs", env.run_id, "workspace", "lib"));
+    const ws = Buffer.from(join(await runTree(localDir, env.run_id), "lib"));
     const file = Buffer.concat([ws, Buffer.from("/r"), Buffer.from([0xe9]), Buffer.from("sultat")]);
     expect(readFileSync(file, "utf8")).toBe("42\n");
   });

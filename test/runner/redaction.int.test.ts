@@ -7,6 +7,7 @@ import { commandBuilder } from "../../src/builders/command-builder.js";
 import { runTask } from "../../src/runner/run/run-task.js";
 import { loadTask } from "../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../src/store/sqlite/sqlite-event-store.js";
+import { runTree } from "../support/run-tree.js";
 import { makeTask } from "./task-fixture.js";
 
 // A --builder-env value (the builder reads it from its environment) and a provider key loopgate holds
@@ -87,7 +88,9 @@ describe("secrets are redacted from everything recorded", () => {
     });
     const runDir = join(localDir, "runs", env.run_id);
     // The builder really printed them: its own file holds the key, and the gate log went into a required fix.
-    expect(readFileSync(join(runDir, "workspace", "lib", "leak.txt"), "utf8")).toContain(BUILDER_KEY);
+    expect(readFileSync(join(await runTree(localDir, env.run_id), "lib", "leak.txt"), "utf8")).toContain(
+      BUILDER_KEY,
+    );
     expect(env.attempts).toBe(2);
     const envelope = JSON.stringify(env);
     expect(envelope).toContain("[redacted:LG_BUILDER_KEY]");

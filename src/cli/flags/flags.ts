@@ -106,6 +106,12 @@ export const FLAGS = {
     help: "write a Markdown summary of the run to FILE (e.g. $GITHUB_STEP_SUMMARY)",
   },
   limit: { value: "N", check: "positive-int", help: "runs: show at most N runs (default 20)" },
+  attempt: {
+    value: "N",
+    check: "positive-int",
+    max: 100,
+    help: "export: the workspace after attempt N's builder (default: the last observation)",
+  },
   days: { value: "N", check: "positive-int", help: "health: only runs started in the last N days" },
   out: {
     value: "FILE",

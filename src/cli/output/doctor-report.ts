@@ -168,7 +168,7 @@ export function doctorChecks(f: DoctorFacts): DoctorCheck[] {
             "run workspace",
             "required",
             f.workspace.error,
-            "unset LOOPGATE_WORKSPACE (runs then copy), or run loopgate as root on a kernel with overlayfs",
+            "unset LOOPGATE_WORKSPACE (runs then use an overlay where one can be mounted, a copy elsewhere), or run loopgate as root on a kernel with overlayfs",
           ),
     );
   if (f.privileges)

@@ -1,7 +1,9 @@
+import { ConcurrencyError } from "../../core/kernel/errors.js";
 import { gateRunRecord } from "../../core/run/attempt-records.js";
 import type { Envelope } from "../../core/run/envelope.js";
 import { nextRunStep, type StepTask } from "../../core/run/run-step.js";
 import { gateIdentity } from "../../core/task/task-lock.js";
+import { detachOverlay, overlayOf } from "../../workspace/overlay-workspace.js";
 import { RunStoppedError } from "../stream/run-journal.js";
 import { failRun, finishRun, type RunContext } from "./context/run-context.js";
 import { attemptInputs } from "./phases/attempt-inputs.js";
@@ -24,7 +26,32 @@ export async function driveRun(ctx: RunContext): Promise<Envelope> {
   } catch (e) {
     // An event the log refused: the journal already recorded TOOL_FAILURE and the verdict.
     if (e instanceof RunStoppedError && ctx.journal.current.finished) return finishRun(ctx);
+    if (!anotherOwner(ctx, e)) releaseWorkspace(ctx);
     throw e;
+  }
+}
+
+/**
+ * Whether the run may have another owner now: this process lost its lease, or the log refused an append
+ * because someone else appended. That owner may be on this machine and using the run's overlay.
+ */
+function anotherOwner(ctx: RunContext, e: unknown): boolean {
+  if (ctx.leaseLost?.aborted) return true;
+  for (let c: unknown = e; c instanceof Error; c = c.cause) if (c instanceof ConcurrencyError) return true;
+  return false;
+}
+
+/**
+ * A run that stops on an error of its own (and still owns itself) leaves no mount behind: its changes
+ * stay in its upper layer and `loopgate resume` mounts it again. Best effort: the error that stopped
+ * the run is the one to report, and gc or a resume releases a mount left here.
+ */
+function releaseWorkspace(ctx: RunContext): void {
+  try {
+    const o = overlayOf(ctx.runDir);
+    if (o) detachOverlay(o);
+  } catch {
+    // Left mounted; see above.
   }
 }
 

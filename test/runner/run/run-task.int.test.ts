@@ -8,10 +8,15 @@ import { commandBuilder, noopBuilder } from "../../../src/builders/command-build
 import type { LoopgateEvent } from "../../../src/core/events/loopgate-event.js";
 import { ConcurrencyError } from "../../../src/core/kernel/errors.js";
 import { projectEnvelope } from "../../../src/core/run/envelope.js";
+import { runPaths } from "../../../src/runner/run/context/run-context.js";
 import { runTask } from "../../../src/runner/run/run-task.js";
 import { RunJournal } from "../../../src/runner/stream/run-journal.js";
 import { loadTask } from "../../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
+import { isOverlayMounted } from "../../../src/workspace/overlay-mount.js";
+import { overlayOf } from "../../../src/workspace/overlay-workspace.js";
+import { removeTree } from "../../../src/workspace/remove-tree.js";
+import { runTree } from "../../support/run-tree.js";
 import { makeTask } from "../task-fixture.js";
 
 // A tiny shell task: lib/answer.sh must print 42; the held-out check also wants 42 with a marker
@@ -57,8 +62,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await store.close();
-  await rm(localDir, { recursive: true, force: true });
+  // removeTree unmounts first: the run that lost its lease keeps its overlay mounted, as it must.
+  await removeTree(localDir);
 });
+
+/** A run's pristine tree: its `pristine/` copy, or its overlay's shared snapshot. */
+const pristineOf = (runId: string) => runPaths(join(localDir, "runs", runId)).pristineDir;
 
 describe("runTask", () => {
   it("re-runs every gate on every attempt and feeds back only what feedback allows", async () => {
@@ -78,7 +87,7 @@ describe("runTask", () => {
       "2:visible:true",
       "2:hidden:true",
     ]);
-    const ws = join(localDir, "runs", env.run_id, "workspace");
+    const ws = await runTree(localDir, env.run_id);
     expect(readFileSync(join(ws, "lib/fix-1.txt"), "utf8")).toBe("");
     const fix = readFileSync(join(ws, "lib/fix-2.txt"), "utf8");
     expect(fix).toContain("check visible: failed (exit 1)");
@@ -175,7 +184,7 @@ ls .. 2>&1 | head -3
     const said = env.claims.map((c) => c.text).join("\n");
     expect(said).not.toContain("READ");
     expect(said).not.toContain("WROTE-PRISTINE");
-    const pristine = readFileSync(join(localDir, "runs", env.run_id, "pristine/test/check.sh"), "utf8");
+    const pristine = readFileSync(join(pristineOf(env.run_id), "test/check.sh"), "utf8");
     expect(pristine).toBe(repo["test/check.sh"]);
   });
 
@@ -199,9 +208,7 @@ EOF2
     });
     expect(env.status).toBe("ESCALATED");
     expect(env.gates.filter((g) => g.attempt === 2).every((g) => !g.passed)).toBe(true);
-    expect(readFileSync(join(localDir, "runs", env.run_id, "pristine/test/check.sh"), "utf8")).toBe(
-      repo["test/check.sh"],
-    );
+    expect(readFileSync(join(pristineOf(env.run_id), "test/check.sh"), "utf8")).toBe(repo["test/check.sh"]);
     expect(readFileSync(join(t.dir, "heldout/hidden/check.sh"), "utf8")).toBe(heldout["hidden/check.sh"]);
   });
 
@@ -312,5 +319,8 @@ EOF2
     // Nothing after the other owner's event, and the builder never reached its end.
     expect((await store.readStream(stream)).at(-1)?.id).toBe(taken.id);
     expect(existsSync(join(localDir, "runs", runId, "workspace", "lib", "finished.txt"))).toBe(false);
+    // Its overlay stays mounted: the new owner may be on this machine, working in it.
+    const overlay = overlayOf(join(localDir, "runs", runId));
+    if (overlay) expect(isOverlayMounted(overlay.merged)).toBe(true);
   });
 });

@@ -1,15 +1,19 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../../src/builders/command-builder.js";
+import type { RunReporter } from "../../../src/runner/run/context/reporter.js";
 import { runTask } from "../../../src/runner/run/run-task.js";
+import { exportRunTree } from "../../../src/runner/run/run-tree.js";
 import { RunJournal } from "../../../src/runner/stream/run-journal.js";
 import { loadTask } from "../../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
-import { probeOverlay } from "../../../src/workspace/overlay-mount.js";
-import { WORKSPACE_MODE_VARIABLE } from "../../../src/workspace/overlay-workspace.js";
+import { WorkspaceObserver } from "../../../src/workspace/observer.js";
+import { isOverlayMounted, mountOverlay, probeOverlay } from "../../../src/workspace/overlay-mount.js";
+import { overlayOf, WORKSPACE_MODE_VARIABLE } from "../../../src/workspace/overlay-workspace.js";
+import { removeTree } from "../../../src/workspace/remove-tree.js";
 import { makeTask } from "../task-fixture.js";
 
 // One task, one builder that forges, hides and breaks what it can; run with each workspace mode forced,
@@ -82,6 +86,13 @@ describe("a run is judged the same on a copy and on an overlay", () => {
       // A finished overlay run holds no mount and no copy: its changes are in upper/.
       if (mode === "overlay") expect(readdirSync(join(runDir, "workspace"))).toEqual([]);
       const events = await store.readStream(RunJournal.stream(runId));
+      // `loopgate export` writes the final tree from either layout: observed again, it is the recorded one.
+      const last = events.findLast((e) => e.type === "workspace_observed");
+      const tree = join(localDir, `tree-${mode}`);
+      await exportRunTree({ runId, events, localDir, shared: null, dest: tree });
+      expect((await new WorkspaceObserver(tree).observe()).id).toBe(
+        last?.type === "workspace_observed" ? last.data.observation_id : "",
+      );
       facts.push({
         status: env.status,
         attempts: env.attempts,
@@ -100,4 +111,98 @@ describe("a run is judged the same on a copy and on an overlay", () => {
     expect(copy?.findings).toContainEqual([1, "unsupported_entry", "lib/pipe"]);
     expect(overlay).toEqual(copy);
   });
+});
+
+describe("the workspace mode is chosen where it is not forced", () => {
+  let root: string;
+  const saved = process.env[WORKSPACE_MODE_VARIABLE];
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), "loopgate-choice-"));
+    delete process.env[WORKSPACE_MODE_VARIABLE];
+  });
+  afterAll(async () => {
+    if (saved !== undefined) process.env[WORKSPACE_MODE_VARIABLE] = saved;
+    await removeTree(root);
+  });
+
+  const honest = "#!/bin/sh\necho 'echo 42' > lib/answer.sh\n";
+  async function runIn(localDir: string, reporter: RunReporter = {}) {
+    const t = await makeTask({ taskYaml, repo, scripts: { "b.sh": honest } });
+    const store = SqliteEventStore.open(join(localDir, "events.db"));
+    try {
+      const env = await runTask({
+        loaded: loadTask(t.file),
+        builder: commandBuilder(t.script("b.sh")),
+        store,
+        localDir,
+        sandbox: "bubblewrap",
+        reporter,
+      });
+      return { env, runDir: join(localDir, "runs", env.run_id) };
+    } finally {
+      await store.close();
+    }
+  }
+
+  it.skipIf(probeOverlay(tmpdir()) !== null)(
+    "where overlays can be mounted, a run uses one, silently",
+    async () => {
+      const notes: string[] = [];
+      const { env, runDir } = await runIn(join(root, "plain"), { note: (s) => notes.push(s) });
+      expect(env.status, env.reason).toBe("SUCCESS");
+      expect(overlayOf(runDir)).not.toBeNull();
+      expect(isOverlayMounted(join(runDir, "workspace"))).toBe(false);
+      expect(notes.filter((n) => n.startsWith("workspace:"))).toEqual([]);
+    },
+  );
+
+  it.skipIf(probeOverlay(tmpdir()) !== null)(
+    "where the overlay cannot be mounted after all, the run copies and says why; forced, it fails",
+    async () => {
+      // A store on an overlay: overlayfs refuses another overlay's upper layer there.
+      const d = {
+        lower: join(root, "l"),
+        upper: join(root, "u"),
+        work: join(root, "w"),
+        merged: join(root, "m"),
+      };
+      for (const p of Object.values(d)) mkdirSync(p);
+      mountOverlay(d);
+      const notes: string[] = [];
+      const { env, runDir } = await runIn(join(d.merged, "store"), { note: (s) => notes.push(s) });
+      expect(env.status, env.reason).toBe("SUCCESS");
+      expect(overlayOf(runDir)).toBeNull();
+      expect(readFileSync(join(runDir, "workspace", "lib/answer.sh"), "utf8")).toBe("echo 42\n");
+      expect(notes.filter((n) => n.startsWith("workspace:"))).toEqual([
+        expect.stringMatching(/^workspace: copy \(an overlay could not be made: cannot mount an overlay at /),
+      ]);
+      process.env[WORKSPACE_MODE_VARIABLE] = "overlay";
+      try {
+        const forced = await runIn(join(d.merged, "forced"));
+        expect(forced.env.status).toBe("TOOL_FAILURE");
+        expect(forced.env.reason).toContain(`${WORKSPACE_MODE_VARIABLE}=overlay, but`);
+      } finally {
+        delete process.env[WORKSPACE_MODE_VARIABLE];
+      }
+    },
+  );
+
+  it.skipIf(probeOverlay(tmpdir()) !== null)(
+    "a run stopped by an error of its own leaves no mount behind (one that lost its lease keeps it: run-task.int)",
+    async () => {
+      const boom = new Error("the reporter broke");
+      const localDir = join(root, "boom");
+      await expect(
+        runIn(localDir, {
+          gateStarted: () => {
+            throw boom;
+          },
+        }),
+      ).rejects.toBe(boom);
+      const [runId] = readdirSync(join(localDir, "runs"));
+      const runDir = join(localDir, "runs", runId ?? "");
+      expect(overlayOf(runDir)).not.toBeNull();
+      expect(isOverlayMounted(join(runDir, "workspace"))).toBe(false);
+    },
+  );
 });

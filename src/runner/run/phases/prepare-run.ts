@@ -42,6 +42,8 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     await removeTree(runDir);
     // 0700, and the store's runs/ folder too: what a builder leaves here is no other local user's to reach.
     mkdirPrivate(runDir, { parentToo: true });
+    // A copy's pristine tree is the run's own (a resumed run's may have pointed at an overlay's snapshot).
+    ctx.pristineDir = join(runDir, "pristine");
     // A shared dependency folder is copied as its empty mount point only: its files are mounted, never copied.
     const filter = withoutDependencyFiles(ctx.dependencies.map((d) => d.path));
     // `verify` checks work that is already whole: there is nothing for an overlay to save.
@@ -49,20 +51,21 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     // Who sandboxed code runs as: what the builder will write is made theirs as it is written.
     const owner = sandboxedAs(ctx.sandbox);
     const t0 = performance.now();
-    let pristine: Observation;
+    let pristine: Observation | null = null;
     if (choice?.mode === "overlay") {
-      const localDir = dirname(dirname(runDir));
-      const deps = ctx.dependencies.map((d) => d.path);
-      const snap = await pristineSnapshot(localDir, loaded.workspace, deps, filter, owner);
-      pristine = snap.observation;
-      ctx.pristineDir = snap.tree;
-      // The pristine observation is the snapshot's, linked in whole: nothing to walk or hash per run.
-      mkdirSync(join(runDir, "observations"), { recursive: true });
-      copyFileSync(snap.observationFile, join(runDir, "observations", `${pristine.id}.json`));
-      createOverlay(runDir, snap.tree, pristine.id);
-      if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
-      ctx.reporter.note?.(`workspace: ${choice.mode} (${choice.why})`);
-    } else {
+      try {
+        pristine = await overlayWorkspace(ctx, filter, owner);
+        // Said only when forced: an overlay chosen here changes nothing a user sees.
+        if (!choice.fallback) ctx.reporter.note?.(`workspace: overlay (${choice.why})`);
+      } catch (e) {
+        if (!choice.fallback) throw e;
+        // Chosen, not forced: the run copies instead, from a clean folder, and says why.
+        await removeTree(runDir);
+        mkdirPrivate(runDir, { parentToo: true });
+        ctx.reporter.note?.(`workspace: copy (an overlay could not be made: ${(e as Error).message})`);
+      }
+    }
+    if (!pristine) {
       await copyTree(loaded.workspace, ctx.pristineDir, { filter });
       await copyTree(ctx.workFrom ?? loaded.workspace, ctx.workspace, { filter, owner });
       // Work checked with `verify` may come without the folder: the mount point is the task's, not the work's.
@@ -92,4 +95,24 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
     );
   }
   return null;
+}
+
+/** The task's shared snapshot and the run's overlay on it; returns the pristine observation (the snapshot's). */
+async function overlayWorkspace(
+  ctx: RunContext,
+  filter: ReturnType<typeof withoutDependencyFiles>,
+  owner: ReturnType<typeof sandboxedAs>,
+): Promise<Observation> {
+  const { runDir } = ctx;
+  const localDir = dirname(dirname(runDir));
+  const deps = ctx.dependencies.map((d) => d.path);
+  const snap = await pristineSnapshot(localDir, ctx.loaded.workspace, deps, filter, owner);
+  const pristine = snap.observation;
+  // The pristine observation is the snapshot's, linked in whole: nothing to walk or hash per run.
+  mkdirSync(join(runDir, "observations"), { recursive: true });
+  copyFileSync(snap.observationFile, join(runDir, "observations", `${pristine.id}.json`));
+  createOverlay(runDir, snap.tree, pristine.id);
+  ctx.pristineDir = snap.tree;
+  if (ctx.shared) await keepObservation(ctx, pristine, ctx.pristineDir);
+  return pristine;
 }

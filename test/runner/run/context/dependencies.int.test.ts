@@ -18,11 +18,13 @@ import {
   shareDependencies,
   storedDependencies,
 } from "../../../../src/runner/run/context/dependencies.js";
+import { runPaths } from "../../../../src/runner/run/context/run-context.js";
 import { pruneRuns } from "../../../../src/runner/run/prune-runs.js";
 import { runTask } from "../../../../src/runner/run/run-task.js";
 import { loadTask } from "../../../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../../../src/store/sqlite/sqlite-event-store.js";
 import { WorkspaceObserver } from "../../../../src/workspace/observer.js";
+import { runTree } from "../../../support/run-tree.js";
 import { makeTask } from "../../task-fixture.js";
 
 // lib/app.js must greet through the `greet` package, which only the shared node_modules holds.
@@ -86,8 +88,8 @@ describe("shared dependency folders", () => {
       expect(first.status, JSON.stringify(first.gates)).toBe("SUCCESS");
       const runDir = join(dir, "runs", first.run_id);
       // The mount point is there, empty; the package is not.
-      for (const tree of ["pristine", "workspace"]) {
-        expect(readdirSync(join(runDir, tree, "node_modules")), tree).toEqual([]);
+      for (const tree of [runPaths(runDir).pristineDir, await runTree(dir, first.run_id)]) {
+        expect(readdirSync(join(tree, "node_modules")), tree).toEqual([]);
       }
       const digests = storedDependencies(dir);
       expect(digests).toHaveLength(1);
@@ -179,7 +181,7 @@ echo "all tests pass"
     const said = env.claims.map((c) => c.text).join("\n");
     expect(said).toContain("WROTE-CACHE");
     for (const word of ["WROTE-PACKAGE", "WROTE-NEW", "REMOVED", "MOVED"]) expect(said).not.toContain(word);
-    const ws = join(localDir, "runs", env.run_id, "workspace");
+    const ws = await runTree(localDir, env.run_id);
     expect(readdirSync(join(ws, "node_modules"))).toEqual([]);
     expect(existsSync(join(ws, "nm2"))).toBe(false);
     const copy = join(dependenciesDir(localDir), env.dependencies?.[0]?.digest ?? "");

@@ -7,10 +7,12 @@ import { scriptedModel } from "../../../../src/agent/models/scripted-model.js";
 import { commandBuilder } from "../../../../src/builders/command-builder.js";
 import { staticGate } from "../../../../src/gates/static-gate.js";
 import type { BuilderChoice } from "../../../../src/runner/run/context/builder-choice.js";
+import { runPaths } from "../../../../src/runner/run/context/run-context.js";
 import { runTask } from "../../../../src/runner/run/run-task.js";
 import { RunJournal } from "../../../../src/runner/stream/run-journal.js";
 import { loadMissionCase } from "../../../../src/runner/task-source/mission/mission-case.js";
 import { SqliteEventStore } from "../../../../src/store/sqlite/sqlite-event-store.js";
+import { runTree } from "../../../support/run-tree.js";
 
 // The seed's example fixture, run for real: the sum of input.json must land in answer.json.
 const SUM = {
@@ -137,13 +139,13 @@ describe("expected outputs never reach the builder", () => {
     );
     const r = await run(fixture, commandBuilder(`${spy} {prompt} {required_fix}`), 2);
     expect(r.env.status).toBe("ESCALATED");
-    const ws = join(r.runDir, "workspace");
+    const ws = await runTree(localDir, r.env.run_id, root);
     // The spy really recorded what it was given: the prompt, and on attempt 2 the failed gate's id.
     expect(readFileSync(join(ws, "seen-prompt-1.txt"), "utf8")).toBe(LEAKY.prompt);
     expect(readFileSync(join(ws, "seen-fix-2.txt"), "utf8")).toContain("artifact-answer-json");
     expect(readFileSync(join(ws, "seen-prompt-file-2.txt"), "utf8")).toContain(LEAKY.prompt);
     expect(filesContaining(ws, MARKER)).toEqual([]);
-    expect(filesContaining(join(r.runDir, "pristine"), MARKER)).toEqual([]);
+    expect(filesContaining(runPaths(r.runDir).pristineDir, MARKER)).toEqual([]);
     expect(filesContaining(loadMissionCase(fixture, { localDir }).mission.caseDir, MARKER)).toEqual([]);
     // Only the gates' own results (the owner's envelope) carry the expected value.
     const carrying = r.events.filter((e) => JSON.stringify(e).includes(MARKER)).map((e) => e.type);
@@ -173,7 +175,7 @@ describe("expected outputs never reach the builder", () => {
     expect(requests).toContain("[2,3]");
     expect(JSON.stringify(model.requests[3])).toContain("artifact-answer-json");
     expect(requests).not.toContain(MARKER);
-    expect(filesContaining(join(r.runDir, "workspace"), MARKER)).toEqual([]);
+    expect(filesContaining(await runTree(localDir, r.env.run_id, root), MARKER)).toEqual([]);
     const builderSide = r.events.filter((e) => e.type !== "gate_run_finished");
     expect(JSON.stringify(builderSide)).not.toContain(MARKER);
   });
