@@ -5,8 +5,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { planGateChanges } from "../src/core/observation/gate-change-plan.js";
 import { copyTree } from "../src/workspace/copy-tree.js";
-import { buildGateEnvironment } from "../src/workspace/gate-environment.js";
+import { buildGateEnvironment, removeGateEnvironment } from "../src/workspace/gate-environment.js";
 import { WorkspaceObserver } from "../src/workspace/observer.js";
+import { probeOverlay } from "../src/workspace/overlay-mount.js";
 import { type BenchResult, formatBenchTable } from "./bench-result.js";
 
 const FILES = 20_000;
@@ -183,7 +184,7 @@ export async function benchWorkspace(): Promise<BenchResult[]> {
     const heldout = path.join(base, "heldout");
     mkdirSync(path.join(heldout, "hidden"), { recursive: true });
     for (let k = 0; k < 5; k++) writeFileSync(path.join(heldout, "hidden", `t${k}.test.ts`), `test ${k}\n`);
-    const env = (mode: "link" | "copy") => async () => {
+    const env = (mode: "link" | "copy" | "overlay") => async () => {
       const destDir = path.join(base, `env-${mode}`);
       await buildGateEnvironment({
         pristineDir: tree,
@@ -199,16 +200,36 @@ export async function benchWorkspace(): Promise<BenchResult[]> {
     const linkT: number[] = [];
     const copyT: number[] = [];
     const cpT: number[] = [];
+    // An overlay run's: over the pristine tree, built and removed (mount and unmount included).
+    const overlayT: number[] = [];
+    const layered = probeOverlay(base) === null;
     for (let i = 0; i < RUNS; i++) {
       cpT.push(await time(() => execFileSync("cp", ["-a", tree, path.join(base, "cp")])));
       linkT.push(await time(env("link")));
       copyT.push(await time(env("copy")));
+      if (layered)
+        overlayT.push(
+          await time(async () => {
+            await env("overlay")();
+            removeGateEnvironment(path.join(base, "env-overlay"));
+          }),
+        );
       removeTree(path.join(base, "cp"), path.join(base, "env-link"), path.join(base, "env-copy"));
     }
     results.push(result("gate environment, link mode", median(linkT), median(cpT), 1, "baseline: cp -a"));
     results.push(
       result("gate environment, copy mode", median(copyT), median(cpT), undefined, "baseline: cp -a"),
     );
+    if (layered)
+      results.push(
+        result(
+          "gate environment, overlay (as root)",
+          median(overlayT),
+          median(linkT),
+          0.1,
+          "built and removed; baseline: link mode",
+        ),
+      );
     return results;
   } finally {
     removeTree(base);

@@ -26,6 +26,8 @@ import type { ChangePlan } from "../core/observation/gate-change-plan.js";
 import type { Observation, ObservedEntry } from "../core/observation/observation.js";
 import { comparePaths } from "../core/observation/observation.js";
 import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
+import { freshLayers, mountOverlay } from "./overlay-mount.js";
+import { removeTreeSync } from "./remove-tree.js";
 import { mkdirInside } from "./safe-path.js";
 
 /** Everything needed to build one gate environment. */
@@ -46,8 +48,12 @@ export interface GateEnvironmentSpec {
   paddingModesFrom?: string;
   /** Must not exist; created. */
   destDir: string;
-  /** link: unchanged pristine files are hardlinked (the gate sandbox mounts the env read-only); copy: real copies. */
-  mode: "link" | "copy";
+  /**
+   * link: unchanged pristine files are hardlinked (the gate sandbox mounts the env read-only); copy: real
+   * copies; overlay: a kernel overlay with the pristine tree as its read-only lower layer and the changes
+   * written on top (O(changes); needs root; the layers live beside `destDir`, see removeGateEnvironment).
+   */
+  mode: "link" | "copy" | "overlay";
 }
 
 /** A built gate environment and how its regular files got there. */
@@ -74,6 +80,56 @@ class Builder {
   ) {}
 
   build() {
+    if (this.spec.mode === "overlay") this.buildOnPristine();
+    else this.buildFromEntries();
+    const { spec } = this;
+    for (const p of spec.padding ?? []) this.writeInside(p.path, p.content);
+    if (spec.heldoutDir) this.overlay(path.resolve(spec.heldoutDir), "");
+    if (spec.canaryDir) this.overlay(path.resolve(spec.canaryDir), "");
+    const byDepth = [...this.dirModes].sort((a, b) => b[0].length - a[0].length);
+    for (const [abs, mode] of byDepth) {
+      // On an overlay even a chmod to the same mode copies the folder up: only what differs is changed.
+      if (spec.mode === "overlay" && (lstatSync(fsPath(abs)).mode & 0o7777) === mode) continue;
+      chmodSync(fsPath(abs), mode);
+    }
+    // On an overlay every pristine file left is the lower layer's own: shared, as a link would be.
+    if (spec.mode === "overlay") this.counts.linked = this.counts.files - this.counts.copied;
+  }
+
+  /**
+   * The pristine tree is already there (the mount's lower layer): dropped paths are removed, carried
+   * entries replace what is at their paths, in path order, so a folder is always there before what it holds.
+   */
+  private buildOnPristine() {
+    const { spec, dest } = this;
+    this.counts.files = spec.pristine.entries.filter((e) => e.type === "file").length;
+    for (const p of [...spec.plan.drop].sort((a, b) => comparePaths(b, a))) this.clear(`${dest}/${p}`);
+    const carried = [...spec.plan.carry].sort((a, b) => comparePaths(a.path, b.path));
+    for (const e of carried) {
+      const slash = e.path.lastIndexOf("/");
+      const parent = slash < 0 ? dest : `${dest}/${e.path.slice(0, slash)}`;
+      if (!lstatSync(fsPath(parent), { throwIfNoEntry: false })?.isDirectory())
+        throw new InfrastructureError(
+          `inconsistent change plan: ${e.path} has no directory parent in ${dest}`,
+        );
+      const abs = `${dest}/${e.path}`;
+      const there = lstatSync(fsPath(abs), { throwIfNoEntry: false });
+      if (e.type === "dir") {
+        if (there && !there.isDirectory()) this.clear(abs);
+        if (!there?.isDirectory()) mkdirSync(fsPath(abs), { mode: 0o700 });
+        this.dirModes.set(abs, keptMode(e.mode));
+      } else if (e.type === "symlink") {
+        if (there) this.clear(abs);
+        symlinkSync(fsPath(e.target ?? ""), fsPath(abs));
+      } else if (e.type === "file") {
+        if (there) this.clear(abs);
+        this.copyVerified(e, abs);
+        this.counts.files++;
+      }
+    }
+  }
+
+  private buildFromEntries() {
     const { spec, dest } = this;
     const carry = new Map(spec.plan.carry.map((e) => [e.path, e]));
     const drop = new Set(spec.plan.drop);
@@ -106,11 +162,6 @@ class Builder {
         this.counts.files++;
       }
     }
-    for (const p of spec.padding ?? []) this.writeInside(p.path, p.content);
-    if (spec.heldoutDir) this.overlay(path.resolve(spec.heldoutDir), "");
-    if (spec.canaryDir) this.overlay(path.resolve(spec.canaryDir), "");
-    const byDepth = [...this.dirModes].sort((a, b) => b[0].length - a[0].length);
-    for (const [abs, mode] of byDepth) chmodSync(fsPath(abs), mode);
   }
 
   private link(src: string, dst: string) {
@@ -277,12 +328,31 @@ export async function buildGateEnvironment(spec: GateEnvironmentSpec): Promise<G
   const builder = new Builder(spec, dest);
   builder.dirModes.set(dest, keptMode(pristineRoot.mode));
   try {
+    if (spec.mode === "overlay") mountLayers(spec.pristineDir, dest);
     builder.build();
   } catch (e) {
-    rmSync(dest, { recursive: true, force: true });
+    removeGateEnvironment(dest);
     throw e instanceof InfrastructureError
       ? e
       : new InfrastructureError(`cannot build the gate environment at ${dest}: ${String(e)}`, { cause: e });
   }
   return { dir: dest, ...builder.counts };
+}
+
+/** The layers of an overlay gate environment at `dest`: beside it, never inside what the gate sees. */
+const layersOf = (dest: string) => `${dest}.layers`;
+
+/** Mounts `lower` with fresh layers at `dest`: the upper layer's root is like the lower's (owner, mode). */
+function mountLayers(lower: string, dest: string) {
+  const layers = layersOf(dest);
+  const dirs = { lower, upper: path.join(layers, "upper"), work: path.join(layers, "work"), merged: dest };
+  mkdirSync(layers, { mode: 0o700 });
+  freshLayers(dirs);
+  mountOverlay(dirs);
+}
+
+/** Removes a gate environment of any mode, and an overlay's layers and mount with it. */
+export function removeGateEnvironment(dest: string): void {
+  removeTreeSync(dest);
+  removeTreeSync(layersOf(dest));
 }

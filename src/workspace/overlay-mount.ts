@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { InfrastructureError } from "../core/kernel/errors.js";
 
@@ -82,6 +82,19 @@ export function probeOverlay(dir: string): string | null {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Makes an empty upper layer whose root is like the lower's (the merged root takes its owner and mode
+ * from it: whoever owns the lower tree owns the view), and an empty scratch folder; both must be new.
+ */
+export function freshLayers(d: OverlayDirs): void {
+  const root = lstatSync(d.lower);
+  mkdirSync(d.upper, { mode: 0o700 });
+  chownSync(d.upper, root.uid, root.gid);
+  mkdirSync(d.work, { mode: 0o700 });
+  // After the chown, and apart from mkdir, so the umask never narrows the lower root's mode.
+  chmodSync(d.upper, root.mode & 0o777);
 }
 
 /** Mounts `d.lower` + `d.upper` at `d.merged` (kernel overlayfs); throws InfrastructureError with mount's words. */

@@ -1,8 +1,9 @@
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { InfrastructureError, InputError } from "../core/kernel/errors.js";
 import {
+  freshLayers,
   isOverlayMounted,
   mountOverlay,
   type OverlayDirs,
@@ -133,17 +134,4 @@ export async function discardUpper(o: OverlayWorkspace): Promise<void> {
   await removeTree(o.work);
   freshLayers(o);
   mountOverlay(o);
-}
-
-/**
- * An empty upper layer whose root is like the lower's (the merged root takes its owner and mode from
- * it: the sandbox user must own it as it owns the snapshot), and an empty scratch folder.
- */
-function freshLayers(o: OverlayWorkspace) {
-  const root = lstatSync(o.lower);
-  mkdirSync(o.upper, { mode: 0o700 });
-  chownSync(o.upper, root.uid, root.gid);
-  mkdirSync(o.work, { mode: 0o700 });
-  // After the chown, and apart from mkdir, so the umask never narrows the lower root's mode.
-  chmodSync(o.upper, root.mode & 0o777);
 }

@@ -21,6 +21,7 @@ const input: GateEnvironmentInput = {
   padding: { files: [{ path: "c.test.js", content: "//  \n" }], modesFrom: "/task/canary" },
   destDir: "/run/gate-env/1-0-unit",
   link: true,
+  layered: false,
 };
 
 describe("gate-environment policies", () => {
@@ -45,6 +46,9 @@ describe("gate-environment policies", () => {
       mode: "link",
     });
     expect(pristineGateEnvironment.spec({ ...input, link: false }).mode).toBe("copy");
+    // Over an overlay run's snapshot, writable or not: an overlay of its own.
+    expect(pristineGateEnvironment.spec({ ...input, layered: true }).mode).toBe("overlay");
+    expect(pristineGateEnvironment.spec({ ...input, link: false, layered: true }).mode).toBe("overlay");
   });
 
   it("the as-built baseline takes the builder's tree as it is: nothing restored or dropped, no canary, exit code only", () => {
@@ -54,6 +58,7 @@ describe("gate-environment policies", () => {
       mayLink: false,
       exitCodeOnly: true,
     });
+    expect(asBuiltGateEnvironment.spec({ ...input, layered: true }).mode).toBe("copy");
     expect(asBuiltGateEnvironment.spec(input)).toEqual({
       pristineDir: "/run/workspace",
       pristine: after,

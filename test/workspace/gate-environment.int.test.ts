@@ -12,13 +12,19 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { InfrastructureError } from "../../src/core/kernel/errors.js";
 import { planGateChanges } from "../../src/core/observation/gate-change-plan.js";
 import { copyTree } from "../../src/workspace/copy-tree.js";
-import { buildGateEnvironment, type GateEnvironmentSpec } from "../../src/workspace/gate-environment.js";
+import {
+  buildGateEnvironment,
+  type GateEnvironmentSpec,
+  removeGateEnvironment,
+} from "../../src/workspace/gate-environment.js";
 import { WorkspaceObserver } from "../../src/workspace/observer.js";
+import { isOverlayMounted, probeOverlay } from "../../src/workspace/overlay-mount.js";
 import { useTempDirs, writeTree } from "./temp-dirs.js";
 
 const PRISTINE = {
@@ -220,5 +226,92 @@ describe("buildGateEnvironment", () => {
     const { build, base } = await setup({ deliverables: [], protected: [] });
     mkdirSync(path.join(base, "env"));
     await expect(build()).rejects.toThrow(/already exists/);
+  });
+});
+
+describe.skipIf(probeOverlay(tmpdir()) !== null)("an overlay gate environment is the linked one", () => {
+  const tmp = useTempDirs();
+
+  // Each scenario changes the run workspace; the overlay built on pristine must equal the linked build.
+  const scenarios: Record<string, (ws: (rel: string) => string) => void> = {
+    "files changed, added and removed; a protected test and an outside file edited": (ws) => {
+      writeFileSync(ws("src/a.js"), "a v2");
+      rmSync(ws("src/b.js"));
+      writeFileSync(ws("src/new.js"), "new");
+      writeFileSync(ws("test/a.test.js"), "test.skip()");
+      writeFileSync(ws("docs/extra.md"), "extra");
+    },
+    "a file becomes a folder, a folder a file, a folder is removed": (ws) => {
+      rmSync(ws("src/b.js"));
+      mkdirSync(ws("src/b.js"));
+      writeFileSync(ws("src/b.js/inner.js"), "inner");
+      rmSync(ws("src/deep"), { recursive: true });
+      writeFileSync(ws("src/deep"), "now a file");
+      rmSync(ws("src/gone"), { recursive: true });
+    },
+    "links inside and out, a folder's mode, a mode change on a file": (ws) => {
+      symlinkSync("a.js", ws("src/alias.js"));
+      symlinkSync("/etc/passwd", ws("src/evil"));
+      chmodSync(ws("src/deep"), 0o750);
+      chmodSync(ws("src/c.js"), 0o700);
+    },
+    "a symlink where a held-out folder and file go": (ws) => {
+      rmSync(ws("spec"), { recursive: true });
+      symlinkSync("src", ws("spec"));
+      symlinkSync("a.js", ws("src/expected.json"));
+    },
+    "nothing changed": () => {},
+  };
+
+  for (const [name, change] of Object.entries(scenarios))
+    it(name, async () => {
+      const base = tmp();
+      const pristineDir = path.join(base, "pristine");
+      writeTree(pristineDir, {
+        ...PRISTINE,
+        "src/deep/x/y.js": "y",
+        "src/gone/z.js": "z",
+      });
+      const workspaceDir = path.join(base, "work");
+      await copyTree(pristineDir, workspaceDir);
+      const heldoutDir = path.join(base, "heldout");
+      writeTree(heldoutDir, { "spec/hidden.test.js": "held out", "src/expected.json": "[1]" });
+      change((rel) => path.join(workspaceDir, rel));
+      const pristine = await new WorkspaceObserver(pristineDir).observe();
+      const workspace = await new WorkspaceObserver(workspaceDir).observe();
+      const plan = planGateChanges(pristine, workspace, { deliverables: ["src/**"], protected: ["test/**"] });
+      const spec = { pristineDir, pristine, workspaceDir, workspace, plan, heldoutDir };
+      const trees: Record<string, string> = {};
+      for (const mode of ["link", "overlay"] as const) {
+        const destDir = path.join(base, `env-${mode}`);
+        const env = await buildGateEnvironment({ ...spec, destDir, mode });
+        trees[mode] = (await new WorkspaceObserver(env.dir).observe()).id;
+        if (mode === "overlay") {
+          expect(isOverlayMounted(destDir)).toBe(true);
+          removeGateEnvironment(destDir);
+          expect(existsSync(destDir) || existsSync(`${destDir}.layers`)).toBe(false);
+        }
+      }
+      expect(trees.overlay).toBe(trees.link);
+      // The lower layer is never written.
+      expect((await new WorkspaceObserver(pristineDir).observe()).id).toBe(pristine.id);
+    });
+
+  it("a failed build leaves no mount, no layers and no folder", async () => {
+    const base = tmp();
+    const pristineDir = path.join(base, "pristine");
+    writeTree(pristineDir, PRISTINE);
+    const workspaceDir = path.join(base, "work");
+    await copyTree(pristineDir, workspaceDir);
+    writeFileSync(path.join(workspaceDir, "src/a.js"), "a v2");
+    const pristine = await new WorkspaceObserver(pristineDir).observe();
+    const workspace = await new WorkspaceObserver(workspaceDir).observe();
+    const plan = planGateChanges(pristine, workspace, { deliverables: [], protected: [] });
+    writeFileSync(path.join(workspaceDir, "src/a.js"), "a v3");
+    const destDir = path.join(base, "env");
+    const spec = { pristineDir, pristine, workspaceDir, workspace, plan, destDir, mode: "overlay" as const };
+    await expect(buildGateEnvironment(spec)).rejects.toThrow(/changed content/);
+    expect(isOverlayMounted(destDir)).toBe(false);
+    expect(existsSync(destDir) || existsSync(`${destDir}.layers`)).toBe(false);
   });
 });

@@ -33,8 +33,8 @@ export async function exportCommand(
     }
     const what =
       out.phase === "pristine"
-        ? "its pristine tree (no builder's work was observed)"
-        : `its workspace after attempt ${out.attempt}'s builder`;
+        ? "pristine tree (no builder's work was observed)"
+        : `workspace after attempt ${out.attempt}'s builder`;
     io.out(
       `loopgate export: wrote run ${runId}'s ${what} to ${out.dir}: ${out.files} file(s), ${out.dirs} folder(s), ${out.symlinks} symlink(s), ${formatBytes(out.bytes)} (observation ${out.observation_id.slice(0, 12)})\n`,
     );

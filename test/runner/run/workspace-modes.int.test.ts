@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBuilder } from "../../../src/builders/command-builder.js";
 import type { RunReporter } from "../../../src/runner/run/context/reporter.js";
+import { GATE_OVERLAY_MIN_ENTRIES } from "../../../src/runner/run/phases/gate-run.js";
 import { runTask } from "../../../src/runner/run/run-task.js";
 import { exportRunTree } from "../../../src/runner/run/run-tree.js";
 import { RunJournal } from "../../../src/runner/stream/run-journal.js";
@@ -126,8 +127,12 @@ describe("the workspace mode is chosen where it is not forced", () => {
   });
 
   const honest = "#!/bin/sh\necho 'echo 42' > lib/answer.sh\n";
-  async function runIn(localDir: string, reporter: RunReporter = {}) {
-    const t = await makeTask({ taskYaml, repo, scripts: { "b.sh": honest } });
+  async function runIn(
+    localDir: string,
+    reporter: RunReporter = {},
+    task: Parameters<typeof makeTask>[0] = { taskYaml, repo, scripts: { "b.sh": honest } },
+  ) {
+    const t = await makeTask(task);
     const store = SqliteEventStore.open(join(localDir, "events.db"));
     try {
       const env = await runTask({
@@ -203,6 +208,50 @@ describe("the workspace mode is chosen where it is not forced", () => {
       const runDir = join(localDir, "runs", runId ?? "");
       expect(overlayOf(runDir)).not.toBeNull();
       expect(isOverlayMounted(join(runDir, "workspace"))).toBe(false);
+    },
+  );
+
+  it.skipIf(probeOverlay(tmpdir()) !== null)(
+    "an overlay run's gates work on an overlay of their own once the tree is large enough for it to pay",
+    async () => {
+      // The gate says which filesystem its environment is, and checks the carried change and a held-out file.
+      const gateYaml = `id: layered
+prompt: Make lib/answer.sh print 42.
+workspace: ./repo
+deliverables: ["lib/**"]
+gates:
+  - id: fs
+    run: ["sh", "-c", "stat -f -c 'env-fs=%T' .; test \\"$(sh lib/answer.sh)\\" = 42 && test -f hidden/t.sh"]
+    heldout: ./heldout
+    timeout: 10s
+budget: { attempts: 1 }
+`;
+      const seen: Record<string, string> = {};
+      for (const [size, files] of [
+        ["small", 10],
+        ["large", GATE_OVERLAY_MIN_ENTRIES],
+      ] as const) {
+        const extra = Object.fromEntries(
+          Array.from({ length: files }, (_, i) => [`data/d${i % 20}/f${i}.txt`, `${i}\n`]),
+        );
+        const { env, runDir } = await runIn(
+          join(root, `gates-${size}`),
+          {},
+          {
+            taskYaml: gateYaml,
+            repo: { "lib/answer.sh": "echo 41\n", ...extra },
+            heldout: { "hidden/t.sh": "true\n" },
+            scripts: { "b.sh": honest },
+          },
+        );
+        expect(env.status, env.gates.map((g) => g.log_excerpt).join("\n")).toBe("SUCCESS");
+        seen[size] = /env-fs=(\S+)/.exec(env.gates[0]?.log_excerpt ?? "")?.[1] ?? "";
+        // The environment and its layers are gone with the gate.
+        expect(readdirSync(join(runDir, "gate-env"))).toEqual([]);
+      }
+      expect(seen.large).toBe("overlayfs");
+      expect(seen.small).not.toBe("overlayfs");
+      expect(seen.small).not.toBe("");
     },
   );
 });

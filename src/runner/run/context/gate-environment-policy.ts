@@ -17,6 +17,8 @@ export interface GateEnvironmentInput {
   destDir: string;
   /** Unchanged pristine files may be hardlinked (the gate sandbox mounts the environment read-only). */
   link: boolean;
+  /** The pristine tree may be the lower layer of an overlay (the run's workspace is one over it). */
+  layered: boolean;
 }
 
 /**
@@ -52,6 +54,6 @@ export const pristineGateEnvironment: GateEnvironmentPolicy = {
     ...(i.canaryDir ? { canaryDir: i.canaryDir } : {}),
     ...(i.padding ? { padding: i.padding.files, paddingModesFrom: i.padding.modesFrom } : {}),
     destDir: i.destDir,
-    mode: i.link ? "link" : "copy",
+    mode: i.layered ? "overlay" : i.link ? "link" : "copy",
   }),
 };
