@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { InfrastructureError, InputError } from "../core/kernel/errors.js";
@@ -61,13 +61,50 @@ export function chooseWorkspaceMode(
       `${WORKSPACE_MODE_VARIABLE}=${JSON.stringify(forced.slice(0, 40))}: expected copy or overlay (or unset)`,
       WORKSPACE_MODE_VARIABLE,
     );
-  const why = probe ? unavailable() : (overlayUnavailable() ?? unsafeStorePath(runsDir));
+  const why = probe
+    ? unavailable()
+    : (overlayUnavailable() ?? unsafeStorePath(runsDir) ?? refusedHere(runsDir));
   if (why) return { mode: "copy", why: `overlays are not available: ${why}` };
+  const refused = probe ? refusedHere(runsDir) : null;
+  if (refused)
+    return {
+      mode: "copy",
+      why: `${refused}; a trial overlay mounts now: remove ${join(runsDir, REFUSED)} to let runs use overlays again`,
+    };
   return {
     mode: "overlay",
     why: probe ? "overlays can be mounted here" : "overlays are available here",
     fallback: true,
   };
+}
+
+/** Where a store notes that an overlay could not be mounted under its runs folder, and why. */
+const REFUSED = ".overlay-refused";
+const Refused = z.object({ dev: z.number(), why: z.string() });
+
+/**
+ * Notes, once a run's own overlay could not be mounted under `runsDir`, why: later runs there copy at
+ * once (no snapshot made and no mount tried for nothing, no note at every run) while the folder stays on
+ * the same filesystem. `loopgate doctor` still mounts a trial overlay and says what it finds.
+ */
+export function noteOverlayRefused(runsDir: string, why: string): void {
+  try {
+    const dev = statSync(runsDir).dev;
+    writeFileSync(join(runsDir, REFUSED), JSON.stringify({ dev, why }), { mode: 0o600 });
+  } catch {
+    // Unnoted: the next run tries again.
+  }
+}
+
+/** Why an overlay was refused under `runsDir` on its present filesystem, or null (never noted, or since moved). */
+function refusedHere(runsDir: string): string | null {
+  try {
+    const noted = Refused.parse(JSON.parse(readFileSync(join(runsDir, REFUSED), "utf8")));
+    if (noted.dev !== statSync(runsDir).dev) return null;
+    return `an overlay could not be mounted here before (${noted.why}; noted in ${join(runsDir, REFUSED)})`;
+  } catch {
+    return null;
+  }
 }
 
 /** An overlay run's folders: the shared lower layer, and its own upper layer, scratch and mount point. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,11 @@ import { loadTask } from "../../../src/runner/task-source/load-task.js";
 import { SqliteEventStore } from "../../../src/store/sqlite/sqlite-event-store.js";
 import { WorkspaceObserver } from "../../../src/workspace/observer.js";
 import { isOverlayMounted, mountOverlay, probeOverlay } from "../../../src/workspace/overlay-mount.js";
-import { overlayOf, WORKSPACE_MODE_VARIABLE } from "../../../src/workspace/overlay-workspace.js";
+import {
+  chooseWorkspaceMode,
+  overlayOf,
+  WORKSPACE_MODE_VARIABLE,
+} from "../../../src/workspace/overlay-workspace.js";
 import { removeTree } from "../../../src/workspace/remove-tree.js";
 import { makeTask } from "../task-fixture.js";
 
@@ -162,7 +166,7 @@ describe("the workspace mode is chosen where it is not forced", () => {
   );
 
   it.skipIf(probeOverlay(tmpdir()) !== null)(
-    "where the overlay cannot be mounted after all, the run copies and says why; forced, it fails",
+    "where the overlay cannot be mounted after all, the run copies and says why, once per store; forced, it fails",
     async () => {
       // A store on an overlay: overlayfs refuses another overlay's upper layer there.
       const d = {
@@ -181,6 +185,13 @@ describe("the workspace mode is chosen where it is not forced", () => {
       expect(notes.filter((n) => n.startsWith("workspace:"))).toEqual([
         expect.stringMatching(/^workspace: copy \(an overlay could not be made: cannot mount an overlay at /),
       ]);
+      // The store noted it: the next run copies at once, makes no snapshot and says nothing.
+      const snapshots = readdirSync(join(d.merged, "store", "snapshots")).length;
+      const again = await runIn(join(d.merged, "store"), { note: (s) => notes.push(s) });
+      expect(again.env.status, again.env.reason).toBe("SUCCESS");
+      expect(overlayOf(again.runDir)).toBeNull();
+      expect(notes.filter((n) => n.startsWith("workspace:"))).toHaveLength(1);
+      expect(readdirSync(join(d.merged, "store", "snapshots"))).toHaveLength(snapshots);
       process.env[WORKSPACE_MODE_VARIABLE] = "overlay";
       try {
         const forced = await runIn(join(d.merged, "forced"));
@@ -189,6 +200,25 @@ describe("the workspace mode is chosen where it is not forced", () => {
       } finally {
         delete process.env[WORKSPACE_MODE_VARIABLE];
       }
+    },
+  );
+
+  it.skipIf(probeOverlay(tmpdir()) !== null)(
+    "a refusal noted on another filesystem is not this one's; doctor, which mounts a trial overlay, says how to try again",
+    async () => {
+      const runs = join(root, "noted", "runs");
+      mkdirSync(runs, { recursive: true });
+      const note = join(runs, ".overlay-refused");
+      writeFileSync(note, JSON.stringify({ dev: statSync(runs).dev + 1, why: "elsewhere" }));
+      expect(chooseWorkspaceMode(runs, {}).mode).toBe("overlay");
+      writeFileSync(note, JSON.stringify({ dev: statSync(runs).dev, why: "mount said no" }));
+      expect(chooseWorkspaceMode(runs, {})).toEqual({
+        mode: "copy",
+        why: expect.stringContaining("an overlay could not be mounted here before (mount said no;"),
+      });
+      expect(chooseWorkspaceMode(runs, {}, true).why).toContain(
+        `remove ${note} to let runs use overlays again`,
+      );
     },
   );
 

@@ -8,7 +8,11 @@ import { type SandboxMode, sandboxSelfTest } from "../../../sandbox/bubblewrap.j
 import { sandboxedAs } from "../../../sandbox/sandbox-user.js";
 import { copyTree } from "../../../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../../../workspace/observer.js";
-import { chooseWorkspaceMode, createOverlay } from "../../../workspace/overlay-workspace.js";
+import {
+  chooseWorkspaceMode,
+  createOverlay,
+  noteOverlayRefused,
+} from "../../../workspace/overlay-workspace.js";
 import { mkdirPrivate } from "../../../workspace/private-modes.js";
 import { removeTree } from "../../../workspace/remove-tree.js";
 import { withoutDependencyFiles } from "../context/dependencies.js";
@@ -59,9 +63,10 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
         if (!choice.fallback) ctx.reporter.note?.(`workspace: overlay (${choice.why})`);
       } catch (e) {
         if (!choice.fallback) throw e;
-        // Chosen, not forced: the run copies instead, from a clean folder, and says why.
+        // Chosen, not forced: the run copies instead, from a clean folder, and says why, once per store.
         await removeTree(runDir);
         mkdirPrivate(runDir, { parentToo: true });
+        noteOverlayRefused(dirname(runDir), (e as Error).message);
         ctx.reporter.note?.(`workspace: copy (an overlay could not be made: ${(e as Error).message})`);
       }
     }
