@@ -342,12 +342,26 @@ export async function buildGateEnvironment(spec: GateEnvironmentSpec): Promise<G
 /** The layers of an overlay gate environment at `dest`: beside it, never inside what the gate sees. */
 const layersOf = (dest: string) => `${dest}.layers`;
 
-/** Mounts `lower` with fresh layers at `dest`: the upper layer's root is like the lower's (owner, mode). */
+/** Whether this kernel takes overlayfs's `volatile` option; false once it refused it. */
+let volatileTaken = true;
+
+/**
+ * Mounts `lower` with fresh layers at `dest`: the upper layer's root is like the lower's (owner, mode).
+ * Volatile where the kernel has it: the environment is thrown away after its gate, so its unmount need
+ * not sync the store's whole filesystem (measured: 4 ms against 195 ms with 400 MB written elsewhere).
+ */
 function mountLayers(lower: string, dest: string) {
   const layers = layersOf(dest);
   const dirs = { lower, upper: path.join(layers, "upper"), work: path.join(layers, "work"), merged: dest };
   mkdirSync(layers, { mode: 0o700 });
   freshLayers(dirs);
+  if (volatileTaken)
+    try {
+      mountOverlay(dirs, { volatile: true });
+      return;
+    } catch {
+      volatileTaken = false;
+    }
   mountOverlay(dirs);
 }
 

@@ -97,20 +97,28 @@ export function freshLayers(d: OverlayDirs): void {
   chmodSync(d.upper, root.mode & 0o777);
 }
 
-/** Mounts `d.lower` + `d.upper` at `d.merged` (kernel overlayfs); throws InfrastructureError with mount's words. */
-export function mountOverlay(d: OverlayDirs): void {
+/** The kernel (or mount) refused an overlay: where one was only chosen, a copy does instead. */
+export class OverlayMountError extends InfrastructureError {}
+
+/**
+ * Mounts `d.lower` + `d.upper` at `d.merged` (kernel overlayfs); throws OverlayMountError with mount's words.
+ * `volatile` (Linux 5.10+) skips every sync of the upper layer, at its unmount too, which otherwise
+ * syncs the whole filesystem the upper layer is on: only for an overlay thrown away once unmounted,
+ * never mounted again (after a crash overlayfs refuses such an upper layer until it is renewed).
+ */
+export function mountOverlay(d: OverlayDirs, options: { volatile?: boolean } = {}): void {
   const dirs = [d.lower, d.upper, d.work, d.merged].map((p) => path.resolve(p));
   const bad = dirs.find((p) => UNSAFE_PATH.test(p));
   if (bad)
-    throw new InfrastructureError(`cannot mount an overlay over ${bad}: its path holds , : \\ or a space`);
+    throw new OverlayMountError(`cannot mount an overlay over ${bad}: its path holds , : \\ or a space`);
   const [lower, upper, work, merged] = dirs as [string, string, string, string];
-  const options = `lowerdir=${lower},upperdir=${upper},workdir=${work},${FIXED_OPTIONS}`;
-  const r = spawnSync("mount", ["-t", "overlay", "overlay", "-o", options, merged], {
+  const given = `lowerdir=${lower},upperdir=${upper},workdir=${work},${FIXED_OPTIONS}${options.volatile ? ",volatile" : ""}`;
+  const r = spawnSync("mount", ["-t", "overlay", "overlay", "-o", given, merged], {
     encoding: "utf8",
     env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
   });
   if (r.status !== 0)
-    throw new InfrastructureError(
+    throw new OverlayMountError(
       `cannot mount an overlay at ${merged}: ${(r.stderr || r.error?.message || `mount exited ${r.status}`).trim().split("\n")[0]}`,
     );
 }

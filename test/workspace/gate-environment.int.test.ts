@@ -288,6 +288,11 @@ describe.skipIf(probeOverlay(tmpdir()) !== null)("an overlay gate environment is
         trees[mode] = (await new WorkspaceObserver(env.dir).observe()).id;
         if (mode === "overlay") {
           expect(isOverlayMounted(destDir)).toBe(true);
+          // Volatile: thrown away after its gate, its unmount need not sync the store's filesystem.
+          const line = readFileSync("/proc/self/mountinfo", "utf8")
+            .split("\n")
+            .find((l) => l.split(" ")[4] === destDir);
+          expect(line).toContain("volatile");
           removeGateEnvironment(destDir);
           expect(existsSync(destDir) || existsSync(`${destDir}.layers`)).toBe(false);
         }

@@ -8,6 +8,7 @@ import { type SandboxMode, sandboxSelfTest } from "../../../sandbox/bubblewrap.j
 import { sandboxedAs } from "../../../sandbox/sandbox-user.js";
 import { copyTree } from "../../../workspace/copy-tree.js";
 import { WorkspaceObserver } from "../../../workspace/observer.js";
+import { OverlayMountError } from "../../../workspace/overlay-mount.js";
 import {
   chooseWorkspaceMode,
   createOverlay,
@@ -62,7 +63,8 @@ export async function prepareRun(ctx: RunContext): Promise<Envelope | null> {
         // Said only when forced: an overlay chosen here changes nothing a user sees.
         if (!choice.fallback) ctx.reporter.note?.(`workspace: overlay (${choice.why})`);
       } catch (e) {
-        if (!choice.fallback) throw e;
+        // Only the mount's refusal: anything else (the task's workspace unreadable, a full disk) is the run's.
+        if (!choice.fallback || !(e instanceof OverlayMountError)) throw e;
         // Chosen, not forced: the run copies instead, from a clean folder, and says why, once per store.
         await removeTree(runDir);
         mkdirPrivate(runDir, { parentToo: true });
