@@ -17,7 +17,8 @@ import { WorkspaceObserver } from "./observer.js";
 export class BlobStore {
   constructor(private readonly dir: string) {}
 
-  private path(hash: string): string {
+  /** Where the blob of `hash` is kept (whether or not it is there). */
+  fileOf(hash: string): string {
     return join(this.dir, hash.slice(0, 2), hash);
   }
 
@@ -27,7 +28,7 @@ export class BlobStore {
     const made = new Set<string>();
     for (const e of obs.entries) {
       if (e.type !== "file") continue;
-      const dest = this.path(e.hash);
+      const dest = this.fileOf(e.hash);
       if (existsSync(dest)) continue;
       const fan = e.hash.slice(0, 2);
       if (!made.has(fan)) await mkdir(join(this.dir, fan), { recursive: true });
@@ -82,7 +83,7 @@ export class BlobStore {
         if (!h) await symlink(fsPath(e.target ?? ""), abs);
       } else if (e.type === "file") {
         if (h && h.hash === e.hash && h.mode === keptMode(e.mode)) continue;
-        const blob = this.path(e.hash);
+        const blob = this.fileOf(e.hash);
         if (!existsSync(blob))
           throw new InfrastructureError(`cannot roll back ${e.path}: no stored copy of ${e.hash}`);
         await rm(abs, { force: true });

@@ -1,18 +1,14 @@
-import { createHash } from "node:crypto";
 import {
   chmodSync,
   closeSync,
   constants,
   copyFileSync,
-  fchmodSync,
-  fstatSync,
   linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readlinkSync,
-  readSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -29,6 +25,7 @@ import { keptMode, PRIVILEGED_BITS } from "./copy-tree.js";
 import { freshLayers, mountOverlay } from "./overlay-mount.js";
 import { removeTreeSync } from "./remove-tree.js";
 import { mkdirInside } from "./safe-path.js";
+import { copyObserved } from "./write-observation.js";
 
 /** Everything needed to build one gate environment. */
 export interface GateEnvironmentSpec {
@@ -64,7 +61,6 @@ export interface GateEnvironment {
   copied: number;
 }
 
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const NO_LINK = new Set(["EXDEV", "EPERM", "EMLINK", "EACCES"]);
 
@@ -189,35 +185,11 @@ class Builder {
       new InfrastructureError(
         `${e.path} in ${this.spec.workspaceDir} ${why} since it was observed; observe the workspace again`,
       );
-    let fd: number;
-    try {
-      fd = openSync(fsPath(src), READ_FLAGS);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw changed(code === "ENOENT" ? "vanished" : `cannot be opened (${code})`);
-    }
-    let out: number | undefined;
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw changed("is no longer a regular file");
-      if (st.size !== e.size) throw changed(`changed size (${e.size} → ${st.size} bytes)`);
-      out = openSync(fsPath(dst), WRITE_FLAGS, 0o600);
-      const h = createHash("sha256");
-      for (;;) {
-        const n = readSync(fd, this.buf, 0, this.buf.length, null);
-        if (n === 0) break;
-        h.update(this.buf.subarray(0, n));
-        for (let off = 0; off < n; ) off += writeSync(out, this.buf, off, n - off);
-      }
-      if (h.digest("hex") !== e.hash) throw changed("changed content");
-      // The copy keeps its fresh mtime, never the builder's: a cache keyed on mtime (a pristine
-      // `.pyc`, cargo's fingerprints, make) can never take a carried file for a pristine one.
-      fchmodSync(out, keptMode(e.mode));
-      this.counts.copied++;
-    } finally {
-      closeSync(fd);
-      if (out !== undefined) closeSync(out);
-    }
+    // The copy keeps its fresh mtime, never the builder's: a cache keyed on mtime (a pristine
+    // `.pyc`, cargo's fingerprints, make) can never take a carried file for a pristine one.
+    const why = copyObserved(src, dst, e, this.buf);
+    if (why !== null) throw changed(why);
+    this.counts.copied++;
   }
 
   /** Writes a file of loopgate's own at `rel`, with the overlay's rules: nothing in the way may redirect it. */

@@ -111,17 +111,32 @@ function copyChecked(e: ObservedEntry, from: string | Buffer, abs: string, buf: 
     }
     return null;
   }
+  const why = copyObserved(from, abs, e, buf);
+  if (why === null) return null;
+  return why === "vanished" || why.startsWith("cannot be opened")
+    ? `${from}: ${why}`
+    : `${from} changed since it was observed (${why})`;
+}
+
+/**
+ * Copies the file `src` (never through a symlink) to the new file `dst`, checking on the way that it is
+ * still the observed entry: a regular file of its size whose bytes hash to its hash. The copy gets the
+ * entry's mode without privileged bits. Returns null, or what differs (and then nothing is left at `dst`).
+ */
+export function copyObserved(src: string, dst: string, e: ObservedEntry, buf: Buffer): string | null {
   let fd: number;
   try {
-    fd = openSync(fsPath(from), READ_FLAGS);
+    fd = openSync(fsPath(src), READ_FLAGS);
   } catch (err) {
-    return `${from}: ${(err as NodeJS.ErrnoException).code}`;
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? "vanished" : `cannot be opened (${code})`;
   }
   let out: number | undefined;
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size !== e.size) return `${from} is no longer the observed file`;
-    out = openSync(fsPath(abs), WRITE_FLAGS, 0o600);
+    if (!st.isFile()) return "is no longer a regular file";
+    if (st.size !== e.size) return `changed size (${e.size} → ${st.size} bytes)`;
+    out = openSync(fsPath(dst), WRITE_FLAGS, 0o600);
     const h = createHash("sha256");
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
@@ -132,8 +147,8 @@ function copyChecked(e: ObservedEntry, from: string | Buffer, abs: string, buf: 
     if (h.digest("hex") !== e.hash) {
       closeSync(out);
       out = undefined;
-      rmFile(abs);
-      return `${from} changed since it was observed`;
+      rmFile(dst);
+      return "changed content";
     }
     fchmodSync(out, keptMode(e.mode));
     return null;

@@ -238,6 +238,8 @@ describe.skipIf(probeOverlay(tmpdir()) !== null)("an overlay gate environment is
       writeFileSync(ws("src/a.js"), "a v2");
       rmSync(ws("src/b.js"));
       writeFileSync(ws("src/new.js"), "new");
+      // The text a builder writes to weaken a protected test: a file's content, not a skipped test of this
+      // suite (the gate environment must restore the pristine one).
       writeFileSync(ws("test/a.test.js"), "test.skip()");
       writeFileSync(ws("docs/extra.md"), "extra");
     },

@@ -5,6 +5,7 @@ import type { LoopgateEvent } from "../../core/events/loopgate-event.js";
 import { InputError } from "../../core/kernel/errors.js";
 import type { ContentStore } from "../../store/kernel/content-store.js";
 import { FolderContentStore } from "../../store/kernel/folder-content-store.js";
+import { BlobStore } from "../../workspace/blob-store.js";
 import { copyObservation } from "../../workspace/content-sync.js";
 import { ObservationStore } from "../../workspace/observation-store.js";
 import { type ContentSource, type WrittenTree, writeObservation } from "../../workspace/write-observation.js";
@@ -85,8 +86,10 @@ export async function exportRunTree(o: {
     }
     const obs = await observations.get(tree.observation_id);
     const sources: ContentSource[] = [];
-    for (const dir of [join(runDir, "blobs"), ...(scratch ? [join(scratch, "blobs")] : [])])
-      sources.push((e) => blobFile(dir, e.hash));
+    for (const dir of [join(runDir, "blobs"), ...(scratch ? [join(scratch, "blobs")] : [])]) {
+      const blobs = new BlobStore(dir);
+      sources.push((e) => (existsSync(blobs.fileOf(e.hash)) ? blobs.fileOf(e.hash) : null));
+    }
     if (pristineId?.type === "workspace_observed")
       sources.push(await pristineSource(runDir, pristineId.data.observation_id));
     const shared = o.shared;
@@ -96,11 +99,6 @@ export async function exportRunTree(o: {
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-function blobFile(dir: string, hash: string): string | null {
-  const p = join(dir, hash.slice(0, 2), hash);
-  return existsSync(p) ? p : null;
 }
 
 /** A file of the run's pristine tree at the entry's path, when pristine recorded that content there. */

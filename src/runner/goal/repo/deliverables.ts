@@ -7,6 +7,7 @@ import type { ObservedEntry } from "../../../core/observation/observation.js";
 import { gateChangeRules } from "../../../core/task/task.js";
 import type { EventStore } from "../../../store/kernel/event-store.js";
 import { FolderContentStore } from "../../../store/kernel/folder-content-store.js";
+import { BlobStore } from "../../../workspace/blob-store.js";
 import { copyObservation } from "../../../workspace/content-sync.js";
 import { ObservationStore } from "../../../workspace/observation-store.js";
 import { RunJournal } from "../../stream/run-journal.js";
@@ -68,11 +69,11 @@ export async function acceptedChange(
     e.type === "gate_run_finished" && e.data.attempt === afterAttempt ? [e.data] : [],
   );
   const refusal = changePlanMismatch(gates, changePlanDigest(plan));
-  const blobs = join(runDir, "blobs");
+  const blobs = new BlobStore(join(runDir, "blobs"));
   return {
     carry: plan.carry,
     drop: plan.drop,
-    blobPath: (h) => join(blobs, h.slice(0, 2), h),
+    blobPath: (h) => blobs.fileOf(h),
     ...(refusal ? { refusal } : {}),
   };
 }
